@@ -1,0 +1,152 @@
+//! Element types, with PyTorch's names and sizes.
+
+use crate::error::{ErrorKind, Result, TensorError};
+use serde::Serialize;
+
+/// The element types stridekit stores. 16-bit floats use the `half` crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DType {
+    Bool,
+    U8,
+    I8,
+    I16,
+    I32,
+    I64,
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+/// How values of a dtype behave in arithmetic and promotion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    Bool,
+    Integral,
+    Floating,
+}
+
+impl DType {
+    pub const ALL: [DType; 10] = [
+        DType::Bool,
+        DType::U8,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+    ];
+
+    /// Bytes per element.
+    pub const fn itemsize(self) -> usize {
+        match self {
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::F32 => 4,
+            DType::I64 | DType::F64 => 8,
+        }
+    }
+
+    /// PyTorch's name (`torch.float32` prints as `float32`).
+    pub const fn torch_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+        }
+    }
+
+    /// The name PyTorch's C++ side uses in messages (`Float`, `Long`, ...).
+    pub const fn scalar_type_name(self) -> &'static str {
+        match self {
+            DType::Bool => "Bool",
+            DType::U8 => "Byte",
+            DType::I8 => "Char",
+            DType::I16 => "Short",
+            DType::I32 => "Int",
+            DType::I64 => "Long",
+            DType::F16 => "Half",
+            DType::BF16 => "BFloat16",
+            DType::F32 => "Float",
+            DType::F64 => "Double",
+        }
+    }
+
+    pub const fn category(self) -> Category {
+        match self {
+            DType::Bool => Category::Bool,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Category::Integral,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Category::Floating,
+        }
+    }
+
+    pub const fn is_floating(self) -> bool {
+        matches!(self.category(), Category::Floating)
+    }
+
+    /// Parses an attribute name of the `torch` module: `float32`, `float`, `half`, `long`, ...
+    pub fn from_torch_attr(name: &str) -> Option<DType> {
+        Some(match name {
+            "bool" => DType::Bool,
+            "uint8" => DType::U8,
+            "int8" => DType::I8,
+            "int16" | "short" => DType::I16,
+            "int32" | "int" => DType::I32,
+            "int64" | "long" => DType::I64,
+            "float16" | "half" => DType::F16,
+            "bfloat16" => DType::BF16,
+            "float32" | "float" => DType::F32,
+            "float64" | "double" => DType::F64,
+            _ => return None,
+        })
+    }
+
+    /// Like [`DType::from_torch_attr`], with a typed error naming the unknown dtype.
+    pub fn parse(name: &str) -> Result<DType> {
+        DType::from_torch_attr(name).ok_or_else(|| {
+            TensorError::new(
+                ErrorKind::DtypeUnsupported,
+                format!("unsupported dtype torch.{name}"),
+            )
+        })
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.torch_name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for d in DType::ALL {
+            assert_eq!(DType::from_torch_attr(d.torch_name()), Some(d));
+        }
+        assert_eq!(DType::parse("half").unwrap(), DType::F16);
+        assert_eq!(DType::parse("complex64").unwrap_err().kind, ErrorKind::DtypeUnsupported);
+    }
+
+    #[test]
+    fn itemsizes() {
+        assert_eq!(DType::F32.itemsize(), 4);
+        assert_eq!(DType::BF16.itemsize(), 2);
+        assert_eq!(DType::Bool.itemsize(), 1);
+        assert_eq!(DType::F64.itemsize(), 8);
+    }
+}
