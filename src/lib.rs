@@ -8,3 +8,12 @@ pub mod layout;
 pub use dtype::DType;
 pub use error::{ErrorKind, TensorError};
 pub use layout::{Layout, MemoryFormat};
+pub mod backend;
+pub mod plan;
+pub mod scalar;
+pub mod storage;
+pub mod tensor;
+
+pub use scalar::Scalar;
+pub use storage::{Device, Storage};
+pub use tensor::Tensor;

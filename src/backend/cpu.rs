@@ -1,0 +1,85 @@
+//! The CPU backend: runs [`CopyPlan`]s over host bytes.
+//!
+//! Same-dtype copies move whole elements by width (memcpy for contiguous runs); converting
+//! copies and arithmetic go through [`Scalar`], so there is one code path for every dtype.
+
+use crate::dtype::DType;
+use crate::plan::{CopyPlan, PlanKind};
+use crate::scalar::Scalar;
+
+/// Runs `dst[i] = src[i]` (converting dtype when needed). `dst` and `src` are whole
+/// storages' bytes; the plan's offsets and strides address elements inside them.
+pub fn copy(plan: &CopyPlan, dst: &mut [u8], src: &[u8]) {
+    let (dsz, ssz) = (plan.dst_dtype.itemsize(), plan.src_dtype.itemsize());
+    match plan.kind {
+        PlanKind::Empty => {}
+        PlanKind::Memcpy { bytes } => {
+            let d = plan.dst_offset as usize * dsz;
+            let s = plan.src_offset as usize * ssz;
+            dst[d..d + bytes].copy_from_slice(&src[s..s + bytes]);
+        }
+        PlanKind::Strided if plan.dst_dtype == plan.src_dtype => {
+            plan.for_each_row(|d, s, len, dstep, sstep| {
+                if dstep == 1 && sstep == 1 {
+                    let (d, s, n) = (d as usize * dsz, s as usize * dsz, len as usize * dsz);
+                    dst[d..d + n].copy_from_slice(&src[s..s + n]);
+                } else {
+                    for i in 0..len {
+                        let d = (d + i * dstep) as usize * dsz;
+                        let s = (s + i * sstep) as usize * dsz;
+                        dst[d..d + dsz].copy_from_slice(&src[s..s + dsz]);
+                    }
+                }
+            });
+        }
+        PlanKind::Strided => {
+            let (dt, st) = (plan.dst_dtype, plan.src_dtype);
+            plan.for_each_row(|d, s, len, dstep, sstep| {
+                for i in 0..len {
+                    let d = (d + i * dstep) as usize * dsz;
+                    let s = (s + i * sstep) as usize * ssz;
+                    Scalar::read(st, &src[s..s + ssz]).write(dt, &mut dst[d..d + dsz]);
+                }
+            });
+        }
+    }
+}
+
+/// Replaces every element the plan visits with `f(old)`, written back as the plan's dtype.
+pub fn update(plan: &CopyPlan, bytes: &mut [u8], f: impl Fn(Scalar) -> Scalar) {
+    let dt = plan.dst_dtype;
+    let sz = dt.itemsize();
+    plan.for_each_row(|d, _, len, dstep, _| {
+        for i in 0..len {
+            let at = (d + i * dstep) as usize * sz;
+            let old = Scalar::read(dt, &bytes[at..at + sz]);
+            f(old).write(dt, &mut bytes[at..at + sz]);
+        }
+    });
+}
+
+/// Writes `value` (converted to the plan's dtype) into every element the plan visits.
+pub fn fill(plan: &CopyPlan, bytes: &mut [u8], value: Scalar) {
+    let dt = plan.dst_dtype;
+    let sz = dt.itemsize();
+    let mut pattern = [0u8; 8];
+    value.write(dt, &mut pattern);
+    plan.for_each_row(|d, _, len, dstep, _| {
+        for i in 0..len {
+            let at = (d + i * dstep) as usize * sz;
+            bytes[at..at + sz].copy_from_slice(&pattern[..sz]);
+        }
+    });
+}
+
+/// Reads every element of a layout in logical (row-major) order.
+pub fn read_values(layout: &crate::layout::Layout, dtype: DType, bytes: &[u8]) -> Vec<Scalar> {
+    let sz = dtype.itemsize();
+    layout
+        .indices()
+        .map(|idx| {
+            let at = layout.element_at(&idx) as usize * sz;
+            Scalar::read(dtype, &bytes[at..at + sz])
+        })
+        .collect()
+}

@@ -1,0 +1,197 @@
+//! The copy plan: one description of an element-wise copy (or fill) that every backend runs.
+//!
+//! Building a plan drops size-1 dimensions, orders dimensions by the destination's strides,
+//! folds dimensions that are contiguous in both operands into one, and detects a plain
+//! memcpy. Kernel choice and launch geometry for the GPU are derived from the same plan, so
+//! the CPU reference and the GPU run exactly the same element mapping.
+
+use crate::dtype::DType;
+use crate::layout::{Dims, Layout};
+
+/// What a plan does, decided once when it is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanKind {
+    /// Nothing to move: some dimension has size 0.
+    Empty,
+    /// Both sides are one contiguous run of the same dtype: a byte copy of this many bytes.
+    Memcpy { bytes: usize },
+    /// A strided element-wise copy (with a dtype conversion when the dtypes differ).
+    Strided,
+}
+
+/// An element mapping from a source layout to a destination layout of the same shape. A
+/// fill has a source with every stride 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyPlan {
+    /// Folded sizes, outermost first (by destination stride).
+    pub sizes: Dims,
+    pub dst_strides: Dims,
+    pub src_strides: Dims,
+    pub dst_offset: i64,
+    pub src_offset: i64,
+    pub dst_dtype: DType,
+    pub src_dtype: DType,
+    pub kind: PlanKind,
+}
+
+impl CopyPlan {
+    /// Plans `dst[i] = src[i]` for every logical index `i`. `src` must already have `dst`'s
+    /// shape (broadcast dimensions carry stride 0).
+    pub fn copy(dst: &Layout, dst_dtype: DType, src: &Layout, src_dtype: DType) -> CopyPlan {
+        debug_assert_eq!(dst.sizes(), src.sizes());
+        Self::build(dst, dst_dtype, src.strides(), src.offset(), src_dtype)
+    }
+
+    /// Plans a visit of every element of `dst` (a fill or an in-place update).
+    pub fn elementwise(dst: &Layout, dtype: DType) -> CopyPlan {
+        let zeros = Dims::from_elem(0, dst.ndim());
+        Self::build(dst, dtype, &zeros, 0, dtype)
+    }
+
+    fn build(
+        dst: &Layout,
+        dst_dtype: DType,
+        src_strides: &[i64],
+        src_offset: i64,
+        src_dtype: DType,
+    ) -> CopyPlan {
+        let mut dims: smallvec::SmallVec<[(i64, i64, i64); 8]> = dst
+            .sizes()
+            .iter()
+            .zip(dst.strides())
+            .zip(src_strides)
+            .filter(|((n, _), _)| **n != 1)
+            .map(|((&n, &d), &s)| (n, d, s))
+            .collect();
+        let empty = dims.iter().any(|&(n, _, _)| n == 0);
+        // Outermost first in destination memory order; ties keep logical order.
+        dims.sort_by_key(|d| std::cmp::Reverse(d.1.abs()));
+        let mut folded: smallvec::SmallVec<[(i64, i64, i64); 8]> = smallvec::SmallVec::new();
+        for (n, d, s) in dims {
+            match folded.last_mut() {
+                Some(outer) if outer.1 == d * n && outer.2 == s * n => {
+                    outer.0 *= n;
+                    outer.1 = d;
+                    outer.2 = s;
+                }
+                _ => folded.push((n, d, s)),
+            }
+        }
+        let sizes: Dims = folded.iter().map(|t| t.0).collect();
+        let dst_strides: Dims = folded.iter().map(|t| t.1).collect();
+        let src_strides: Dims = folded.iter().map(|t| t.2).collect();
+        let numel: i64 = sizes.iter().product();
+        let kind = if empty {
+            PlanKind::Empty
+        } else if dst_dtype == src_dtype
+            && dst_strides.iter().all(|&d| d == 1)
+            && src_strides.iter().all(|&s| s == 1)
+            && sizes.len() <= 1
+        {
+            PlanKind::Memcpy {
+                bytes: numel as usize * dst_dtype.itemsize(),
+            }
+        } else {
+            PlanKind::Strided
+        };
+        CopyPlan {
+            sizes,
+            dst_strides,
+            src_strides,
+            dst_offset: dst.offset(),
+            src_offset,
+            dst_dtype,
+            src_dtype,
+            kind,
+        }
+    }
+
+    pub fn numel(&self) -> i64 {
+        if self.kind == PlanKind::Empty {
+            0
+        } else {
+            self.sizes.iter().product()
+        }
+    }
+
+    /// Calls `row(dst_start, src_start, len, dst_step, src_step)` for every innermost row,
+    /// in elements. Allocation-free for rank <= 8.
+    pub fn for_each_row(&self, mut row: impl FnMut(i64, i64, i64, i64, i64)) {
+        if self.kind == PlanKind::Empty {
+            return;
+        }
+        let rank = self.sizes.len();
+        if rank == 0 {
+            row(self.dst_offset, self.src_offset, 1, 1, 1);
+            return;
+        }
+        let inner = rank - 1;
+        let (len, dstep, sstep) = (
+            self.sizes[inner],
+            self.dst_strides[inner],
+            self.src_strides[inner],
+        );
+        let mut idx = Dims::from_elem(0, inner);
+        let (mut d, mut s) = (self.dst_offset, self.src_offset);
+        loop {
+            row(d, s, len, dstep, sstep);
+            // Odometer over the outer dimensions.
+            let mut k = inner;
+            loop {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                idx[k] += 1;
+                d += self.dst_strides[k];
+                s += self.src_strides[k];
+                if idx[k] < self.sizes[k] {
+                    break;
+                }
+                d -= self.dst_strides[k] * self.sizes[k];
+                s -= self.src_strides[k] * self.sizes[k];
+                idx[k] = 0;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::view;
+
+    #[test]
+    fn contiguous_copy_is_memcpy() {
+        let l = Layout::contiguous(&[4, 1, 3]);
+        let p = CopyPlan::copy(&l, DType::F32, &l, DType::F32);
+        assert_eq!(p.kind, PlanKind::Memcpy { bytes: 48 });
+        assert_eq!(p.sizes.as_slice(), &[12]);
+        let p = CopyPlan::copy(&l, DType::F16, &l, DType::F32);
+        assert_eq!(p.kind, PlanKind::Strided);
+    }
+
+    #[test]
+    fn transpose_gather_keeps_two_dims() {
+        let base = Layout::contiguous(&[4, 3]);
+        let t = view::transpose(&base, 0, 1).unwrap();
+        let out = Layout::contiguous(&[3, 4]);
+        let p = CopyPlan::copy(&out, DType::F32, &t, DType::F32);
+        assert_eq!(p.sizes.as_slice(), &[3, 4]);
+        assert_eq!(p.src_strides.as_slice(), &[1, 3]);
+        let mut rows = Vec::new();
+        p.for_each_row(|d, s, n, _, _| rows.push((d, s, n)));
+        assert_eq!(rows, vec![(0, 0, 4), (4, 1, 4), (8, 2, 4)]);
+    }
+
+    #[test]
+    fn empty_and_scalar() {
+        let e = Layout::contiguous(&[3, 0]);
+        assert_eq!(CopyPlan::elementwise(&e, DType::I8).kind, PlanKind::Empty);
+        let s = Layout::contiguous(&[]);
+        let p = CopyPlan::elementwise(&s, DType::I8);
+        let mut n = 0;
+        p.for_each_row(|_, _, len, _, _| n += len);
+        assert_eq!(n, 1);
+    }
+}

@@ -1,0 +1,256 @@
+//! In-place writes: `copy_`, `fill_`, `zero_`, `add_`, `mul_` and indexed assignment.
+//!
+//! Each checks first and writes only when every check passed, so a refused operation
+//! changes nothing; each successful one bumps the shared version counter once. Overlap is
+//! checked exactly (see [`crate::layout::overlap`]): writes that PyTorch lets through on
+//! overlapping views with order-dependent results are refused here.
+
+use super::Tensor;
+use super::convert::checked_fill_value;
+use crate::backend::cpu;
+use crate::dtype::{Category, DType};
+use crate::error::{
+    ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, TensorError, err,
+};
+use crate::layout::index::IndexItem;
+use crate::layout::overlap::{Overlap, has_internal_overlap, overlap_status};
+use crate::layout::{Dims, Layout, fmt_dims};
+use crate::plan::CopyPlan;
+use crate::scalar::Scalar;
+
+/// The right-hand side of `x[index] = value`.
+#[derive(Debug, Clone)]
+pub enum SetValue {
+    Scalar(Scalar),
+    Tensor(Tensor),
+}
+
+impl Tensor {
+    fn check_no_internal_overlap(&self) -> Result<()> {
+        if has_internal_overlap(&self.layout) {
+            return err(ErrorKind::InternalOverlap, INTERNAL_OVERLAP_MSG);
+        }
+        Ok(())
+    }
+
+    fn check_no_partial_overlap(&self, src: &Tensor) -> Result<()> {
+        if self.shares_storage(src) && overlap_status(&self.layout, &src.layout) == Overlap::Partial
+        {
+            return err(ErrorKind::PartialOverlap, PARTIAL_OVERLAP_MSG);
+        }
+        Ok(())
+    }
+
+    /// Same storage, layout and dtype: PyTorch's "same data" early return in `copy_`.
+    fn is_same_data(&self, other: &Tensor) -> bool {
+        self.shares_storage(other) && self.layout == other.layout && self.dtype == other.dtype
+    }
+
+    /// `src` broadcast to this tensor's shape, with TensorIterator's messages.
+    fn broadcast_source(&self, src: &Tensor) -> Result<Layout> {
+        let (a, b) = (self.sizes(), src.sizes());
+        let n = a.len().max(b.len());
+        let mut shape = Dims::from_elem(1, n);
+        for i in 0..n {
+            let da = if i + a.len() >= n {
+                a[i + a.len() - n]
+            } else {
+                1
+            };
+            let db = if i + b.len() >= n {
+                b[i + b.len() - n]
+            } else {
+                1
+            };
+            shape[i] = if da == db || db == 1 {
+                da
+            } else if da == 1 {
+                db
+            } else {
+                return err(
+                    ErrorKind::ExpandInvalid,
+                    format!(
+                        "The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i}"
+                    ),
+                );
+            };
+        }
+        if shape.as_slice() != a {
+            return err(
+                ErrorKind::ExpandInvalid,
+                format!(
+                    "output with shape {} doesn't match the broadcast shape {}",
+                    fmt_dims(a),
+                    fmt_dims(&shape)
+                ),
+            );
+        }
+        Ok(src.expand(a)?.layout)
+    }
+
+    /// Copies `src` (same shape) into this tensor. For fresh tensors: no checks, no bump.
+    pub(crate) fn copy_values_from(&self, src: &Tensor) -> Result<()> {
+        let plan = CopyPlan::copy(&self.layout, self.dtype, &src.layout, src.dtype);
+        if self.shares_storage(src) {
+            // Disjoint views of one storage: read a snapshot, then write.
+            let snapshot = src.storage.read().clone();
+            cpu::copy(&plan, &mut self.storage.write(), &snapshot);
+        } else if self.storage.id() < src.storage.id() {
+            let mut dst = self.storage.write();
+            cpu::copy(&plan, &mut dst, &src.storage.read());
+        } else {
+            let s = src.storage.read();
+            cpu::copy(&plan, &mut self.storage.write(), &s);
+        }
+        Ok(())
+    }
+
+    /// `self.copy_(src)`: broadcasting, converting dtype.
+    pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        if self.is_same_data(src) {
+            self.storage.bump_version();
+            return Ok(());
+        }
+        self.check_no_internal_overlap()?;
+        self.check_no_partial_overlap(src)?;
+        let src_layout = self.broadcast_source(src)?;
+        let src_b = Tensor {
+            storage: src.storage.clone(),
+            layout: src_layout,
+            dtype: src.dtype,
+        };
+        self.copy_values_from(&src_b)?;
+        self.storage.bump_version();
+        Ok(())
+    }
+
+    /// `self.fill_(value)`: PyTorch allows it on overlapping views (every write is the
+    /// same value), and so does stridekit.
+    pub fn fill_(&self, value: Scalar) -> Result<()> {
+        let v = checked_fill_value(value, self.dtype)?;
+        self.fill_raw(v);
+        self.storage.bump_version();
+        Ok(())
+    }
+
+    pub fn zero_(&self) -> Result<()> {
+        self.fill_(Scalar::Int(0))
+    }
+
+    /// `fill_` with a 0-d tensor value: copy_ semantics, so the destination must not overlap
+    /// itself.
+    fn fill_from_scalar_tensor(&self, value: &Tensor) -> Result<()> {
+        self.check_no_internal_overlap()?;
+        let v = value.values()[0].cast(self.dtype);
+        self.fill_raw(v);
+        self.storage.bump_version();
+        Ok(())
+    }
+
+    /// `self.add_(other, alpha=alpha)` with a Python number.
+    pub fn add_(&self, other: Scalar, alpha: Scalar) -> Result<()> {
+        self.check_no_internal_overlap()?;
+        self.check_result_type(other)?;
+        if alpha.category() == Category::Bool && self.dtype != DType::Bool {
+            return err(
+                ErrorKind::Other,
+                "Boolean alpha only supported for Boolean results.",
+            );
+        }
+        if !self.dtype.is_floating() && alpha.category() == Category::Floating {
+            return err(
+                ErrorKind::Other,
+                "For integral input tensors, argument alpha must not be a floating point number.",
+            );
+        }
+        self.update(|a| match self.dtype.category() {
+            Category::Bool => Scalar::Bool(a.to_bool() || (alpha.to_bool() && other.to_bool())),
+            Category::Integral => {
+                let (a, b, k) = (a.to_int(), other.to_int(), alpha.to_int());
+                Scalar::Int(a.wrapping_add(k.wrapping_mul(b)))
+            }
+            Category::Floating if self.dtype == DType::F64 => {
+                Scalar::Float(a.to_f64() + alpha.to_f64() * other.to_f64())
+            }
+            Category::Floating => {
+                Scalar::Float((a.to_f32() + alpha.to_f32() * other.to_f32()) as f64)
+            }
+        })
+    }
+
+    /// `self.mul_(other)` with a Python number.
+    pub fn mul_(&self, other: Scalar) -> Result<()> {
+        self.check_no_internal_overlap()?;
+        self.check_result_type(other)?;
+        self.update(|a| match self.dtype.category() {
+            Category::Bool => Scalar::Bool(a.to_bool() && other.to_bool()),
+            Category::Integral => Scalar::Int(a.to_int().wrapping_mul(other.to_int())),
+            Category::Floating if self.dtype == DType::F64 => {
+                Scalar::Float(a.to_f64() * other.to_f64())
+            }
+            Category::Floating => Scalar::Float((a.to_f32() * other.to_f32()) as f64),
+        })
+    }
+
+    /// PyTorch's in-place type rule: a number of a higher category promotes the result to
+    /// that category's default dtype, which must be castable back to this tensor's dtype.
+    fn check_result_type(&self, other: Scalar) -> Result<()> {
+        if other.category() > self.dtype.category() {
+            let result = match other.category() {
+                Category::Floating => DType::F32,
+                _ => DType::I64,
+            };
+            return Err(TensorError::new(
+                ErrorKind::DtypeUnsupported,
+                format!(
+                    "result type {} can't be cast to the desired output type {}",
+                    result.scalar_type_name(),
+                    self.dtype.scalar_type_name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn update(&self, f: impl Fn(Scalar) -> Scalar) -> Result<()> {
+        let plan = CopyPlan::elementwise(&self.layout, self.dtype);
+        cpu::update(&plan, &mut self.storage.write(), f);
+        self.storage.bump_version();
+        Ok(())
+    }
+
+    /// `self[index] = value`, as PyTorch's `__setitem__` does it for basic indexing.
+    pub fn setitem(&self, items: &[IndexItem], value: &SetValue) -> Result<()> {
+        let src = match value {
+            SetValue::Scalar(v) => {
+                let v = checked_fill_value(*v, self.dtype)?;
+                let t = Tensor::uninitialized(Layout::contiguous(&[]), self.dtype);
+                t.fill_raw(v);
+                t
+            }
+            SetValue::Tensor(t) => t.clone(),
+        };
+        let dst = self.index(items)?;
+        if dst.sizes() == src.sizes() {
+            dst.copy_(&src)
+        } else if src.ndim() == 0 {
+            dst.fill_from_scalar_tensor(&src)
+        } else {
+            let lead = src.sizes().iter().take_while(|&&s| s == 1).count();
+            let trimmed = src.view(&src.sizes()[lead..])?;
+            let expanded = trimmed.expand(dst.sizes())?;
+            dst.copy_(&expanded)
+        }
+    }
+}
+
+impl Scalar {
+    /// Integer value for integer arithmetic (bools as 0/1).
+    pub(crate) fn to_int(self) -> i64 {
+        match self {
+            Scalar::Bool(b) => b as i64,
+            Scalar::Int(i) => i,
+            Scalar::Float(f) => f as i64,
+        }
+    }
+}
