@@ -8,6 +8,7 @@ pub mod layout;
 pub use dtype::DType;
 pub use error::{ErrorKind, TensorError};
 pub use layout::{Layout, MemoryFormat};
+pub mod accounting;
 pub mod backend;
 pub mod plan;
 pub mod scalar;
