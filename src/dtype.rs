@@ -139,7 +139,10 @@ mod tests {
             assert_eq!(DType::from_torch_attr(d.torch_name()), Some(d));
         }
         assert_eq!(DType::parse("half").unwrap(), DType::F16);
-        assert_eq!(DType::parse("complex64").unwrap_err().kind, ErrorKind::DtypeUnsupported);
+        assert_eq!(
+            DType::parse("complex64").unwrap_err().kind,
+            ErrorKind::DtypeUnsupported
+        );
     }
 
     #[test]

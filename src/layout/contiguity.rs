@@ -96,7 +96,11 @@ pub fn is_contiguous(sizes: &[i64], strides: &[i64]) -> bool {
 
 /// Walks dimensions from innermost to outermost and checks each non-size-1 one steps by the
 /// product of the sizes inside it.
-fn dense_in_order(sizes: &[i64], strides: &[i64], inner_to_outer: impl Iterator<Item = usize>) -> bool {
+fn dense_in_order(
+    sizes: &[i64],
+    strides: &[i64],
+    inner_to_outer: impl Iterator<Item = usize>,
+) -> bool {
     let mut expected = 1;
     for d in inner_to_outer {
         if sizes[d] != 1 {
@@ -261,8 +265,15 @@ mod tests {
         let s = strides_for_format(&[2, 3, 4, 5], MemoryFormat::ChannelsLast).unwrap();
         assert_eq!(s.as_slice(), &[60, 1, 15, 3]);
         assert!(!is_contiguous(&[2, 3, 4, 5], &s));
-        assert!(is_contiguous_as(&[2, 3, 4, 5], &s, MemoryFormat::ChannelsLast));
-        assert_eq!(suggest_memory_format(&[2, 3, 4, 5], &s), MemoryFormat::ChannelsLast);
+        assert!(is_contiguous_as(
+            &[2, 3, 4, 5],
+            &s,
+            MemoryFormat::ChannelsLast
+        ));
+        assert_eq!(
+            suggest_memory_format(&[2, 3, 4, 5], &s),
+            MemoryFormat::ChannelsLast
+        );
         let s3 = strides_for_format(&[2, 3, 4, 5, 6], MemoryFormat::ChannelsLast3d).unwrap();
         assert_eq!(s3.as_slice(), &[360, 1, 90, 18, 3]);
         assert!(strides_for_format(&[2, 3], MemoryFormat::ChannelsLast).is_err());
@@ -286,7 +297,10 @@ mod tests {
 
     #[test]
     fn infer_dense_keeps_order() {
-        assert_eq!(infer_dense_strides(&[6, 5, 4, 3, 2], &[6, 0, 120, 0, 1]).as_slice(), &[6, 36, 180, 2, 1]);
+        assert_eq!(
+            infer_dense_strides(&[6, 5, 4, 3, 2], &[6, 0, 120, 0, 1]).as_slice(),
+            &[6, 36, 180, 2, 1]
+        );
         assert_eq!(infer_dense_strides(&[2, 2], &[1, 4]).as_slice(), &[1, 2]);
     }
 }

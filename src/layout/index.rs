@@ -1,8 +1,8 @@
 //! Python basic indexing (`x[1:, ::2]`, `x[..., 0]`, `x[None]`) as a view.
 
-use super::view::{select_unchecked, slice, unsqueeze_at};
 use super::Layout;
-use crate::error::{err, ErrorKind, Result};
+use super::view::{select_unchecked, slice, unsqueeze_at};
+use crate::error::{ErrorKind, Result, err};
 
 /// One entry of a Python index tuple.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +28,16 @@ pub fn apply(l: &Layout, items: &[IndexItem]) -> Result<Layout> {
         .iter()
         .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. }))
         .count();
-    if items.iter().filter(|i| matches!(i, IndexItem::Ellipsis)).count() > 1 {
-        return err(ErrorKind::Other, "an index can only have a single ellipsis ('...')");
+    if items
+        .iter()
+        .filter(|i| matches!(i, IndexItem::Ellipsis))
+        .count()
+        > 1
+    {
+        return err(
+            ErrorKind::Other,
+            "an index can only have a single ellipsis ('...')",
+        );
     }
     if specified > ndim {
         if ndim == 0 && matches!(items, [IndexItem::Int(0)]) {
@@ -52,9 +60,7 @@ pub fn apply(l: &Layout, items: &[IndexItem]) -> Result<Layout> {
                 if i >= size || i < -size {
                     return err(
                         ErrorKind::IndexOutOfRange,
-                        format!(
-                            "index {i} is out of bounds for dimension {dim} with size {size}"
-                        ),
+                        format!("index {i} is out of bounds for dimension {dim} with size {size}"),
                     );
                 }
                 out = select_unchecked(&out, dim, if i < 0 { i + size } else { i });
@@ -93,7 +99,15 @@ mod tests {
     fn seed_slice() {
         // x[1:, 1:, ::2] of arange(24).view(2, 3, 4): offset 16, strides (12, 4, 2).
         let x = Layout::contiguous(&[2, 3, 4]);
-        let v = apply(&x, &[sl(Some(1), None, None), sl(Some(1), None, None), sl(None, None, Some(2))]).unwrap();
+        let v = apply(
+            &x,
+            &[
+                sl(Some(1), None, None),
+                sl(Some(1), None, None),
+                sl(None, None, Some(2)),
+            ],
+        )
+        .unwrap();
         assert_eq!(v.offset(), 16);
         assert_eq!(v.strides(), &[12, 4, 2]);
         assert_eq!(v.sizes(), &[1, 2, 2]);
@@ -109,7 +123,10 @@ mod tests {
         assert_eq!(v.sizes(), &[1, 3, 4]);
         assert_eq!(v.strides(), &[24, 4, 1]);
         let e = apply(&x, &[Int(2)]).unwrap_err();
-        assert_eq!(e.message, "index 2 is out of bounds for dimension 0 with size 2");
+        assert_eq!(
+            e.message,
+            "index 2 is out of bounds for dimension 0 with size 2"
+        );
         let e = apply(&x, &[Int(0), Int(0), Int(0), Int(0)]).unwrap_err();
         assert_eq!(e.message, "too many indices for tensor of dimension 3");
     }

@@ -219,7 +219,11 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
             ),
         ));
     }
-    Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
+    Ok(if dim < 0 {
+        (dim + n) as usize
+    } else {
+        dim as usize
+    })
 }
 
 /// Rejects negative sizes with PyTorch's message.

@@ -6,7 +6,7 @@
 //! `as_strided` or `unfold` window view is detected too.
 
 use super::contiguity::is_non_overlapping_and_dense;
-use super::{Dims, Layout, IndexIter};
+use super::{Dims, IndexIter, Layout};
 
 /// Whether some storage element is addressed by two different logical indices.
 pub fn has_internal_overlap(l: &Layout) -> bool {

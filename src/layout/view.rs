@@ -1,8 +1,8 @@
 //! View operations: each maps a layout to a new layout over the same storage, with PyTorch's
 //! rules and messages. None of them allocates for rank <= 8.
 
-use super::{check_sizes_nonnegative, fmt_dims, wrap_dim, Dims, Layout};
-use crate::error::{err, ErrorKind, Result, TensorError};
+use super::{Dims, Layout, check_sizes_nonnegative, fmt_dims, wrap_dim};
+use crate::error::{ErrorKind, Result, TensorError, err};
 
 /// PyTorch's `infer_size`: resolves one `-1` in `shape` against `numel`.
 pub fn infer_size(shape: &[i64], numel: i64) -> Result<Dims> {
@@ -12,13 +12,19 @@ pub fn infer_size(shape: &[i64], numel: i64) -> Result<Dims> {
     for (d, &s) in shape.iter().enumerate() {
         if s == -1 {
             if infer_dim.is_some() {
-                return err(ErrorKind::InvalidShape, "only one dimension can be inferred");
+                return err(
+                    ErrorKind::InvalidShape,
+                    "only one dimension can be inferred",
+                );
             }
             infer_dim = Some(d);
         } else if s >= 0 {
             known = known.saturating_mul(s);
         } else {
-            return err(ErrorKind::InvalidShape, format!("invalid shape dimension {s}"));
+            return err(
+                ErrorKind::InvalidShape,
+                format!("invalid shape dimension {s}"),
+            );
         }
     }
     if numel == known || (infer_dim.is_some() && known > 0 && numel % known == 0) {
@@ -76,9 +82,7 @@ pub fn compute_stride(old_shape: &[i64], old_stride: &[i64], new_shape: &[i64]) 
             || (old_shape[tensor_d - 1] != 1
                 && old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride);
         if chunk_ends {
-            while view_d >= 0
-                && (view_numel < tensor_numel || new_shape[view_d as usize] == 1)
-            {
+            while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
                 new_stride[view_d as usize] = view_numel * chunk_base_stride;
                 view_numel *= new_shape[view_d as usize];
                 view_d -= 1;
@@ -165,7 +169,10 @@ pub fn permute(l: &Layout, dims: &[i64]) -> Result<Layout> {
     for &d in dims {
         let w = wrap_dim(d, n)?;
         if seen[w] {
-            return err(ErrorKind::BadPermutation, "permute(): duplicate dims are not allowed.");
+            return err(
+                ErrorKind::BadPermutation,
+                "permute(): duplicate dims are not allowed.",
+            );
         }
         seen[w] = true;
         sizes.push(l.sizes()[w]);
@@ -277,24 +284,34 @@ pub fn expand(l: &Layout, sizes: &[i64], type_name: &str) -> Result<Layout> {
         out_sizes[i] = size;
         out_strides[i] = stride;
     }
-    check_sizes_nonnegative(&out_sizes).map_err(|e| TensorError::new(ErrorKind::ExpandInvalid, e.message))?;
+    check_sizes_nonnegative(&out_sizes)
+        .map_err(|e| TensorError::new(ErrorKind::ExpandInvalid, e.message))?;
     Ok(Layout::from_parts(out_sizes, out_strides, l.offset()))
 }
 
 /// `x.narrow(dim, start, length)`.
 pub fn narrow(l: &Layout, dim: i64, start: i64, length: i64) -> Result<Layout> {
     if l.ndim() == 0 {
-        return err(ErrorKind::Other, "narrow() cannot be applied to a 0-dim tensor.");
+        return err(
+            ErrorKind::Other,
+            "narrow() cannot be applied to a 0-dim tensor.",
+        );
     }
     if length < 0 {
-        return err(ErrorKind::InvalidShape, "narrow(): length must be non-negative.");
+        return err(
+            ErrorKind::InvalidShape,
+            "narrow(): length must be non-negative.",
+        );
     }
     let d = wrap_dim(dim, l.ndim())?;
     let cur = l.sizes()[d];
     if start < -cur || start > cur {
         return err(
             ErrorKind::IndexOutOfRange,
-            format!("start out of range (expected to be in range of [{}, {cur}], but got {start})", -cur),
+            format!(
+                "start out of range (expected to be in range of [{}, {cur}], but got {start})",
+                -cur
+            ),
         );
     }
     let start = if start < 0 { start + cur } else { start };
@@ -308,9 +325,18 @@ pub fn narrow(l: &Layout, dim: i64, start: i64, length: i64) -> Result<Layout> {
 }
 
 /// `at::slice(dim, start, end, step)`: bounds are clamped, step must be positive.
-pub fn slice(l: &Layout, dim: usize, start: Option<i64>, end: Option<i64>, step: i64) -> Result<Layout> {
+pub fn slice(
+    l: &Layout,
+    dim: usize,
+    start: Option<i64>,
+    end: Option<i64>,
+    step: i64,
+) -> Result<Layout> {
     if l.ndim() == 0 {
-        return err(ErrorKind::IndexOutOfRange, "slice() cannot be applied to a 0-dim tensor.");
+        return err(
+            ErrorKind::IndexOutOfRange,
+            "slice() cannot be applied to a 0-dim tensor.",
+        );
     }
     if step <= 0 {
         return err(ErrorKind::BadStep, "slice step must be positive");
@@ -336,7 +362,10 @@ pub fn slice(l: &Layout, dim: usize, start: Option<i64>, end: Option<i64>, step:
 /// `x.select(dim, index)`.
 pub fn select(l: &Layout, dim: i64, index: i64) -> Result<Layout> {
     if l.ndim() == 0 {
-        return err(ErrorKind::IndexOutOfRange, "select() cannot be applied to a 0-dim tensor.");
+        return err(
+            ErrorKind::IndexOutOfRange,
+            "select() cannot be applied to a 0-dim tensor.",
+        );
     }
     let d = wrap_dim(dim, l.ndim())?;
     let size = l.sizes()[d];
@@ -349,7 +378,11 @@ pub fn select(l: &Layout, dim: i64, index: i64) -> Result<Layout> {
             ),
         );
     }
-    Ok(select_unchecked(l, d, if index < 0 { index + size } else { index }))
+    Ok(select_unchecked(
+        l,
+        d,
+        if index < 0 { index + size } else { index },
+    ))
 }
 
 /// Drops dimension `d` at a valid, non-negative `index`.
@@ -399,8 +432,8 @@ pub fn squeeze(l: &Layout, dims: Option<&[i64]>) -> Result<Layout> {
     }
     let mut sizes = Dims::new();
     let mut strides = Dims::new();
-    for d in 0..l.ndim() {
-        if !drop[d] {
+    for (d, &dropped) in drop.iter().enumerate().take(l.ndim()) {
+        if !dropped {
             sizes.push(l.sizes()[d]);
             strides.push(l.strides()[d]);
         }
@@ -427,7 +460,11 @@ pub fn diagonal(l: &Layout, offset: i64, dim1: i64, dim2: i64) -> Result<Layout>
     };
     let mut start = l.offset();
     if diag > 0 {
-        start += if offset >= 0 { offset * s2 } else { -offset * s1 };
+        start += if offset >= 0 {
+            offset * s2
+        } else {
+            -offset * s1
+        };
     }
     let mut sizes = Dims::from_slice(l.sizes());
     let mut strides = Dims::from_slice(l.strides());
@@ -452,10 +489,16 @@ pub fn unfold(l: &Layout, dim: i64, size: i64, step: i64) -> Result<Layout> {
         );
     }
     if size < 0 {
-        return err(ErrorKind::InvalidShape, format!("size is {size} but must be >= 0"));
+        return err(
+            ErrorKind::InvalidShape,
+            format!("size is {size} but must be >= 0"),
+        );
     }
     if step <= 0 {
-        return err(ErrorKind::BadStep, format!("step is {step} but must be > 0"));
+        return err(
+            ErrorKind::BadStep,
+            format!("step is {step} but must be > 0"),
+        );
     }
     let mut sizes = Dims::from_slice(l.sizes());
     let mut strides = Dims::from_slice(l.strides());
@@ -544,7 +587,10 @@ pub fn movedim(l: &Layout, source: &[i64], destination: &[i64]) -> Result<Layout
         if dst_used[d] {
             return err(
                 ErrorKind::BadPermutation,
-                format!("movedim: repeated dim in `destination` ({})", fmt_dims(destination)),
+                format!(
+                    "movedim: repeated dim in `destination` ({})",
+                    fmt_dims(destination)
+                ),
             );
         }
         src_used[s] = true;
@@ -592,7 +638,10 @@ mod tests {
             infer_size(&[-1, -1], 12).unwrap_err().message,
             "only one dimension can be inferred"
         );
-        assert_eq!(infer_size(&[-1, 0], 0).unwrap_err().kind, ErrorKind::InvalidShape);
+        assert_eq!(
+            infer_size(&[-1, 0], 0).unwrap_err().kind,
+            ErrorKind::InvalidShape
+        );
     }
 
     #[test]
@@ -601,13 +650,21 @@ mod tests {
         let u = unfold(&Layout::contiguous(&[10]), 0, 4, 2).unwrap();
         assert_eq!((u.sizes(), u.strides()), (&[4i64, 4][..], &[2i64, 1][..]));
         // zeros(1, 1000).expand(1000, 1000): strides (0, 1).
-        let e = expand(&Layout::contiguous(&[1, 1000]), &[1000, 1000], "torch.FloatTensor").unwrap();
+        let e = expand(
+            &Layout::contiguous(&[1, 1000]),
+            &[1000, 1000],
+            "torch.FloatTensor",
+        )
+        .unwrap();
         assert_eq!(e.strides(), &[0, 1]);
         // diagonal of a contiguous (3, 4): stride 5.
         let d = diagonal(&Layout::contiguous(&[3, 4]), 0, 0, 1).unwrap();
         assert_eq!((d.sizes(), d.strides()), (&[3i64][..], &[5i64][..]));
         // mT on (2, 3, 4): strides (12, 1, 4).
-        assert_eq!(mt(&Layout::contiguous(&[2, 3, 4])).unwrap().strides(), &[12, 1, 4]);
+        assert_eq!(
+            mt(&Layout::contiguous(&[2, 3, 4])).unwrap().strides(),
+            &[12, 1, 4]
+        );
         // x[1:3] of a (4, 3): offset 3.
         let s = slice(&Layout::contiguous(&[4, 3]), 0, Some(1), Some(3), 1).unwrap();
         assert_eq!(s.offset(), 3);
@@ -635,7 +692,10 @@ mod tests {
         let l = lay(&[2, 3, 4], &[12, 4, 1], 0);
         let m = movedim(&l, &[0], &[2]).unwrap();
         assert_eq!(m.sizes(), &[3, 4, 2]);
-        assert_eq!(permute(&l, &[0, 0, 1]).unwrap_err().kind, ErrorKind::BadPermutation);
+        assert_eq!(
+            permute(&l, &[0, 0, 1]).unwrap_err().kind,
+            ErrorKind::BadPermutation
+        );
         let p = permute(&Layout::contiguous(&[2, 3, 4]), &[2, 0, 1]).unwrap();
         assert_eq!(p.strides(), &[1, 12, 4]);
     }
@@ -645,6 +705,9 @@ mod tests {
         let l = Layout::contiguous(&[2, 3]);
         let e = expand(&l, &[2, 4], "torch.FloatTensor").unwrap_err();
         assert_eq!(e.kind, ErrorKind::ExpandInvalid);
-        assert_eq!(e.message, "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]");
+        assert_eq!(
+            e.message,
+            "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]"
+        );
     }
 }
