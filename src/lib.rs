@@ -3,6 +3,7 @@
 
 pub mod dtype;
 pub mod error;
+pub mod explain;
 pub mod layout;
 
 pub use dtype::DType;

@@ -1,0 +1,756 @@
+//! Recursive-descent parser from tokens to [`Program`].
+//!
+//! Operator precedence follows Python, loosest first: `+ -`, then `* / // %`, then
+//! unary `+ -`, then `**` (right-associative, and its right operand may be unary, so
+//! `-2**-1` is `-(2**(-1))`), then attribute access, calls and subscripts.
+
+use super::ast::{BinOp, Expr, ExprKind, IndexItem, Program, Span, Stmt, StmtKind, UnaryOp};
+use super::lexer::{self, Token, TokenKind, is_keyword};
+
+/// A syntax error, or a construct outside the supported subset, at a 1-based position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {col}: {message}")]
+pub struct ParseError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl ParseError {
+    pub fn new(span: Span, message: impl Into<String>) -> ParseError {
+        ParseError {
+            line: span.line,
+            col: span.col,
+            message: message.into(),
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        Span::new(self.line, self.col)
+    }
+}
+
+/// Parses a whole program.
+///
+/// ```
+/// use stridekit::explain::parse::parse;
+/// let program = parse("import torch\nx = torch.zeros(2, 3)[:, 1:]\n").unwrap();
+/// assert_eq!(program.stmts.len(), 2);
+/// assert_eq!(program.stmts[1].to_string(), "x = torch.zeros(2, 3)[:, 1:]");
+/// let err = parse("x += 1").unwrap_err();
+/// assert_eq!(err.to_string(), "line 1, column 3: augmented assignment is not supported; use x.add_(...)");
+/// ```
+pub fn parse(source: &str) -> Result<Program, ParseError> {
+    let (tokens, lex_error) = lexer::tokenize_partial(source);
+    let parsed = Parser::new(source, tokens).program();
+    match (parsed, lex_error) {
+        (parsed, None) => parsed,
+        // The parser saw the tokens before the lexical error: report whichever problem
+        // comes first (an unclosed bracket is reported at the bracket, so it wins over
+        // the confusion it causes later on).
+        (Err(e), Some(lex)) if e.span() < lex.span() => Err(e),
+        (_, Some(lex)) => Err(lex),
+    }
+}
+
+/// Deepest nesting of brackets, unary operators, `**` and operator chains. Keeps the
+/// recursion (and the recursive drop of the tree) far from the stack's limit: an
+/// unoptimised build uses about 13 KiB of stack per level, an optimised one a tenth.
+pub const MAX_DEPTH: usize = 64;
+
+/// Statement keywords outside the subset.
+const UNSUPPORTED_STATEMENTS: &[&str] = &[
+    "if", "elif", "else", "for", "while", "def", "class", "with", "try", "except", "finally",
+    "return", "pass", "break", "continue", "raise", "assert", "global", "nonlocal", "async",
+    "yield", "await",
+];
+
+/// Positional and keyword arguments of a call.
+type CallArgs = (Vec<Expr>, Vec<(String, Expr)>);
+
+struct Parser<'a> {
+    src: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+    /// Byte offset where the last consumed token ends.
+    prev_end: usize,
+    depth: usize,
+}
+
+fn describe(tok: &Token, src: &str) -> String {
+    match &tok.kind {
+        TokenKind::Name(n) if is_keyword(n) => format!("keyword '{n}'"),
+        TokenKind::Name(n) => format!("name '{n}'"),
+        TokenKind::Int(_) | TokenKind::Float(_) => {
+            format!("number '{}'", src.get(tok.start..tok.end).unwrap_or("?"))
+        }
+        TokenKind::Str(_) => "a string".to_string(),
+        TokenKind::LParen => "'('".to_string(),
+        TokenKind::RParen => "')'".to_string(),
+        TokenKind::LBracket => "'['".to_string(),
+        TokenKind::RBracket => "']'".to_string(),
+        TokenKind::LBrace => "'{'".to_string(),
+        TokenKind::RBrace => "'}'".to_string(),
+        TokenKind::Comma => "','".to_string(),
+        TokenKind::Colon => "':'".to_string(),
+        TokenKind::Semi => "';'".to_string(),
+        TokenKind::Dot => "'.'".to_string(),
+        TokenKind::Ellipsis => "'...'".to_string(),
+        TokenKind::Assign => "'='".to_string(),
+        TokenKind::Plus => "'+'".to_string(),
+        TokenKind::Minus => "'-'".to_string(),
+        TokenKind::Star => "'*'".to_string(),
+        TokenKind::Slash => "'/'".to_string(),
+        TokenKind::DoubleSlash => "'//'".to_string(),
+        TokenKind::Percent => "'%'".to_string(),
+        TokenKind::DoubleStar => "'**'".to_string(),
+        TokenKind::AugAssign(op) | TokenKind::Other(op) => format!("'{op}'"),
+        TokenKind::Newline => "end of line".to_string(),
+        TokenKind::Eof => "end of input".to_string(),
+    }
+}
+
+/// The in-place tensor method that does what an augmented assignment would.
+fn in_place_method(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "+=" => "add_",
+        "-=" => "sub_",
+        "*=" => "mul_",
+        "/=" => "div_",
+        "//=" => "floor_divide_",
+        "%=" => "remainder_",
+        "**=" => "pow_",
+        _ => return None,
+    })
+}
+
+/// Tokens that cannot start an expression and so end an optional one.
+fn ends_expr(kind: &TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Newline
+            | TokenKind::Eof
+            | TokenKind::Semi
+            | TokenKind::Assign
+            | TokenKind::AugAssign(_)
+            | TokenKind::RParen
+            | TokenKind::RBracket
+            | TokenKind::RBrace
+            | TokenKind::Colon
+            | TokenKind::Comma
+    )
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str, tokens: Vec<Token>) -> Parser<'a> {
+        Parser {
+            src,
+            tokens,
+            pos: 0,
+            prev_end: 0,
+            depth: 0,
+        }
+    }
+
+    fn peek(&self) -> &Token {
+        self.peek_at(0)
+    }
+
+    fn peek_at(&self, n: usize) -> &Token {
+        // The lexer always ends the tokens with Eof, which is never consumed.
+        let i = (self.pos + n).min(self.tokens.len().saturating_sub(1));
+        &self.tokens[i]
+    }
+
+    fn kind(&self) -> &TokenKind {
+        &self.peek().kind
+    }
+
+    fn at(&self, kind: &TokenKind) -> bool {
+        self.kind() == kind
+    }
+
+    fn at_name(&self, name: &str) -> bool {
+        matches!(self.kind(), TokenKind::Name(n) if n == name)
+    }
+
+    fn bump(&mut self) -> Token {
+        let tok = self.peek().clone();
+        if tok.kind != TokenKind::Eof {
+            self.pos += 1;
+            if tok.kind != TokenKind::Newline {
+                self.prev_end = tok.end;
+            }
+        }
+        tok
+    }
+
+    /// "expected X but found Y", or a clearer message when Y is a known unsupported thing.
+    fn unexpected(&self, expected: &str) -> ParseError {
+        let tok = self.peek();
+        let message = match &tok.kind {
+            TokenKind::Other(op) => format!("operator '{op}' is not supported"),
+            TokenKind::Name(n) if n == "for" => {
+                "comprehensions and generator expressions are not supported".to_string()
+            }
+            TokenKind::Name(n) if n == "if" => {
+                "conditional expressions ('a if c else b') are not supported".to_string()
+            }
+            TokenKind::Name(n) if matches!(n.as_str(), "and" | "or" | "not" | "in" | "is") => {
+                format!("'{n}' is not supported")
+            }
+            _ => format!("expected {expected} but found {}", describe(tok, self.src)),
+        };
+        ParseError::new(tok.span, message)
+    }
+
+    fn expect(&mut self, kind: TokenKind, expected: &str) -> Result<Token, ParseError> {
+        if self.at(&kind) {
+            Ok(self.bump())
+        } else {
+            Err(self.unexpected(expected))
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError::new(
+                self.peek().span,
+                format!("expression is too deeply nested (more than {MAX_DEPTH} levels)"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn program(&mut self) -> Result<Program, ParseError> {
+        let mut stmts = Vec::new();
+        while !self.at(&TokenKind::Eof) {
+            if self.at(&TokenKind::Newline) {
+                self.bump();
+                continue;
+            }
+            loop {
+                stmts.push(self.statement()?);
+                if !self.at(&TokenKind::Semi) {
+                    break;
+                }
+                self.bump();
+                if matches!(self.kind(), TokenKind::Newline | TokenKind::Eof) {
+                    break;
+                }
+            }
+            match self.kind() {
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Eof => {}
+                _ => return Err(self.unexpected("end of statement")),
+            }
+        }
+        Ok(Program { stmts })
+    }
+
+    fn statement(&mut self) -> Result<Stmt, ParseError> {
+        let first = self.peek().clone();
+        let kind = match &first.kind {
+            TokenKind::Name(n) if n == "import" => self.import()?,
+            TokenKind::Name(n) if n == "from" => {
+                return Err(ParseError::new(
+                    first.span,
+                    "'from ... import' is not supported; use 'import torch'",
+                ));
+            }
+            TokenKind::Name(n) if n == "del" => self.del()?,
+            TokenKind::Name(n) if UNSUPPORTED_STATEMENTS.contains(&n.as_str()) => {
+                return Err(ParseError::new(
+                    first.span,
+                    format!(
+                        "'{n}' statements are not supported; a program is a sequence of \
+                         assignments, 'del' and expression statements"
+                    ),
+                ));
+            }
+            _ => self.assign_or_expr()?,
+        };
+        let source = self
+            .src
+            .get(first.start..self.prev_end.max(first.start))
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        Ok(Stmt {
+            kind,
+            span: first.span,
+            source,
+        })
+    }
+
+    fn import(&mut self) -> Result<StmtKind, ParseError> {
+        self.bump();
+        let mut module = self.name("a module name after 'import'")?.0;
+        while self.at(&TokenKind::Dot) {
+            self.bump();
+            module.push('.');
+            module.push_str(&self.name("a module name after '.'")?.0);
+        }
+        if self.at_name("as") || self.at(&TokenKind::Comma) {
+            return Err(ParseError::new(
+                self.peek().span,
+                "only a plain 'import torch' is supported",
+            ));
+        }
+        Ok(StmtKind::Import(module))
+    }
+
+    /// A name that is not a keyword.
+    fn name(&mut self, expected: &str) -> Result<(String, Span), ParseError> {
+        match self.kind() {
+            TokenKind::Name(n) if !is_keyword(n) => {
+                let n = n.clone();
+                let tok = self.bump();
+                Ok((n, tok.span))
+            }
+            _ => Err(self.unexpected(expected)),
+        }
+    }
+
+    fn del(&mut self) -> Result<StmtKind, ParseError> {
+        self.bump();
+        let mut names = vec![self.name("a name after 'del'")?];
+        loop {
+            match self.kind() {
+                TokenKind::Comma => {
+                    self.bump();
+                    if matches!(
+                        self.kind(),
+                        TokenKind::Newline | TokenKind::Eof | TokenKind::Semi
+                    ) {
+                        break;
+                    }
+                    names.push(self.name("a name")?);
+                }
+                TokenKind::Newline | TokenKind::Eof | TokenKind::Semi => break,
+                TokenKind::LBracket | TokenKind::Dot | TokenKind::LParen => {
+                    return Err(ParseError::new(
+                        self.peek().span,
+                        "'del' only supports plain names, e.g. 'del x, y'",
+                    ));
+                }
+                _ => return Err(self.unexpected("',' or end of statement")),
+            }
+        }
+        Ok(StmtKind::Del(names))
+    }
+
+    fn assign_or_expr(&mut self) -> Result<StmtKind, ParseError> {
+        let lhs = self.expr_list()?;
+        match self.kind().clone() {
+            TokenKind::Assign => {
+                check_target(&lhs)?;
+                self.bump();
+                let value = self.expr_list()?;
+                if self.at(&TokenKind::Assign) {
+                    return Err(ParseError::new(
+                        self.peek().span,
+                        "chained assignment (a = b = c) is not supported",
+                    ));
+                }
+                Ok(StmtKind::Assign { target: lhs, value })
+            }
+            TokenKind::AugAssign(op) => {
+                let message = match in_place_method(op) {
+                    Some(method) => format!(
+                        "augmented assignment is not supported; use {}.{method}(...)",
+                        target_text(&lhs)
+                    ),
+                    None => {
+                        let bare = op.trim_end_matches('=');
+                        format!("augmented assignment is not supported; use x = x {bare} ...")
+                    }
+                };
+                Err(ParseError::new(self.peek().span, message))
+            }
+            TokenKind::Colon => Err(ParseError::new(
+                self.peek().span,
+                "type annotations are not supported",
+            )),
+            _ => Ok(StmtKind::Expr(lhs)),
+        }
+    }
+
+    /// One expression, or several separated by commas (a tuple without parentheses).
+    fn expr_list(&mut self) -> Result<Expr, ParseError> {
+        let first = self.expr()?;
+        if !self.at(&TokenKind::Comma) {
+            return Ok(first);
+        }
+        let span = first.span;
+        let mut items = vec![first];
+        while self.at(&TokenKind::Comma) {
+            self.bump();
+            if ends_expr(self.kind()) {
+                break;
+            }
+            items.push(self.expr()?);
+        }
+        Ok(Expr::new(ExprKind::Tuple(items), span))
+    }
+
+    fn expr(&mut self) -> Result<Expr, ParseError> {
+        // Every way back into `expr` goes through a bracket, unary operator or `**`,
+        // which count towards MAX_DEPTH.
+        self.sum()
+    }
+
+    /// Left-associative chain of `next` joined by the operators `op_of` accepts.
+    fn chain(
+        &mut self,
+        next: fn(&mut Self) -> Result<Expr, ParseError>,
+        op_of: fn(&TokenKind) -> Option<BinOp>,
+    ) -> Result<Expr, ParseError> {
+        let mut lhs = next(self)?;
+        let depth = self.depth;
+        while let Some(op) = op_of(self.kind()) {
+            self.enter()?;
+            self.bump();
+            let rhs = next(self)?;
+            let span = lhs.span;
+            lhs = Expr::new(
+                ExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                span,
+            );
+        }
+        self.depth = depth;
+        Ok(lhs)
+    }
+
+    fn sum(&mut self) -> Result<Expr, ParseError> {
+        self.chain(Self::term, |k| match k {
+            TokenKind::Plus => Some(BinOp::Add),
+            TokenKind::Minus => Some(BinOp::Sub),
+            _ => None,
+        })
+    }
+
+    fn term(&mut self) -> Result<Expr, ParseError> {
+        self.chain(Self::factor, |k| match k {
+            TokenKind::Star => Some(BinOp::Mul),
+            TokenKind::Slash => Some(BinOp::Div),
+            TokenKind::DoubleSlash => Some(BinOp::FloorDiv),
+            TokenKind::Percent => Some(BinOp::Mod),
+            _ => None,
+        })
+    }
+
+    fn factor(&mut self) -> Result<Expr, ParseError> {
+        let op = match self.kind() {
+            TokenKind::Minus => UnaryOp::Neg,
+            TokenKind::Plus => UnaryOp::Pos,
+            _ => return self.power(),
+        };
+        self.enter()?;
+        let tok = self.bump();
+        let operand = self.factor()?;
+        self.depth -= 1;
+        Ok(Expr::new(
+            ExprKind::Unary {
+                op,
+                operand: Box::new(operand),
+            },
+            tok.span,
+        ))
+    }
+
+    fn power(&mut self) -> Result<Expr, ParseError> {
+        let base = self.primary()?;
+        if !self.at(&TokenKind::DoubleStar) {
+            return Ok(base);
+        }
+        self.enter()?;
+        self.bump();
+        let exponent = self.factor()?;
+        self.depth -= 1;
+        let span = base.span;
+        Ok(Expr::new(
+            ExprKind::Binary {
+                op: BinOp::Pow,
+                lhs: Box::new(base),
+                rhs: Box::new(exponent),
+            },
+            span,
+        ))
+    }
+
+    fn primary(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.atom()?;
+        let depth = self.depth;
+        loop {
+            let span = e.span;
+            let kind = match self.kind() {
+                TokenKind::Dot => {
+                    self.enter()?;
+                    self.bump();
+                    let (name, _) = self.name("an attribute name after '.'")?;
+                    ExprKind::Attr {
+                        base: Box::new(e),
+                        name,
+                    }
+                }
+                TokenKind::LParen => {
+                    self.enter()?;
+                    let (args, kwargs) = self.call_args()?;
+                    ExprKind::Call {
+                        func: Box::new(e),
+                        args,
+                        kwargs,
+                    }
+                }
+                TokenKind::LBracket => {
+                    self.enter()?;
+                    let (items, tuple) = self.subscript()?;
+                    ExprKind::Subscript {
+                        base: Box::new(e),
+                        items,
+                        tuple,
+                    }
+                }
+                _ => break,
+            };
+            e = Expr::new(kind, span);
+        }
+        self.depth = depth;
+        Ok(e)
+    }
+
+    fn call_args(&mut self) -> Result<CallArgs, ParseError> {
+        self.bump(); // '('
+        let mut args = Vec::new();
+        let mut kwargs: Vec<(String, Expr)> = Vec::new();
+        while !self.at(&TokenKind::RParen) {
+            if matches!(self.kind(), TokenKind::Star | TokenKind::DoubleStar) {
+                return Err(ParseError::new(
+                    self.peek().span,
+                    "argument unpacking (*args, **kwargs) is not supported",
+                ));
+            }
+            let keyword = match (&self.kind(), &self.peek_at(1).kind) {
+                (TokenKind::Name(n), TokenKind::Assign) if !is_keyword(n) => Some(n.clone()),
+                _ => None,
+            };
+            if let Some(name) = keyword {
+                let tok = self.bump();
+                if kwargs.iter().any(|(k, _)| *k == name) {
+                    return Err(ParseError::new(
+                        tok.span,
+                        format!("keyword argument '{name}' repeated"),
+                    ));
+                }
+                self.bump(); // '='
+                kwargs.push((name, self.expr()?));
+            } else {
+                if !kwargs.is_empty() {
+                    return Err(ParseError::new(
+                        self.peek().span,
+                        "positional argument follows keyword argument",
+                    ));
+                }
+                args.push(self.expr()?);
+            }
+            if self.at(&TokenKind::Comma) {
+                self.bump();
+            } else if !self.at(&TokenKind::RParen) {
+                return Err(self.unexpected("',' or ')'"));
+            }
+        }
+        self.bump(); // ')'
+        Ok((args, kwargs))
+    }
+
+    fn subscript(&mut self) -> Result<(Vec<IndexItem>, bool), ParseError> {
+        self.bump(); // '['
+        if self.at(&TokenKind::RBracket) {
+            return Err(ParseError::new(
+                self.peek().span,
+                "expected an index inside '[]'",
+            ));
+        }
+        let mut items = Vec::new();
+        let mut trailing_comma = false;
+        loop {
+            items.push(self.index_item()?);
+            match self.kind() {
+                TokenKind::Comma => {
+                    self.bump();
+                    if self.at(&TokenKind::RBracket) {
+                        trailing_comma = true;
+                        break;
+                    }
+                }
+                TokenKind::RBracket => break,
+                _ => return Err(self.unexpected("',' or ']'")),
+            }
+        }
+        self.bump(); // ']'
+        let tuple = trailing_comma || items.len() > 1;
+        Ok((items, tuple))
+    }
+
+    fn optional_expr(&mut self) -> Result<Option<Expr>, ParseError> {
+        if ends_expr(self.kind()) {
+            Ok(None)
+        } else {
+            self.expr().map(Some)
+        }
+    }
+
+    fn index_item(&mut self) -> Result<IndexItem, ParseError> {
+        let start = self.optional_expr()?;
+        if !self.at(&TokenKind::Colon) {
+            return match start {
+                Some(e) => Ok(IndexItem::Expr(e)),
+                None => Err(self.unexpected("an index")),
+            };
+        }
+        self.bump();
+        let stop = self.optional_expr()?;
+        let step = if self.at(&TokenKind::Colon) {
+            self.bump();
+            self.optional_expr()?
+        } else {
+            None
+        };
+        Ok(IndexItem::Slice { start, stop, step })
+    }
+
+    fn atom(&mut self) -> Result<Expr, ParseError> {
+        let tok = self.peek().clone();
+        let kind = match &tok.kind {
+            TokenKind::Name(n) => match n.as_str() {
+                "True" => ExprKind::Bool(true),
+                "False" => ExprKind::Bool(false),
+                "None" => ExprKind::NoneLit,
+                "lambda" => {
+                    return Err(ParseError::new(
+                        tok.span,
+                        "lambda expressions are not supported",
+                    ));
+                }
+                "not" => return Err(ParseError::new(tok.span, "'not' is not supported")),
+                n if is_keyword(n) => return Err(self.unexpected("an expression")),
+                n => ExprKind::Name(n.to_string()),
+            },
+            TokenKind::Int(v) => ExprKind::Int(*v),
+            TokenKind::Float(v) => ExprKind::Float(*v),
+            TokenKind::Str(s) => {
+                // Adjacent string literals concatenate, as in Python.
+                let mut s = s.clone();
+                self.bump();
+                while let TokenKind::Str(more) = self.kind() {
+                    s.push_str(more);
+                    self.bump();
+                }
+                return Ok(Expr::new(ExprKind::Str(s), tok.span));
+            }
+            TokenKind::Ellipsis => ExprKind::Ellipsis,
+            TokenKind::LParen => return self.paren(),
+            TokenKind::LBracket => return self.list(),
+            TokenKind::LBrace => {
+                return Err(ParseError::new(
+                    tok.span,
+                    "dict and set literals ({...}) are not supported",
+                ));
+            }
+            TokenKind::Star => {
+                return Err(ParseError::new(
+                    tok.span,
+                    "starred expressions (*x) are not supported",
+                ));
+            }
+            _ => return Err(self.unexpected("an expression")),
+        };
+        self.bump();
+        Ok(Expr::new(kind, tok.span))
+    }
+
+    /// `()`, `(e)`, `(e,)`, `(a, b, ...)`.
+    fn paren(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let open = self.bump();
+        if self.at(&TokenKind::RParen) {
+            self.bump();
+            self.depth -= 1;
+            return Ok(Expr::new(ExprKind::Tuple(Vec::new()), open.span));
+        }
+        let first = self.expr()?;
+        if self.at(&TokenKind::RParen) {
+            self.bump();
+            self.depth -= 1;
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.at(&TokenKind::Comma) {
+            self.bump();
+            if self.at(&TokenKind::RParen) {
+                break;
+            }
+            items.push(self.expr()?);
+        }
+        self.expect(TokenKind::RParen, "',' or ')'")?;
+        self.depth -= 1;
+        Ok(Expr::new(ExprKind::Tuple(items), open.span))
+    }
+
+    /// `[a, b, ...]`
+    fn list(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let open = self.bump();
+        let mut items = Vec::new();
+        while !self.at(&TokenKind::RBracket) {
+            items.push(self.expr()?);
+            if self.at(&TokenKind::Comma) {
+                self.bump();
+            } else if !self.at(&TokenKind::RBracket) {
+                return Err(self.unexpected("',' or ']'"));
+            }
+        }
+        self.bump();
+        self.depth -= 1;
+        Ok(Expr::new(ExprKind::List(items), open.span))
+    }
+}
+
+/// The receiver to suggest for an in-place method, e.g. `x` or `x[0]`.
+fn target_text(target: &Expr) -> String {
+    match &target.kind {
+        ExprKind::Name(_) | ExprKind::Subscript { .. } | ExprKind::Attr { .. } => {
+            target.to_string()
+        }
+        _ => "x".to_string(),
+    }
+}
+
+fn check_target(target: &Expr) -> Result<(), ParseError> {
+    let what = match &target.kind {
+        ExprKind::Name(_) | ExprKind::Subscript { .. } => return Ok(()),
+        ExprKind::Attr { name, .. } => format!("attribute '{name}'"),
+        ExprKind::Call { .. } => "a function call".to_string(),
+        ExprKind::Tuple(_) => "a tuple (unpacking is not supported)".to_string(),
+        ExprKind::List(_) => "a list (unpacking is not supported)".to_string(),
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Bool(_)
+        | ExprKind::NoneLit
+        | ExprKind::Ellipsis
+        | ExprKind::Str(_) => "a literal".to_string(),
+        ExprKind::Unary { .. } | ExprKind::Binary { .. } => "an expression".to_string(),
+    };
+    Err(ParseError::new(
+        target.span,
+        format!("cannot assign to {what}; only a name or a subscript (x[...]) can be assigned to"),
+    ))
+}
