@@ -1,21 +1,20 @@
 //! stridekit: dense strided tensors with PyTorch's layout semantics, exact memory
 //! accounting, and (with a GPU) handwritten CUDA kernels.
 
+pub mod accounting;
+pub mod backend;
 pub mod dtype;
 pub mod error;
 pub mod explain;
 pub mod layout;
-
-pub use dtype::DType;
-pub use error::{ErrorKind, TensorError};
-pub use layout::{Layout, MemoryFormat};
-pub mod accounting;
-pub mod backend;
 pub mod plan;
 pub mod scalar;
 pub mod storage;
 pub mod tensor;
 
+pub use dtype::DType;
+pub use error::{ErrorKind, TensorError};
+pub use layout::{Layout, MemoryFormat};
 pub use scalar::Scalar;
 pub use storage::{Device, Storage};
 pub use tensor::Tensor;

@@ -1,1 +1,89 @@
-fn main() {}
+//! The `stridekit` command line.
+
+use clap::{Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "stridekit",
+    version,
+    about = "Dense strided tensors: PyTorch's layout semantics, exact storage accounting, CUDA kernels"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a program in a subset of PyTorch's Python on the CPU backend and report every
+    /// tensor, storage and byte total.
+    Explain {
+        /// Program file, or `-` for standard input.
+        file: Option<PathBuf>,
+        /// Program text given on the command line.
+        #[arg(
+            short = 'e',
+            long = "eval",
+            value_name = "CODE",
+            conflicts_with = "file"
+        )]
+        code: Option<String>,
+        /// Print the JSON report instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn read_program(file: Option<PathBuf>, code: Option<String>) -> Result<String, String> {
+    match (file, code) {
+        (_, Some(code)) => Ok(code),
+        (Some(p), None) if p.as_os_str() == "-" => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            Ok(s)
+        }
+        (Some(p), None) => {
+            std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+        }
+        (None, None) => Err("give a program file, `-` for standard input, or -e CODE".into()),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Explain { file, code, json } => {
+            let source = match read_program(file, code) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("stridekit explain: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let report = stridekit::explain::run(&source);
+            let text = if json {
+                match serde_json::to_string(&report) {
+                    Ok(s) => s + "\n",
+                    Err(e) => {
+                        eprintln!("stridekit explain: cannot encode the report: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            } else {
+                report.to_text()
+            };
+            // A closed pipe (e.g. `| head`) is not an error worth a panic.
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            if report.error.is_some() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}

@@ -1,7 +1,38 @@
-//! `stridekit explain`: runs programs written in a small subset of PyTorch's Python
-//! syntax. This module holds the front end: [`lexer`] turns source text into tokens,
-//! [`parse`] turns tokens into the syntax tree defined in [`ast`].
+//! `stridekit explain`: runs a program written in a subset of PyTorch's Python on the CPU
+//! backend and reports every tensor, every storage and what each copy added.
 
+pub mod args;
 pub mod ast;
+pub mod eval;
 pub mod lexer;
+pub mod ops;
 pub mod parse;
+pub mod report;
+pub mod value;
+
+pub use report::Report;
+
+use crate::error::ErrorKind;
+
+/// Parses and runs `source`; a parse error becomes the report's error (kind `parse_error`,
+/// statement 0, message with line and column) and nothing runs.
+pub fn run(source: &str) -> Report {
+    match parse::parse(source) {
+        Ok(program) => {
+            let (env, error) = eval::run(&program);
+            Report::build(&env, error)
+        }
+        Err(e) => Report::build(
+            &eval::Env::default(),
+            Some(eval::StatementError {
+                statement: 0,
+                error: crate::TensorError::new(ErrorKind::ParseError, e.to_string()),
+            }),
+        ),
+    }
+}
+
+/// [`run`], as the JSON `stridekit explain --json` prints.
+pub fn run_to_json(source: &str) -> serde_json::Value {
+    run(source).to_json()
+}

@@ -1,0 +1,312 @@
+//! The `torch.*` functions and `Tensor` methods an `explain` program can call, with
+//! PyTorch's parameter names.
+
+use super::args::Args;
+use super::eval::dims;
+use super::value::{Value, type_error};
+use crate::dtype::DType;
+use crate::error::{ErrorKind, Result, TensorError};
+use crate::layout::MemoryFormat;
+use crate::scalar::Scalar;
+use crate::tensor::Tensor;
+
+/// `torch.NAME(args)`.
+pub fn torch_function(name: &str, args: Args) -> Result<Value> {
+    let dtype_of = |b: &super::args::Bound| -> Result<Option<DType>> {
+        b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()
+    };
+    let t = match name {
+        "zeros" | "ones" | "empty" => {
+            let (sizes, b) = args.int_varargs("size", &["dtype"])?;
+            let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
+            match name {
+                "zeros" => Tensor::zeros(&sizes, dtype)?,
+                "ones" => Tensor::ones(&sizes, dtype)?,
+                _ => Tensor::empty(&sizes, dtype)?,
+            }
+        }
+        "full" => {
+            let b = args.bind(&["size", "fill_value", "dtype"])?;
+            let sizes = match b.req("size")? {
+                v @ (Value::Tuple(_) | Value::List(_)) => v.as_int_list("size")?,
+                other => {
+                    return Err(type_error(format!(
+                        "full(): argument 'size' (position 1) must be tuple of ints, not {}",
+                        other.type_name()
+                    )));
+                }
+            };
+            let value = b.req("fill_value")?.as_scalar("fill_value")?;
+            Tensor::full(&sizes, value, dtype_of(&b)?)?
+        }
+        "arange" => {
+            let b = args.bind(&["start", "end", "step", "dtype"])?;
+            let num = |p: &str| b.opt(p).map(|v| v.as_scalar(p)).transpose();
+            let (start, end) = match (num("start")?, num("end")?) {
+                (Some(s), Some(e)) => (s, e),
+                (Some(e), None) => (Scalar::Int(0), e),
+                (None, Some(e)) => (Scalar::Int(0), e),
+                (None, None) => return Err(type_error("arange() missing required argument 'end'")),
+            };
+            let step = num("step")?.unwrap_or(Scalar::Int(1));
+            Tensor::arange(start, end, step, dtype_of(&b)?)?
+        }
+        "tensor" => {
+            let b = args.bind(&["data", "dtype"])?;
+            let (sizes, values) = flatten_nested(b.req("data")?)?;
+            Tensor::from_values(&sizes, &values, dtype_of(&b)?)?
+        }
+        _ => {
+            return Err(type_error(format!(
+                "module 'torch' has no attribute '{name}'"
+            )));
+        }
+    };
+    Ok(Value::Tensor(t))
+}
+
+/// The shape and row-major values of a nested list literal, with PyTorch's ragged-list
+/// message.
+fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
+    fn shape_of(v: &Value, out: &mut Vec<i64>) {
+        if let Value::List(items) | Value::Tuple(items) = v {
+            out.push(items.len() as i64);
+            if let Some(first) = items.first() {
+                shape_of(first, out);
+            }
+        }
+    }
+    fn walk(v: &Value, shape: &[i64], depth: usize, out: &mut Vec<Scalar>) -> Result<()> {
+        match v {
+            Value::List(items) | Value::Tuple(items) => {
+                if depth >= shape.len() {
+                    return Err(type_error(
+                        "'list' object cannot be interpreted as a number",
+                    ));
+                }
+                if items.len() as i64 != shape[depth] {
+                    return Err(TensorError::new(
+                        ErrorKind::Other,
+                        format!(
+                            "expected sequence of length {} at dim {depth} (got {})",
+                            shape[depth],
+                            items.len()
+                        ),
+                    ));
+                }
+                items
+                    .iter()
+                    .try_for_each(|i| walk(i, shape, depth + 1, out))
+            }
+            Value::Tensor(t) if t.ndim() == 0 && depth == shape.len() => {
+                out.push(t.values()[0]);
+                Ok(())
+            }
+            scalar if depth == shape.len() => {
+                out.push(scalar.as_scalar("data")?);
+                Ok(())
+            }
+            _ => Err(type_error("not a sequence")),
+        }
+    }
+    let mut shape = Vec::new();
+    shape_of(data, &mut shape);
+    let mut values = Vec::new();
+    walk(data, &shape, 0, &mut values)?;
+    Ok((shape, values))
+}
+
+fn memory_format(b: &super::args::Bound, default: MemoryFormat) -> Result<MemoryFormat> {
+    b.opt("memory_format")
+        .map_or(Ok(default), |v| v.as_memory_format("memory_format"))
+}
+
+/// The dtype behind a conversion method such as `x.half()`.
+fn conversion_dtype(name: &str) -> Option<DType> {
+    Some(match name {
+        "float" => DType::F32,
+        "double" => DType::F64,
+        "half" => DType::F16,
+        "bfloat16" => DType::BF16,
+        "int" => DType::I32,
+        "long" => DType::I64,
+        "short" => DType::I16,
+        "char" => DType::I8,
+        "byte" => DType::U8,
+        "bool" => DType::Bool,
+        _ => return None,
+    })
+}
+
+/// `x.NAME(args)`.
+pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
+    let tensor = |t: Tensor| Ok(Value::Tensor(t));
+    let int = |i: i64| Ok(Value::Int(i));
+    match name {
+        "view" => {
+            let (shape, _) = args.int_varargs("size", &[])?;
+            tensor(x.view(&shape)?)
+        }
+        "reshape" => {
+            let (shape, _) = args.int_varargs("shape", &[])?;
+            tensor(x.reshape(&shape)?)
+        }
+        "permute" => {
+            let (d, _) = args.int_varargs("dims", &[])?;
+            tensor(x.permute(&d)?)
+        }
+        "expand" => {
+            let (s, _) = args.int_varargs("size", &[])?;
+            tensor(x.expand(&s)?)
+        }
+        "flatten" => {
+            let b = args.bind(&["start_dim", "end_dim"])?;
+            tensor(x.flatten(b.int_or("start_dim", 0)?, b.int_or("end_dim", -1)?)?)
+        }
+        "transpose" | "swapaxes" | "swapdims" => {
+            let b = args.bind(&["dim0", "dim1"])?;
+            tensor(x.transpose(b.int("dim0")?, b.int("dim1")?)?)
+        }
+        "t" => {
+            args.bind(&[])?;
+            tensor(x.t()?)
+        }
+        "expand_as" => {
+            let b = args.bind(&["other"])?;
+            tensor(x.expand_as(b.req("other")?.as_tensor("other")?)?)
+        }
+        "narrow" => {
+            let b = args.bind(&["dim", "start", "length"])?;
+            tensor(x.narrow(b.int("dim")?, b.int("start")?, b.int("length")?)?)
+        }
+        "select" => {
+            let b = args.bind(&["dim", "index"])?;
+            tensor(x.select(b.int("dim")?, b.int("index")?)?)
+        }
+        "unsqueeze" => {
+            let b = args.bind(&["dim"])?;
+            tensor(x.unsqueeze(b.int("dim")?)?)
+        }
+        "squeeze" => {
+            let b = args.bind(&["dim"])?;
+            match b.opt("dim") {
+                None => tensor(x.squeeze(None)?),
+                Some(v) => tensor(x.squeeze(Some(&v.as_int_list("dim")?))?),
+            }
+        }
+        "diagonal" => {
+            let b = args.bind(&["offset", "dim1", "dim2"])?;
+            tensor(x.diagonal(
+                b.int_or("offset", 0)?,
+                b.int_or("dim1", 0)?,
+                b.int_or("dim2", 1)?,
+            )?)
+        }
+        "unfold" => {
+            let b = args.bind(&["dimension", "size", "step"])?;
+            tensor(x.unfold(b.int("dimension")?, b.int("size")?, b.int("step")?)?)
+        }
+        "as_strided" => {
+            let b = args.bind(&["size", "stride", "storage_offset"])?;
+            let offset = b
+                .opt("storage_offset")
+                .map(|v| v.as_int("storage_offset"))
+                .transpose()?;
+            tensor(x.as_strided(&dims(&b, "size")?, &dims(&b, "stride")?, offset)?)
+        }
+        "movedim" | "moveaxis" => {
+            let b = args.bind(&["source", "destination"])?;
+            tensor(x.movedim(&dims(&b, "source")?, &dims(&b, "destination")?)?)
+        }
+        "contiguous" => {
+            let b = args.bind(&["memory_format"])?;
+            tensor(x.contiguous(memory_format(&b, MemoryFormat::Contiguous)?)?)
+        }
+        "clone" => {
+            let b = args.bind(&["memory_format"])?;
+            tensor(x.clone_as(memory_format(&b, MemoryFormat::Preserve)?)?)
+        }
+        "to" => {
+            let b = args.bind(&["dtype", "non_blocking", "copy", "memory_format"])?;
+            let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
+            let copy = b.opt("copy").map_or(Ok(false), |v| v.as_bool("copy"))?;
+            let fmt = b
+                .opt("memory_format")
+                .map(|v| v.as_memory_format("memory_format"))
+                .transpose()?;
+            tensor(x.to(dtype, fmt, copy)?)
+        }
+        "detach" => {
+            args.bind(&[])?;
+            tensor(x.detach())
+        }
+        "copy_" => {
+            let b = args.bind(&["src", "non_blocking"])?;
+            x.copy_(b.req("src")?.as_tensor("src")?)?;
+            tensor(x.clone())
+        }
+        "fill_" => {
+            let b = args.bind(&["value"])?;
+            x.fill_(b.req("value")?.as_scalar("value")?)?;
+            tensor(x.clone())
+        }
+        "zero_" => {
+            args.bind(&[])?;
+            x.zero_()?;
+            tensor(x.clone())
+        }
+        "add_" => {
+            let b = args.bind(&["other", "alpha"])?;
+            let alpha = b
+                .opt("alpha")
+                .map_or(Ok(Scalar::Int(1)), |v| v.as_scalar("alpha"))?;
+            x.add_(b.req("other")?.as_scalar("other")?, alpha)?;
+            tensor(x.clone())
+        }
+        "mul_" => {
+            let b = args.bind(&["other"])?;
+            x.mul_(b.req("other")?.as_scalar("other")?)?;
+            tensor(x.clone())
+        }
+        "is_contiguous" => {
+            let b = args.bind(&["memory_format"])?;
+            Ok(Value::Bool(x.is_contiguous_as(memory_format(
+                &b,
+                MemoryFormat::Contiguous,
+            )?)))
+        }
+        "size" | "stride" => {
+            let b = args.bind(&["dim"])?;
+            let list = if name == "size" {
+                x.sizes()
+            } else {
+                x.strides()
+            };
+            match b.opt("dim") {
+                None => Ok(Value::Tuple(list.iter().map(|&v| Value::Int(v)).collect())),
+                Some(_) if x.ndim() == 0 => Err(TensorError::new(
+                    ErrorKind::DimOutOfRange,
+                    "Dimension specified as 0 but tensor has no dimensions",
+                )),
+                Some(d) => int(list[crate::layout::wrap_dim(d.as_int("dim")?, x.ndim())?]),
+            }
+        }
+        "dim" => int(x.ndim() as i64),
+        "numel" => int(x.numel()),
+        "storage_offset" => int(x.storage_offset()),
+        "element_size" => int(x.itemsize() as i64),
+        other => match conversion_dtype(other) {
+            Some(d) => {
+                let b = args.bind(&["memory_format"])?;
+                let fmt = b
+                    .opt("memory_format")
+                    .map(|v| v.as_memory_format("memory_format"))
+                    .transpose()?;
+                tensor(x.to(Some(d), fmt, false)?)
+            }
+            None => Err(type_error(format!(
+                "'Tensor' object has no attribute '{other}'"
+            ))),
+        },
+    }
+}

@@ -1,0 +1,150 @@
+//! The `explain` report: every live tensor, every distinct storage, the totals, and the
+//! error that stopped the program. JSON with `--json` (documented in the README), a readable
+//! table otherwise.
+
+use super::eval::{Env, StatementError};
+use crate::accounting::{Accounting, account};
+use crate::error::ErrorKind;
+use serde::Serialize;
+use serde_json::Value as Json;
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TensorReport {
+    pub name: String,
+    pub dtype: &'static str,
+    pub shape: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub storage_offset: i64,
+    pub storage: usize,
+    pub itemsize: usize,
+    pub numel: i64,
+    pub is_contiguous: bool,
+    pub is_channels_last: bool,
+    pub version: u64,
+    pub values: Vec<Json>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorReport {
+    pub statement: usize,
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub tensors: Vec<TensorReport>,
+    pub storages: Vec<crate::accounting::StorageUse>,
+    pub totals: crate::accounting::Totals,
+    pub error: Option<ErrorReport>,
+}
+
+impl Report {
+    pub fn build(env: &Env, error: Option<StatementError>) -> Report {
+        let Accounting { storages, totals } = account(env.tensors());
+        let acc = Accounting {
+            storages: storages.clone(),
+            totals,
+        };
+        let tensors = env
+            .tensors()
+            .map(|(name, t)| TensorReport {
+                name: name.to_string(),
+                dtype: t.dtype().torch_name(),
+                shape: t.sizes().to_vec(),
+                strides: t.strides().to_vec(),
+                storage_offset: t.storage_offset(),
+                storage: acc.storage_of(name).unwrap_or(0),
+                itemsize: t.itemsize(),
+                numel: t.numel(),
+                is_contiguous: t.is_contiguous(),
+                is_channels_last: t.is_channels_last(),
+                version: t.version(),
+                values: t.values().into_iter().map(|v| v.to_json()).collect(),
+            })
+            .collect();
+        Report {
+            tensors,
+            storages,
+            totals,
+            error: error.map(|e| ErrorReport {
+                statement: e.statement,
+                kind: e.error.kind,
+                message: e.error.message,
+            }),
+        }
+    }
+
+    pub fn to_json(&self) -> Json {
+        serde_json::to_value(self).unwrap_or(Json::Null)
+    }
+
+    /// A readable report: tensors, storages, totals, and the error if any.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let list = |v: &[i64]| {
+            let parts: Vec<String> = v.iter().map(|d| d.to_string()).collect();
+            format!("({})", parts.join(", "))
+        };
+        let _ = writeln!(s, "tensors");
+        let _ = writeln!(
+            s,
+            "  {:<10} {:<9} {:<16} {:<16} {:>6} {:>7} {:>9} {:>7}  flags",
+            "name", "dtype", "shape", "strides", "offset", "storage", "bytes", "version"
+        );
+        for t in &self.tensors {
+            let mut flags = Vec::new();
+            if t.is_contiguous {
+                flags.push("contiguous");
+            }
+            if t.is_channels_last {
+                flags.push("channels_last");
+            }
+            let _ = writeln!(
+                s,
+                "  {:<10} {:<9} {:<16} {:<16} {:>6} {:>7} {:>9} {:>7}  {}",
+                t.name,
+                t.dtype,
+                list(&t.shape),
+                list(&t.strides),
+                t.storage_offset,
+                format!("#{}", t.storage),
+                t.numel * t.itemsize as i64,
+                t.version,
+                flags.join(",")
+            );
+            let shown: Vec<String> = t.values.iter().take(12).map(|v| v.to_string()).collect();
+            let more = if t.values.len() > 12 { ", ..." } else { "" };
+            let _ = writeln!(s, "             values [{}{more}]", shown.join(", "));
+        }
+        let _ = writeln!(s, "\nstorages");
+        for st in &self.storages {
+            let _ = writeln!(
+                s,
+                "  #{:<3} {:>9} bytes  addressed {:>9}  retained unaddressed {:>9}  tensors: {}",
+                st.id,
+                st.nbytes,
+                st.addressed_bytes,
+                st.retained_unaddressed_bytes,
+                st.tensors.join(", ")
+            );
+        }
+        let t = &self.totals;
+        let _ = writeln!(
+            s,
+            "\ntotals: logical {} bytes, unique storage {} bytes, addressed {} bytes",
+            t.logical_bytes, t.unique_storage_bytes, t.addressed_bytes
+        );
+        if let Some(e) = &self.error {
+            let _ = writeln!(
+                s,
+                "\nerror in statement {} ({}): {}",
+                e.statement,
+                e.kind.as_str(),
+                e.message
+            );
+        }
+        s
+    }
+}

@@ -1,0 +1,130 @@
+//! Runtime values of an `explain` program and conversions from them to op arguments.
+
+use crate::dtype::DType;
+use crate::error::{ErrorKind, Result, TensorError};
+use crate::layout::{Dims, MemoryFormat};
+use crate::scalar::Scalar;
+use crate::tensor::Tensor;
+
+/// A value a name or expression can hold.
+#[derive(Debug, Clone)]
+pub enum Value {
+    Tensor(Tensor),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    None,
+    Ellipsis,
+    Str(String),
+    Tuple(Vec<Value>),
+    List(Vec<Value>),
+    DType(DType),
+    MemoryFormat(MemoryFormat),
+    /// The `torch` module.
+    Torch,
+}
+
+/// A Python `TypeError`-like failure: the program is in the subset's syntax but an argument
+/// has the wrong type.
+pub fn type_error(message: impl Into<String>) -> TensorError {
+    TensorError::new(ErrorKind::Other, message)
+}
+
+impl Value {
+    /// Python's type name, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Tensor(_) => "Tensor",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Bool(_) => "bool",
+            Value::None => "NoneType",
+            Value::Ellipsis => "ellipsis",
+            Value::Str(_) => "str",
+            Value::Tuple(_) => "tuple",
+            Value::List(_) => "list",
+            Value::DType(_) => "torch.dtype",
+            Value::MemoryFormat(_) => "torch.memory_format",
+            Value::Torch => "module",
+        }
+    }
+
+    pub fn as_tensor(&self, what: &str) -> Result<&Tensor> {
+        match self {
+            Value::Tensor(t) => Ok(t),
+            other => Err(type_error(format!(
+                "{what} must be Tensor, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// An integer argument (Python accepts bools where ints are expected).
+    pub fn as_int(&self, what: &str) -> Result<i64> {
+        match self {
+            Value::Int(i) => Ok(*i),
+            Value::Bool(b) => Ok(*b as i64),
+            other => Err(type_error(format!(
+                "{what} must be int, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// A number argument.
+    pub fn as_scalar(&self, what: &str) -> Result<Scalar> {
+        match self {
+            Value::Int(i) => Ok(Scalar::Int(*i)),
+            Value::Float(f) => Ok(Scalar::Float(*f)),
+            Value::Bool(b) => Ok(Scalar::Bool(*b)),
+            other => Err(type_error(format!(
+                "{what} must be Number, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// A tuple or list of ints (`(2, 3)`, `[2, 3]`) or a single int.
+    pub fn as_int_list(&self, what: &str) -> Result<Dims> {
+        match self {
+            Value::Tuple(items) | Value::List(items) => {
+                items.iter().map(|v| v.as_int(what)).collect()
+            }
+            Value::Int(_) | Value::Bool(_) => Ok(Dims::from_elem(self.as_int(what)?, 1)),
+            other => Err(type_error(format!(
+                "{what} must be tuple of ints, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    pub fn as_dtype(&self, what: &str) -> Result<DType> {
+        match self {
+            Value::DType(d) => Ok(*d),
+            other => Err(type_error(format!(
+                "{what} must be torch.dtype, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    pub fn as_memory_format(&self, what: &str) -> Result<MemoryFormat> {
+        match self {
+            Value::MemoryFormat(m) => Ok(*m),
+            other => Err(type_error(format!(
+                "{what} must be torch.memory_format, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    pub fn as_bool(&self, what: &str) -> Result<bool> {
+        match self {
+            Value::Bool(b) => Ok(*b),
+            other => Err(type_error(format!(
+                "{what} must be bool, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+}
