@@ -86,7 +86,7 @@ fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
                 }
                 if items.len() as i64 != shape[depth] {
                     return Err(TensorError::new(
-                        ErrorKind::Other,
+                        ErrorKind::InvalidShape,
                         format!(
                             "expected sequence of length {} at dim {depth} (got {})",
                             shape[depth],

@@ -70,7 +70,7 @@ pub fn strides_for_format(sizes: &[i64], format: MemoryFormat) -> Result<Dims> {
             if sizes.len() != rank {
                 let name = format.torch_name();
                 return Err(TensorError::new(
-                    ErrorKind::Other,
+                    ErrorKind::DimOutOfRange,
                     format!("required rank {rank} tensor to use {name} format"),
                 ));
             }

@@ -134,7 +134,7 @@ pub fn flatten(l: &Layout, start_dim: i64, end_dim: i64) -> Result<Flatten> {
     let end = wrap_dim(end_dim, l.ndim())?;
     if start > end {
         return err(
-            ErrorKind::Other,
+            ErrorKind::DimOutOfRange,
             "flatten() has invalid args: start_dim cannot come after end_dim",
         );
     }
@@ -197,7 +197,7 @@ pub fn transpose(l: &Layout, dim0: i64, dim1: i64) -> Result<Layout> {
 pub fn t(l: &Layout) -> Result<Layout> {
     if l.ndim() > 2 {
         return err(
-            ErrorKind::Other,
+            ErrorKind::DimOutOfRange,
             format!(
                 "t() expects a tensor with <= 2 dimensions, but self is {}D",
                 l.ndim()
@@ -218,7 +218,7 @@ pub fn numpy_t(l: &Layout) -> Layout {
 pub fn mt(l: &Layout) -> Result<Layout> {
     if l.ndim() < 2 {
         return err(
-            ErrorKind::Other,
+            ErrorKind::DimOutOfRange,
             format!(
                 "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
                 l.ndim()
@@ -293,7 +293,7 @@ pub fn expand(l: &Layout, sizes: &[i64], type_name: &str) -> Result<Layout> {
 pub fn narrow(l: &Layout, dim: i64, start: i64, length: i64) -> Result<Layout> {
     if l.ndim() == 0 {
         return err(
-            ErrorKind::Other,
+            ErrorKind::IndexOutOfRange,
             "narrow() cannot be applied to a 0-dim tensor.",
         );
     }
@@ -422,8 +422,16 @@ pub fn squeeze(l: &Layout, dims: Option<&[i64]>) -> Result<Layout> {
             }
         }
         Some(dims) => {
+            let mut seen = [false; 64];
             for &d in dims {
                 let w = wrap_dim(d, l.ndim())?;
+                if seen[w] {
+                    return err(
+                        ErrorKind::BadPermutation,
+                        format!("dim {w} appears multiple times in the list of dims"),
+                    );
+                }
+                seen[w] = true;
                 if l.ndim() > 0 && l.sizes()[w] == 1 {
                     drop[w] = true;
                 }
@@ -447,7 +455,7 @@ pub fn diagonal(l: &Layout, offset: i64, dim1: i64, dim2: i64) -> Result<Layout>
     let d2 = wrap_dim(dim2, l.ndim())?;
     if d1 == d2 {
         return err(
-            ErrorKind::Other,
+            ErrorKind::BadPermutation,
             format!("diagonal dimensions cannot be identical {dim1}, {dim2}"),
         );
     }
@@ -534,9 +542,13 @@ pub fn as_strided(
     itemsize: usize,
     storage_nbytes: usize,
 ) -> Result<Layout> {
-    let l = Layout::new(sizes, strides, offset)?;
-    if let Some(neg) = strides.iter().find(|&&s| s < 0) {
-        let _ = neg;
+    if sizes.len() != strides.len() {
+        return err(
+            ErrorKind::InvalidShape,
+            "mismatch in length of strides and shape",
+        );
+    }
+    if strides.iter().any(|&s| s < 0) {
         return err(
             ErrorKind::Other,
             format!(
@@ -545,6 +557,23 @@ pub fn as_strided(
             ),
         );
     }
+    if offset < 0 {
+        return err(
+            ErrorKind::OutOfBoundsStorage,
+            format!("Tensor: invalid storage offset {offset}"),
+        );
+    }
+    if sizes.iter().any(|&s| s < 0) {
+        return err(
+            ErrorKind::InvalidShape,
+            format!(
+                "Storage size calculation overflowed with sizes={} and strides={}",
+                fmt_dims(sizes),
+                fmt_dims(strides)
+            ),
+        );
+    }
+    let l = Layout::new(sizes, strides, offset)?;
     let needed = required_storage_bytes(&l, itemsize);
     if needed > storage_nbytes as i64 {
         return err(

@@ -87,6 +87,8 @@ pub fn literal_value(value: Scalar, dtype: DType) -> Result<Scalar> {
         };
         let (lo, hi) = int_range(dtype);
         let ok = match (value, whole) {
+            // Like c10's checked conversion, uint8 takes -255..=-1 (they wrap).
+            (Scalar::Int(i), _) if dtype == DType::U8 => (-255..=255).contains(&i),
             (Scalar::Int(i), _) => (lo..=hi).contains(&i),
             (_, Some(w)) => w >= lo as f64 && w <= hi as f64,
             _ => false,

@@ -159,7 +159,7 @@ impl Tensor {
         }
         if !self.dtype.is_floating() && alpha.category() == Category::Floating {
             return err(
-                ErrorKind::Other,
+                ErrorKind::DtypeUnsupported,
                 "For integral input tensors, argument alpha must not be a floating point number.",
             );
         }
