@@ -229,14 +229,15 @@ pub fn mt(l: &Layout) -> Result<Layout> {
 }
 
 /// `x.expand(sizes)`: broadcast size-1 dimensions (and new leading ones) with stride 0.
-pub fn expand(l: &Layout, sizes: &[i64], type_name: &str) -> Result<Layout> {
+/// `scalar_type` names the element type in messages (`Float` prints as `torch.FloatTensor`).
+pub fn expand(l: &Layout, sizes: &[i64], scalar_type: &str) -> Result<Layout> {
     let ndim = sizes.len();
     let tdim = l.ndim();
     if ndim < tdim {
         return err(
             ErrorKind::ExpandInvalid,
             format!(
-                "expand({type_name}{{{}}}, size={}): the number of sizes provided ({ndim}) must be greater or equal to the number of dimensions in the tensor ({tdim})",
+                "expand(torch.{scalar_type}Tensor{{{}}}, size={}): the number of sizes provided ({ndim}) must be greater or equal to the number of dimensions in the tensor ({tdim})",
                 fmt_dims(l.sizes()),
                 fmt_dims(sizes)
             ),
@@ -679,12 +680,7 @@ mod tests {
         let u = unfold(&Layout::contiguous(&[10]), 0, 4, 2).unwrap();
         assert_eq!((u.sizes(), u.strides()), (&[4i64, 4][..], &[2i64, 1][..]));
         // zeros(1, 1000).expand(1000, 1000): strides (0, 1).
-        let e = expand(
-            &Layout::contiguous(&[1, 1000]),
-            &[1000, 1000],
-            "torch.FloatTensor",
-        )
-        .unwrap();
+        let e = expand(&Layout::contiguous(&[1, 1000]), &[1000, 1000], "Float").unwrap();
         assert_eq!(e.strides(), &[0, 1]);
         // diagonal of a contiguous (3, 4): stride 5.
         let d = diagonal(&Layout::contiguous(&[3, 4]), 0, 0, 1).unwrap();
@@ -732,7 +728,7 @@ mod tests {
     #[test]
     fn expand_errors() {
         let l = Layout::contiguous(&[2, 3]);
-        let e = expand(&l, &[2, 4], "torch.FloatTensor").unwrap_err();
+        let e = expand(&l, &[2, 4], "Float").unwrap_err();
         assert_eq!(e.kind, ErrorKind::ExpandInvalid);
         assert_eq!(
             e.message,

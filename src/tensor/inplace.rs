@@ -153,7 +153,7 @@ impl Tensor {
         self.check_result_type(other)?;
         if alpha.category() == Category::Bool && self.dtype != DType::Bool {
             return err(
-                ErrorKind::Other,
+                ErrorKind::DtypeUnsupported,
                 "Boolean alpha only supported for Boolean results.",
             );
         }

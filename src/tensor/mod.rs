@@ -124,11 +124,6 @@ impl Tensor {
         cpu::read_values(&self.layout, self.dtype, &self.storage.read())
     }
 
-    /// PyTorch's legacy type string used in some messages, e.g. `torch.FloatTensor`.
-    pub fn type_name(&self) -> String {
-        format!("torch.{}Tensor", self.dtype.scalar_type_name())
-    }
-
     // ---- views: metadata only, same storage ----
 
     pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
@@ -161,7 +156,7 @@ impl Tensor {
     }
 
     pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
-        let mut l = view::expand(&self.layout, sizes, &self.type_name())?;
+        let mut l = view::expand(&self.layout, sizes, self.dtype.scalar_type_name())?;
         if self.ndim() == 0 {
             // A 0-d source expands with stride 0 everywhere, even for size-1 targets.
             let zeros = vec![0; l.ndim()];
