@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Golden `stridekit explain --json` reports, produced by running programs under PyTorch.
+
+Requirements: PyTorch 2.11 on the CPU, nothing else:
+
+    pip install torch==2.11.0
+
+`explain(program)` runs a program of stridekit's PyTorch subset (issue 2, section 8) one
+top-level statement at a time, exactly as Python would after `import torch`, and returns the
+JSON report that `stridekit explain --json` must print for it:
+
+    {"tensors": [...], "storages": [...], "totals": {...}, "error": null | {...}}
+
+CLI:
+
+    python scripts/torch_golden.py prog1.py prog2.py ...      # one golden line per file
+    python scripts/torch_golden.py --jsonl programs.jsonl     # lines {"name", "program"}
+    python scripts/torch_golden.py --self-check               # TV-209 must give 48/96/144
+
+Each output line is `{"name": ..., "program": ..., "expected": {...}}` (written to stdout, or
+to `--out FILE`).  The committed golden files are made by scripts/gen_programs.py, which
+imports `explain` from here; see tests/golden/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import sys
+import warnings
+
+import torch
+
+# `x.T` on tensors that are not 2-D is deprecated (a UserWarning); it still works in 2.11.
+warnings.simplefilter("ignore")
+
+# --------------------------------------------------------------------------------------------
+# Error kinds.  The kind is derived from the exception's message, first match wins (order
+# matters: "Dimension out of range" must be tested before the generic "out of range").  The
+# Rust side assigns the same kinds to the same messages.  Every entry below was triggered in
+# torch 2.11 (the example message follows each entry).
+# --------------------------------------------------------------------------------------------
+ERROR_KIND_TABLE: list[tuple[str, str]] = [
+    # x.t().view(-1): "view size is not compatible with input tensor's size and stride (at
+    # least one dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+    ("view size is not compatible", "view_incompatible"),
+    # "shape '[4, -1]' is invalid for input of size 6"
+    ("is invalid for input of size", "invalid_shape"),
+    # view(-1, -1): "only one dimension can be inferred"
+    ("only one dimension can be inferred", "invalid_shape"),
+    # view(-2, 3): "invalid shape dimension -2 at index 0 of shape [-2, 3]"
+    ("invalid shape dimension", "invalid_shape"),
+    # zeros(0, 3).view(-1, 0): "cannot reshape tensor of 0 elements into shape [-1, 0] because
+    # the unspecified dimension size -1 can be any value and is ambiguous"
+    ("cannot reshape tensor of 0 elements", "invalid_shape"),
+    # empty(-1, 2) / ones(-2) / full((-1,), 2): "Trying to create tensor with negative
+    # dimension -1: [-1, 2]"
+    ("negative dimension", "invalid_shape"),
+    # zeros(-1, 3): "zeros: Dimension size must be non-negative."
+    ("Dimension size must be non-negative", "invalid_shape"),
+    # unfold(1, 4, 1) on size 3: "maximum size for tensor at dimension 1 is 3 but size is 4"
+    ("maximum size for tensor at dimension", "invalid_shape"),
+    # narrow(1, 1, -1): "narrow(): length must be non-negative."
+    ("length must be non-negative", "invalid_shape"),
+    # unfold(1, -1, 1): "size is -1 but must be >= 0"
+    ("but must be >= 0", "invalid_shape"),
+    # as_strided((-4,), (1,)): "Storage size calculation overflowed with sizes=[-4] and
+    # strides=[1]"
+    ("Storage size calculation overflowed", "invalid_shape"),
+    # as_strided((2, 2), (1, 2, 3)): "mismatch in length of strides and shape"
+    ("mismatch in length of strides and shape", "invalid_shape"),
+    # torch.tensor([[1, 2], [3]]): "expected sequence of length 2 at dim 1 (got 1)"
+    ("expected sequence of length", "invalid_shape"),
+    # expand(3, 3) of (2, 3): "The expanded size of the tensor (3) must match the existing size
+    # (2) at non-singleton dimension 0.  Target sizes: [3, 3].  Tensor sizes: [2, 3]"
+    # (also x[0] = t with a non-broadcastable t)
+    ("The expanded size of the tensor", "expand_invalid"),
+    # expand(3) of (2, 3): "expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes
+    # provided (1) must be greater or equal to the number of dimensions in the tensor (2)"
+    ("the number of sizes provided", "expand_invalid"),
+    # zeros(2, 3).copy_(zeros(3, 3)): "The size of tensor a (2) must match the size of tensor
+    # b (3) at non-singleton dimension 0"
+    ("must match the size of tensor", "expand_invalid"),
+    # arange(6.).copy_(zeros(1, 6)): "output with shape [6] doesn't match the broadcast shape
+    # [1, 6]"
+    ("doesn't match the broadcast shape", "expand_invalid"),
+    # as_strided((4, 4), (3, 1)) on 10 floats: "setStorage: sizes [4, 4], strides [3, 1],
+    # storage offset 0, and itemsize 4 requiring a storage size of 52 are out of bounds for
+    # storage of size 40"
+    ("setStorage:", "out_of_bounds_storage"),
+    # as_strided((4,), (1,), -1): "Tensor: invalid storage offset -1"
+    ("invalid storage offset", "out_of_bounds_storage"),
+    # expand(...).add_(1): "unsupported operation: more than one element of the written-to
+    # tensor refers to a single memory location. Please clone() the tensor before performing
+    # the operation."
+    ("more than one element of the written-to tensor", "internal_overlap"),
+    # a[1:4] = a[0:3]: "unsupported operation: some elements of the input tensor and the
+    # written-to tensor refer to a single memory location. Please clone() the tensor before
+    # performing the operation."
+    ("some elements of the input tensor and the written-to tensor", "partial_overlap"),
+    # transpose(0, 2) of 2-D: "Dimension out of range (expected to be in range of [-2, 1], but
+    # got 2)"
+    ("Dimension out of range", "dim_out_of_range"),
+    # zeros(2, 3, 4).t(): "t() expects a tensor with <= 2 dimensions, but self is 3D"
+    ("expects a tensor with <= 2 dimensions", "dim_out_of_range"),
+    # arange(4.).mT: "tensor.mT is only supported on matrices or batches of matrices. Got 1-D
+    # tensor."
+    ("only supported on matrices", "dim_out_of_range"),
+    # zeros(2, 3).contiguous(memory_format=torch.channels_last): "required rank 4 tensor to use
+    # channels_last format" (and "required rank 5 tensor to use channels_last_3d format")
+    ("required rank", "dim_out_of_range"),
+    # flatten(1, 0): "flatten() has invalid args: start_dim cannot come after end_dim"
+    ("start_dim cannot come after end_dim", "dim_out_of_range"),
+    # x[2] on size 2: "index 2 is out of bounds for dimension 0 with size 2"
+    ("out of bounds for dimension", "index_out_of_range"),
+    # x[0, 0, 0] on 2-D: "too many indices for tensor of dimension 2"
+    ("too many indices", "index_out_of_range"),
+    # select(1, 3): "select(): index 3 out of range for tensor of size [2, 3] at dimension 1"
+    ("out of range for tensor of size", "index_out_of_range"),
+    # narrow(1, 4, 0): "start out of range (expected to be in range of [-3, 3], but got 4)"
+    ("start out of range", "index_out_of_range"),
+    # narrow(1, 2, 2): "start (2) + length (2) exceeds dimension size (3)."
+    ("exceeds dimension size", "index_out_of_range"),
+    # tensor(1.)[0]: "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or
+    # `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+    ("invalid index of a 0-dim", "index_out_of_range"),
+    # select / narrow / slice of a 0-dim tensor: "select() cannot be applied to a 0-dim
+    # tensor." ("narrow() ...", "slice() ...")
+    ("cannot be applied to a 0-dim tensor", "index_out_of_range"),
+    # x[:, ::-1]: "step must be greater than zero" (ValueError)
+    ("step must be greater than zero", "bad_step"),
+    # x[::0]: "slice step cannot be zero" (ValueError)
+    ("slice step", "bad_step"),
+    # unfold(1, 2, 0): "step is 0 but must be > 0"
+    ("but must be > 0", "bad_step"),
+    # arange(0, 5, 0): "step must be nonzero"
+    ("step must be nonzero", "bad_step"),
+    # arange(0, 5, -1) / arange(5, 0): "upper bound and lower bound inconsistent with step sign"
+    ("inconsistent with step sign", "bad_step"),
+    # permute(0, 0): "permute(): duplicate dims are not allowed."; permute(0) of 2-D:
+    # "permute(sparse_coo): number of dimensions in the tensor input does not match the length
+    # of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 1"
+    ("permute", "bad_permutation"),
+    ("duplicate dims", "bad_permutation"),
+    # movedim((0, 1), (0, 0)): "movedim: repeated dim in `destination` ([0, 0])"
+    ("movedim: repeated", "bad_permutation"),
+    # movedim((0, 1), (0,)): "movedim: Invalid source or destination dims: source ([0, 1] dims)
+    # should contain the same number of dims as destination ([0] dims)"
+    ("movedim: Invalid source or destination", "bad_permutation"),
+    # diagonal(0, 0, 0): "diagonal dimensions cannot be identical 0, 0"
+    ("diagonal dimensions cannot be identical", "bad_permutation"),
+    # squeeze((0, 0)): "dim 0 appears multiple times in the list of dims"
+    ("appears multiple times in the list of dims", "bad_permutation"),
+    # int64 tensor .add_(1.5): "result type Float can't be cast to the desired output type Long"
+    ("can't be cast to the desired output type", "dtype_unsupported"),
+    # arange(5, dtype=torch.bool): '"arange_cpu" not implemented for \'Bool\''
+    ("not implemented for", "dtype_unsupported"),
+    # int tensor .add_(2, alpha=1.5): "For integral input tensors, argument alpha must not be a
+    # floating point number."
+    ("argument alpha must not be a floating point number", "dtype_unsupported"),
+    # float tensor .add_(1, alpha=True): "Boolean alpha only supported for Boolean results."
+    ("Boolean alpha only supported", "dtype_unsupported"),
+    # Everything else is "other", e.g. int8 .fill_(300): "value cannot be converted to type
+    # int8_t without overflow"; as_strided with a negative stride: "as_strided: Negative strides
+    # are not supported at the moment, got strides: [3, -1]".
+]
+
+
+def error_kind(message: str) -> str:
+    """The stridekit error kind for a PyTorch exception message (see ERROR_KIND_TABLE)."""
+    for needle, kind in ERROR_KIND_TABLE:
+        if needle in message:
+            return kind
+    return "other"
+
+
+# --------------------------------------------------------------------------------------------
+# Report fields
+# --------------------------------------------------------------------------------------------
+def dtype_name(dtype: torch.dtype) -> str:
+    """PyTorch's name without the module prefix: torch.float32 -> "float32"."""
+    return str(dtype).removeprefix("torch.")
+
+
+def json_value(v):
+    """One element as the JSON report writes it: bools as 0/1, non-finite floats as strings."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def is_channels_last(t: torch.Tensor) -> bool:
+    """channels_last for 4-d, channels_last_3d for 5-d, false for every other rank."""
+    if t.dim() == 4:
+        return t.is_contiguous(memory_format=torch.channels_last)
+    if t.dim() == 5:
+        return t.is_contiguous(memory_format=torch.channels_last_3d)
+    return False
+
+
+def element_offsets(t: torch.Tensor) -> torch.Tensor:
+    """Storage element offsets (offset + sum(i * stride)) of every element, as an int64 tensor."""
+    off = torch.tensor([t.storage_offset()], dtype=torch.int64)
+    for size, stride in zip(t.shape, t.stride()):
+        steps = torch.arange(size, dtype=torch.int64) * stride
+        off = (off.unsqueeze(-1) + steps).flatten()
+    return off
+
+
+def addressed_bytes(tensors: list[torch.Tensor]) -> int:
+    """Size of the union of the byte ranges [itemsize*elem, +itemsize) over all elements."""
+    parts = []
+    for t in tensors:
+        isz = t.element_size()
+        start = element_offsets(t) * isz
+        parts.append((start.unsqueeze(-1) + torch.arange(isz, dtype=torch.int64)).flatten())
+    if not parts:
+        return 0
+    return int(torch.unique(torch.cat(parts)).numel())
+
+
+def report(ns: dict, error: dict | None) -> dict:
+    """The JSON report for the tensors bound in namespace `ns` (in dict order)."""
+    live = [(n, v) for n, v in ns.items() if isinstance(v, torch.Tensor)]
+    storage_ids: dict[int, int] = {}  # StorageImpl pointer -> small id, in order of first use
+    storages: list[dict] = []
+    members: list[list[torch.Tensor]] = []
+    tensors = []
+    for name, t in live:
+        st = t.untyped_storage()
+        key = st._cdata  # identity of the StorageImpl; data_ptr() is 0 for empty storages
+        if key not in storage_ids:
+            storage_ids[key] = len(storages)
+            storages.append({"id": len(storages), "nbytes": st.nbytes(), "tensors": []})
+            members.append([])
+        sid = storage_ids[key]
+        storages[sid]["tensors"].append(name)
+        members[sid].append(t)
+        tensors.append(
+            {
+                "name": name,
+                "dtype": dtype_name(t.dtype),
+                "shape": list(t.shape),
+                "strides": list(t.stride()),
+                "storage_offset": t.storage_offset(),
+                "storage": sid,
+                "itemsize": t.element_size(),
+                "numel": t.numel(),
+                "is_contiguous": t.is_contiguous(),
+                "is_channels_last": is_channels_last(t),
+                "version": t._version,
+                "values": [json_value(v) for v in t.flatten().tolist()],
+            }
+        )
+    for s, ts in zip(storages, members):
+        s["addressed_bytes"] = addressed_bytes(ts)
+        s["retained_unaddressed_bytes"] = s["nbytes"] - s["addressed_bytes"]
+    totals = {
+        "logical_bytes": sum(t["numel"] * t["itemsize"] for t in tensors),
+        "unique_storage_bytes": sum(s["nbytes"] for s in storages),
+        "addressed_bytes": sum(s["addressed_bytes"] for s in storages),
+    }
+    return {"tensors": tensors, "storages": storages, "totals": totals, "error": error}
+
+
+# --------------------------------------------------------------------------------------------
+# Running a program
+# --------------------------------------------------------------------------------------------
+def split_statements(program: str) -> list[ast.stmt]:
+    """Top-level statements in source order (statement i of the report is element i)."""
+    return ast.parse(program).body
+
+
+def run(program: str) -> tuple[dict, dict | None]:
+    """Execute statement by statement; stop at the first exception.
+
+    Returns the namespace and the error object (or None).  The namespace then holds the state
+    after the last successful statement: PyTorch validates before it writes, so a failing
+    single-op statement leaves no partial effect.
+    """
+    ns: dict = {"torch": torch}
+    for index, stmt in enumerate(split_statements(program)):
+        code = compile(ast.Module(body=[stmt], type_ignores=[]), "<program>", "exec")
+        try:
+            exec(code, ns)
+        except Exception as exc:  # torch raises RuntimeError/IndexError/ValueError/TypeError
+            message = str(exc)
+            return ns, {"statement": index, "kind": error_kind(message), "message": message}
+    return ns, None
+
+
+def explain(program: str) -> dict:
+    """The `stridekit explain --json` report PyTorch gives for `program`."""
+    ns, error = run(program)
+    return report(ns, error)
+
+
+def golden_line(name: str, program: str) -> str:
+    """One JSONL line of a golden file (compact, keys in a fixed order)."""
+    record = {"name": name, "program": program, "expected": explain(program)}
+    return json.dumps(record, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------------------------
+# Self-check and CLI
+# --------------------------------------------------------------------------------------------
+TV209 = """\
+base = torch.arange(12, dtype=torch.float32).view(4, 3)
+t = base.t()
+c = t.contiguous()
+"""
+
+
+def self_check() -> None:
+    """TV-209: three 12-element FP32 tensors, two storages: 144 logical, 96 unique, 48 shared."""
+    r = explain(TV209)
+    assert r["error"] is None, r["error"]
+    base, t, c = r["tensors"]
+    assert base["strides"] == [3, 1] and t["strides"] == [1, 3] and c["strides"] == [4, 1]
+    assert base["storage"] == t["storage"] == 0 and c["storage"] == 1
+    assert r["storages"][0]["nbytes"] == 48 and r["storages"][1]["nbytes"] == 48
+    assert r["totals"] == {"logical_bytes": 144, "unique_storage_bytes": 96, "addressed_bytes": 96}
+    # View index (2, 1) of the transpose: element 0 + 2*1 + 1*3 = 5, byte 20, value 5.
+    assert t["values"][2 * 4 + 1] == 5.0
+    # The row view keeps the whole 48-byte storage after the base is deleted.
+    r = explain(TV209 + "row = base[1]\ndel base, t, c\n")
+    (row,) = r["tensors"]
+    assert row["storage_offset"] == 3 and row["values"] == [3.0, 4.0, 5.0]
+    assert r["storages"][0]["nbytes"] == 48 and r["storages"][0]["retained_unaddressed_bytes"] == 36
+    # Error kinds: the view error after a transpose.
+    r = explain(TV209 + "f = t.view(-1)\n")
+    assert r["error"]["statement"] == 3 and r["error"]["kind"] == "view_incompatible"
+    print("self-check passed: TV-209 gives 48 / 96 / 144 bytes")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="*", help="program files; the golden name is the file name")
+    ap.add_argument("--jsonl", help='JSONL of {"name": ..., "program": ...} lines')
+    ap.add_argument("--out", help="write golden JSONL here instead of stdout")
+    ap.add_argument("--self-check", action="store_true", help="check TV-209 and exit")
+    args = ap.parse_args(argv)
+    if args.self_check:
+        self_check()
+        return 0
+    programs: list[tuple[str, str]] = []
+    for path in args.files:
+        with open(path, encoding="utf-8") as f:
+            programs.append((path.rsplit("/", 1)[-1], f.read()))
+    if args.jsonl:
+        with open(args.jsonl, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    rec = json.loads(line)
+                    programs.append((rec["name"], rec["program"]))
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        for name, program in programs:
+            out.write(golden_line(name, program) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,404 @@
+//! Golden tests: `stridekit explain --json` against reports produced by PyTorch 2.11 (CPU).
+//!
+//! Every line of `tests/golden/*.jsonl` (and `*.jsonl.gz`) is
+//! `{"name", "program", "expected"}`, made by `python scripts/gen_programs.py --out tests/golden`
+//! (see tests/golden/README.md). Each program is run through
+//! [`stridekit::explain::run_to_json`] and compared field by field with `expected`:
+//! every tensor field (values included), storages, totals, and the error's kind and statement.
+//!
+//! * Error messages that differ are collected in a soft report (printed, not a failure).
+//! * Accepted difference: stridekit refuses in-place writes and copies involving any overlap,
+//!   PyTorch only the stride-0 / dense cases. When PyTorch reports no error but stridekit stops
+//!   with `internal_overlap` or `partial_overlap`, the case counts as "accepted stricter
+//!   overlap" and is not compared further.
+//! * All mismatching cases are reported in one failure (the first 30 in detail).
+//!
+//! `GOLDEN_FILTER=substring cargo test --test golden` runs only the cases whose name contains
+//! the substring.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Cases shown in detail in the failure message.
+const SHOWN_CASES: usize = 30;
+/// Field differences shown per case.
+const SHOWN_DIFFS: usize = 8;
+/// Message mismatches shown in the soft report.
+const SHOWN_MESSAGES: usize = 20;
+
+struct Case {
+    /// `file:line` of the case, for the report.
+    origin: String,
+    name: String,
+    program: String,
+    expected: Value,
+}
+
+/// One field that differs: where (a JSON-path-like string), expected, got.
+struct Diff {
+    path: String,
+    expected: String,
+    got: String,
+}
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("golden")
+}
+
+/// Every case of every golden file, in file-name order.
+fn load_cases() -> Vec<Case> {
+    let dir = golden_dir();
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no golden files in {}", dir.display());
+    let filter = std::env::var("GOLDEN_FILTER").ok();
+    let mut cases = Vec::new();
+    for path in files {
+        let file =
+            fs::File::open(&path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+        let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
+            Box::new(flate2::read::GzDecoder::new(file))
+        } else {
+            Box::new(file)
+        };
+        let short = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+        for (i, line) in BufReader::new(reader).lines().enumerate() {
+            let line = line.unwrap_or_else(|e| panic!("{short}:{}: {e}", i + 1));
+            if line.trim().is_empty() {
+                continue;
+            }
+            let record: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("{short}:{}: bad JSON: {e}", i + 1));
+            let name = record["name"].as_str().expect("name").to_string();
+            if filter.as_deref().is_some_and(|f| !name.contains(f)) {
+                continue;
+            }
+            cases.push(Case {
+                origin: format!("{short}:{}", i + 1),
+                name,
+                program: record["program"].as_str().expect("program").to_string(),
+                expected: record["expected"].clone(),
+            });
+        }
+    }
+    cases
+}
+
+/// Short rendering of a JSON value for the report (long arrays are elided).
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 160 {
+        let head: String = s.chars().take(150).collect();
+        format!("{head}...({} chars)", s.len())
+    } else {
+        s
+    }
+}
+
+/// Numbers are equal when both are integers with the same value, or both are floats with the
+/// same f64 value (so 0.0 == -0.0; "nan"/"inf" are strings). An integer never equals a float:
+/// the format writes integer dtypes as integers and floating dtypes as floats.
+fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
+    let a_int = a.is_i64() || a.is_u64();
+    let b_int = b.is_i64() || b.is_u64();
+    match (a_int, b_int) {
+        (true, true) => match (a.as_i64(), b.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => a.as_u64() == b.as_u64(),
+        },
+        (false, false) => a.as_f64() == b.as_f64(),
+        _ => false,
+    }
+}
+
+/// Deep comparison, recording the first differing leaves under `path`.
+fn compare(path: &str, expected: &Value, got: &Value, diffs: &mut Vec<Diff>) {
+    let same = match (expected, got) {
+        (Value::Number(a), Value::Number(b)) => numbers_equal(a, b),
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                compare(&format!("{path}[{i}]"), x, y, diffs);
+            }
+            return;
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, x) in a {
+                match b.get(key) {
+                    Some(y) => compare(&format!("{path}.{key}"), x, y, diffs),
+                    None => diffs.push(Diff {
+                        path: format!("{path}.{key}"),
+                        expected: show(x),
+                        got: "(missing)".into(),
+                    }),
+                }
+            }
+            for key in b.keys().filter(|k| !a.contains_key(*k)) {
+                diffs.push(Diff {
+                    path: format!("{path}.{key}"),
+                    expected: "(absent)".into(),
+                    got: show(&b[key]),
+                });
+            }
+            return;
+        }
+        _ => expected == got,
+    };
+    if !same {
+        diffs.push(Diff {
+            path: path.to_string(),
+            expected: show(expected),
+            got: show(got),
+        });
+    }
+}
+
+/// Compares one tensor entry; `values` are compared as a whole list (one diff, first index).
+fn compare_tensor(path: &str, expected: &Value, got: &Value, diffs: &mut Vec<Diff>) {
+    let (Some(e), Some(g)) = (expected.as_object(), got.as_object()) else {
+        compare(path, expected, got, diffs);
+        return;
+    };
+    for (key, x) in e {
+        let p = format!("{path}.{key}");
+        let Some(y) = g.get(key) else {
+            diffs.push(Diff {
+                path: p,
+                expected: show(x),
+                got: "(missing)".into(),
+            });
+            continue;
+        };
+        if key == "values" {
+            let mut inner = Vec::new();
+            compare(&p, x, y, &mut inner);
+            if let Some(first) = inner.first() {
+                diffs.push(Diff {
+                    path: format!("{} ({} differ)", first.path, inner.len().max(1)),
+                    expected: format!("{}   all: {}", first.expected, show(x)),
+                    got: format!("{}   all: {}", first.got, show(y)),
+                });
+            }
+        } else {
+            compare(&p, x, y, diffs);
+        }
+    }
+    for key in g.keys().filter(|k| !e.contains_key(*k)) {
+        diffs.push(Diff {
+            path: format!("{path}.{key}"),
+            expected: "(absent)".into(),
+            got: show(&g[key]),
+        });
+    }
+}
+
+/// Outcome of one case.
+enum Outcome {
+    Match,
+    /// PyTorch ran on; stridekit refused an overlapping write (the documented difference).
+    AcceptedStricterOverlap,
+    Mismatch(Vec<Diff>),
+}
+
+fn check_case(case: &Case, got: &Value, soft_messages: &mut Vec<String>) -> Outcome {
+    let expected = &case.expected;
+    let mut diffs = Vec::new();
+    let e_err = &expected["error"];
+    let g_err = &got["error"];
+    if e_err.is_null() && !g_err.is_null() {
+        let kind = g_err["kind"].as_str().unwrap_or("");
+        if kind == "internal_overlap" || kind == "partial_overlap" {
+            return Outcome::AcceptedStricterOverlap;
+        }
+    }
+    // error: kind and statement are hard; the message is soft
+    match (e_err.is_null(), g_err.is_null()) {
+        (true, true) => {}
+        (false, false) => {
+            for key in ["statement", "kind"] {
+                compare(
+                    &format!("error.{key}"),
+                    &e_err[key],
+                    &g_err[key],
+                    &mut diffs,
+                );
+            }
+            if e_err["message"] != g_err["message"] {
+                soft_messages.push(format!(
+                    "{} ({}): kind {}\n    expected: {}\n    got:      {}",
+                    case.name,
+                    case.origin,
+                    show(&e_err["kind"]),
+                    show(&e_err["message"]),
+                    show(&g_err["message"])
+                ));
+            }
+        }
+        _ => compare("error", e_err, g_err, &mut diffs),
+    }
+    // tensors: by position, named in the path
+    let empty = Vec::new();
+    let e_ts = expected["tensors"].as_array().unwrap_or(&empty);
+    let g_ts = got["tensors"].as_array().unwrap_or(&empty);
+    let names = |ts: &Vec<Value>| -> Vec<String> {
+        ts.iter()
+            .map(|t| t["name"].as_str().unwrap_or("?").to_string())
+            .collect()
+    };
+    if names(e_ts) != names(g_ts) {
+        diffs.push(Diff {
+            path: "tensors[*].name".into(),
+            expected: format!("{:?}", names(e_ts)),
+            got: format!("{:?}", names(g_ts)),
+        });
+    }
+    for (i, (e, g)) in e_ts.iter().zip(g_ts).enumerate() {
+        let name = e["name"].as_str().unwrap_or("?");
+        compare_tensor(&format!("tensors[{i}:{name}]"), e, g, &mut diffs);
+    }
+    compare(
+        "storages",
+        &expected["storages"],
+        &got["storages"],
+        &mut diffs,
+    );
+    compare("totals", &expected["totals"], &got["totals"], &mut diffs);
+    if diffs.is_empty() {
+        Outcome::Match
+    } else {
+        Outcome::Mismatch(diffs)
+    }
+}
+
+/// Runs the program, turning a panic into a reported difference (bad input must not panic).
+fn run_case(program: &str) -> Result<Value, String> {
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        stridekit::explain::run_to_json(program)
+    }))
+    .map_err(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "non-string panic payload".into())
+    })
+}
+
+#[test]
+fn golden_cases_match_pytorch() {
+    let cases = load_cases();
+    let total = cases.len();
+    let mut soft_messages = Vec::new();
+    let mut accepted = Vec::new();
+    let mut failures: Vec<(&Case, Vec<Diff>)> = Vec::new();
+    let default_hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {})); // panics are reported per case below
+    for case in &cases {
+        match run_case(&case.program) {
+            Err(message) => failures.push((
+                case,
+                vec![Diff {
+                    path: "run_to_json".into(),
+                    expected: "a report".into(),
+                    got: format!("panic: {message}"),
+                }],
+            )),
+            Ok(got) => match check_case(case, &got, &mut soft_messages) {
+                Outcome::Match => {}
+                Outcome::AcceptedStricterOverlap => accepted.push(case.name.as_str()),
+                Outcome::Mismatch(diffs) => failures.push((case, diffs)),
+            },
+        }
+    }
+    panic::set_hook(default_hook);
+
+    println!(
+        "golden: {total} cases, {} match, {} accepted stricter overlap, {} differ",
+        total - accepted.len() - failures.len(),
+        accepted.len(),
+        failures.len()
+    );
+    if !accepted.is_empty() {
+        println!(
+            "accepted stricter overlap ({}): PyTorch ran on, stridekit refused an overlapping write: {}",
+            accepted.len(),
+            accepted.join(", ")
+        );
+    }
+    if !soft_messages.is_empty() {
+        println!(
+            "soft report: {} error message(s) differ from PyTorch's (kind and statement match):",
+            soft_messages.len()
+        );
+        for m in soft_messages.iter().take(SHOWN_MESSAGES) {
+            println!("  {m}");
+        }
+        if soft_messages.len() > SHOWN_MESSAGES {
+            println!("  ... and {} more", soft_messages.len() - SHOWN_MESSAGES);
+        }
+    }
+    if failures.is_empty() {
+        return;
+    }
+    let mut report = String::new();
+    let _ = writeln!(
+        report,
+        "{} of {total} golden cases differ from PyTorch 2.11 (first {} shown; GOLDEN_FILTER=name narrows the run)",
+        failures.len(),
+        SHOWN_CASES.min(failures.len())
+    );
+    for (case, diffs) in failures.iter().take(SHOWN_CASES) {
+        let _ = writeln!(report, "\n--- {} ({})", case.name, case.origin);
+        for line in case.program.lines() {
+            let _ = writeln!(report, "    | {line}");
+        }
+        for d in diffs.iter().take(SHOWN_DIFFS) {
+            let _ = writeln!(
+                report,
+                "  {}: expected {}, got {}",
+                d.path, d.expected, d.got
+            );
+        }
+        if diffs.len() > SHOWN_DIFFS {
+            let _ = writeln!(
+                report,
+                "  ... and {} more differences",
+                diffs.len() - SHOWN_DIFFS
+            );
+        }
+    }
+    // A histogram of the differing fields helps find the biggest cause first.
+    let mut fields: std::collections::BTreeMap<String, usize> = Default::default();
+    for (_, diffs) in &failures {
+        let mut seen = std::collections::BTreeSet::new();
+        for d in diffs {
+            let field = d
+                .path
+                .rsplit('.')
+                .next()
+                .unwrap_or(&d.path)
+                .split(['[', ' '])
+                .next()
+                .unwrap_or("")
+                .to_string();
+            if seen.insert(field.clone()) {
+                *fields.entry(field).or_default() += 1;
+            }
+        }
+    }
+    let _ = writeln!(report, "\ncases per differing field: {fields:?}");
+    panic!("{report}");
+}
