@@ -40,6 +40,12 @@ pub fn apply(l: &Layout, items: &[IndexItem]) -> Result<Layout> {
         );
     }
     if specified > ndim {
+        if ndim == 0 && matches!(items, [IndexItem::Slice { .. }]) {
+            return err(
+                ErrorKind::IndexOutOfRange,
+                "slice() cannot be applied to a 0-dim tensor.",
+            );
+        }
         if ndim == 0 && matches!(items, [IndexItem::Int(0)]) {
             return err(
                 ErrorKind::IndexOutOfRange,

@@ -92,18 +92,10 @@ pub fn overlap_status(a: &Layout, b: &Layout) -> Overlap {
     }
 }
 
-/// Same elements in the same logical order: equal offsets and equal shapes and strides once
-/// size-1 dimensions are dropped.
+/// Identical views: same offset, sizes and strides. (PyTorch calls two dense views "full"
+/// overlap only when their strides are equal too, even in size-1 dimensions.)
 fn same_addressing(a: &Layout, b: &Layout) -> bool {
-    let key = |l: &Layout| -> SmallDims {
-        l.sizes()
-            .iter()
-            .zip(l.strides())
-            .filter(|(n, _)| **n != 1)
-            .map(|(&n, &s)| (n, s))
-            .collect()
-    };
-    a.offset() == b.offset() && a.sizes().iter().product::<i64>() == b.numel() && key(a) == key(b)
+    a == b
 }
 
 fn runs_intersect(a: &[(i64, i64)], b: &[(i64, i64)]) -> bool {

@@ -23,7 +23,10 @@ pub fn infer_size(shape: &[i64], numel: i64) -> Result<Dims> {
         } else {
             return err(
                 ErrorKind::InvalidShape,
-                format!("invalid shape dimension {s}"),
+                format!(
+                    "invalid shape dimension {s} at index {d} of shape {}",
+                    fmt_dims(shape)
+                ),
             );
         }
     }

@@ -163,6 +163,10 @@ impl Tensor {
                 "For integral input tensors, argument alpha must not be a floating point number.",
             );
         }
+        // As ATen: the number is cast to the tensor's dtype (16-bit floats may overflow to
+        // inf), alpha is converted with an overflow check, and 16-bit floats compute in f32.
+        let alpha = checked_fill_value(alpha, self.dtype)?;
+        let other = other.cast(self.dtype);
         self.update(|a| match self.dtype.category() {
             Category::Bool => Scalar::Bool(a.to_bool() || (alpha.to_bool() && other.to_bool())),
             Category::Integral => {
@@ -182,6 +186,7 @@ impl Tensor {
     pub fn mul_(&self, other: Scalar) -> Result<()> {
         self.check_no_internal_overlap()?;
         self.check_result_type(other)?;
+        let other = other.cast(self.dtype);
         self.update(|a| match self.dtype.category() {
             Category::Bool => Scalar::Bool(a.to_bool() && other.to_bool()),
             Category::Integral => Scalar::Int(a.to_int().wrapping_mul(other.to_int())),
