@@ -1,6 +1,7 @@
 //! stridekit: dense strided tensors with PyTorch's layout semantics, exact memory
 //! accounting, and (with a GPU) handwritten CUDA kernels.
 
+pub mod alloc;
 pub mod dtype;
 pub mod error;
 pub mod layout;
