@@ -379,9 +379,17 @@ mod tests {
         assert_eq!(c.roundup_divisions(1 << 20), 1);
         assert_eq!(c.roundup_divisions(100 << 20), 1);
         assert_eq!(c.roundup_divisions(256 << 20), 1);
-        assert_eq!(c.roundup_divisions(512 << 20), 2);
+        // PyTorch's parser fills '>' from the last listed interval on, inclusive, so the
+        // 512 MiB interval takes 8 too (reproduced as the source does it).
+        assert_eq!(c.roundup_divisions(512 << 20), 8);
         assert_eq!(c.roundup_divisions(1 << 30), 8);
         assert_eq!(c.roundup_divisions(1 << 40), 8);
+        let c = AllocConfig::parse("roundup_power2_divisions:[64:8,256:4]").unwrap();
+        assert_eq!(c.roundup_divisions(1 << 20), 8);
+        assert_eq!(c.roundup_divisions(64 << 20), 8);
+        assert_eq!(c.roundup_divisions(128 << 20), 0);
+        assert_eq!(c.roundup_divisions(256 << 20), 4);
+        assert_eq!(c.roundup_divisions(1 << 30), 0);
         let c = AllocConfig::parse("roundup_power2_divisions:4").unwrap();
         assert_eq!(c.roundup_power2_divisions, [4; 16]);
     }

@@ -1226,7 +1226,7 @@ mod tests {
         assert_eq!(roundup_power2_next_division(1200, 4), 1280);
         let c = AllocConfig::parse("roundup_power2_divisions:[256:1,512:2,>:8]").unwrap();
         assert_eq!(round_size(&c, (300 << 20) + 1), (300 << 20) + 512);
-        assert_eq!(round_size(&c, (600 << 20) + 1), 768 << 20);
+        assert_eq!(round_size(&c, (600 << 20) + 1), 640 << 20);
         assert_eq!(round_size(&c, (1100 << 20) + 1), 1152 << 20);
     }
 
