@@ -2,6 +2,7 @@
 //! accounting, and (with a GPU) handwritten CUDA kernels.
 
 pub mod accounting;
+pub mod alloc;
 pub mod backend;
 pub mod dtype;
 pub mod error;

@@ -35,6 +35,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The caching device allocator: replay allocation traces under PyTorch's policy.
+    Alloc {
+        #[command(subcommand)]
+        command: stridekit::alloc::cli::AllocCommand,
+    },
 }
 
 fn read_program(file: Option<PathBuf>, code: Option<String>) -> Result<String, String> {
@@ -57,6 +62,13 @@ fn read_program(file: Option<PathBuf>, code: Option<String>) -> Result<String, S
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Alloc { command } => match stridekit::alloc::cli::run(command) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("stridekit alloc: {e}");
+                ExitCode::from(1)
+            }
+        },
         Command::Explain { file, code, json } => {
             let source = match read_program(file, code) {
                 Ok(s) => s,

@@ -1,0 +1,282 @@
+//! `stridekit alloc ...`: replay allocation traces through the caching allocator.
+
+use std::path::{Path, PathBuf};
+
+use super::config::AllocConfig;
+use super::cuda_device::CudaDevice;
+use super::error::{AllocError, AllocResult};
+use super::policy::DeviceCachingAllocator;
+use super::replay::{self, H200_CAPACITY, ReplayOptions, ReplayReport};
+use super::report;
+use super::trace::{self, Trace};
+
+/// Where a replay runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceKind {
+    /// The simulated device (no GPU needed).
+    Sim,
+    /// The real GPU 0, through the CUDA driver.
+    Cuda,
+}
+
+/// Allocator subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum AllocCommand {
+    /// Replay allocation traces (anchors CSV, snapshot CSV or pickle, RMM log CSV) and
+    /// report peak allocated and reserved bytes per setting.
+    Replay {
+        /// Trace files (gzip allowed).
+        #[arg(required = true)]
+        traces: Vec<PathBuf>,
+        /// Allocator settings in PYTORCH_CUDA_ALLOC_CONF syntax; repeat the flag, or
+        /// separate several settings with ';', to compare them side by side ("default" for
+        /// PyTorch's defaults). Commas inside one setting combine keys, as in PyTorch.
+        #[arg(long = "conf")]
+        conf: Vec<String>,
+        /// Print the full statistics, with PyTorch's key names, as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write an SVG plot of reserved and allocated bytes over the trace.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+        /// Replay on the simulated device or on the real GPU.
+        #[arg(long, value_enum, default_value = "sim")]
+        device: DeviceKind,
+        /// Simulated device capacity in bytes (suffixes K, M, G, KiB, MiB, GiB allowed).
+        #[arg(long)]
+        capacity: Option<String>,
+        /// Write the segment addresses the device handed out, one per line.
+        #[arg(long, value_name = "FILE")]
+        record_addresses: Option<PathBuf>,
+        /// Hand out these segment addresses (one per line, as --record-addresses writes
+        /// them) on the simulated device instead of the trace's own.
+        #[arg(long, value_name = "FILE")]
+        addresses: Option<PathBuf>,
+        /// Use made-up addresses even when the trace records the original ones.
+        #[arg(long)]
+        ignore_recorded_addresses: bool,
+    },
+}
+
+/// Parse a byte count such as `80000000000`, `80G` or `141GiB`.
+pub fn parse_bytes(s: &str) -> AllocResult<u64> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "t" | "tb" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1048576.0,
+        "gib" => 1073741824.0,
+        "tib" => 1099511627776.0,
+        _ => {
+            return Err(AllocError::Usage(format!(
+                "--capacity: unknown unit in '{s}'"
+            )));
+        }
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| AllocError::Usage(format!("--capacity: '{s}' is not a byte count")))?;
+    Ok((n * mult) as u64)
+}
+
+fn split_confs(conf: &[String]) -> AllocResult<Vec<AllocConfig>> {
+    let mut out = Vec::new();
+    for c in conf {
+        for part in c.split([';', '|']) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            out.push(AllocConfig::parse(part)?);
+        }
+    }
+    if out.is_empty() {
+        out.push(AllocConfig::from_env()?);
+    }
+    Ok(out)
+}
+
+fn read_addresses(p: &Path) -> AllocResult<Vec<u64>> {
+    let text = std::fs::read_to_string(p).map_err(|e| AllocError::io(p.display(), e))?;
+    let mut v = Vec::new();
+    for (k, l) in text.lines().enumerate() {
+        let l = l.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let parsed = match l.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).ok(),
+            None => l.parse().ok(),
+        };
+        v.push(parsed.ok_or_else(|| AllocError::Trace {
+            file: p.display().to_string(),
+            line: k + 1,
+            field: Some("address".into()),
+            message: format!("'{l}' is not an address"),
+        })?);
+    }
+    Ok(v)
+}
+
+fn replay_cuda(t: &Trace, cfg: &AllocConfig, opts: &ReplayOptions) -> AllocResult<ReplayReport> {
+    let dev = CudaDevice::new(0)?;
+    let mut a = DeviceCachingAllocator::new(dev, cfg.clone())?;
+    let mut r = replay::replay_on(&mut a, t, opts)?;
+    r.segment_addresses = a.device().handed_out.clone();
+    // Return everything the replay still holds.
+    a.release_all()?;
+    Ok(r)
+}
+
+fn mib(v: i64) -> String {
+    format!("{:.1}", v as f64 / 1048576.0)
+}
+
+/// Run an allocator subcommand, printing to stdout.
+pub fn run(cmd: AllocCommand) -> AllocResult<()> {
+    match cmd {
+        AllocCommand::Replay {
+            traces,
+            conf,
+            json,
+            plot,
+            device,
+            capacity,
+            record_addresses,
+            addresses,
+            ignore_recorded_addresses,
+        } => {
+            let cfgs = split_confs(&conf)?;
+            let capacity = match capacity {
+                Some(c) => parse_bytes(&c)?,
+                None => H200_CAPACITY,
+            };
+            let given = match &addresses {
+                Some(p) => Some(read_addresses(p)?),
+                None => None,
+            };
+            let mut reports: Vec<ReplayReport> = Vec::new();
+            for path in &traces {
+                let mut t = trace::read_trace(path)?;
+                if let Some(a) = &given {
+                    t.segment_addrs = a.clone();
+                }
+                for cfg in &cfgs {
+                    let opts = ReplayOptions {
+                        capacity,
+                        use_recorded_addresses: !ignore_recorded_addresses,
+                        reset_after_warmup: true,
+                        timeline: plot.is_some(),
+                    };
+                    let r = match device {
+                        DeviceKind::Sim => replay::replay_simulated(&t, cfg, &opts)?,
+                        DeviceKind::Cuda => replay_cuda(&t, cfg, &opts)?,
+                    };
+                    reports.push(r);
+                }
+            }
+            if let Some(p) = &plot {
+                let n = reports.len();
+                for (k, r) in reports.iter().enumerate() {
+                    let file = if n == 1 {
+                        p.clone()
+                    } else {
+                        let stem = p
+                            .file_stem()
+                            .map(|s| s.to_string_lossy().to_string())
+                            .unwrap_or_default();
+                        p.with_file_name(format!("{stem}-{}.svg", k + 1))
+                    };
+                    let title = format!("{} | {} (reserved vs allocated bytes)", r.trace, r.config);
+                    let svg = report::svg_plot(&title, &replay::downsample(&r.timeline, 3000));
+                    std::fs::write(&file, svg).map_err(|e| AllocError::io(file.display(), e))?;
+                }
+            }
+            if let Some(p) = &record_addresses {
+                let mut s = String::new();
+                for r in &reports {
+                    s.push_str(&format!("# {} | {}\n", r.trace, r.config));
+                    for a in &r.segment_addresses {
+                        s.push_str(&format!("{a}\n"));
+                    }
+                }
+                std::fs::write(p, s).map_err(|e| AllocError::io(p.display(), e))?;
+            }
+            if json {
+                let arr: Vec<serde_json::Value> = reports
+                    .iter()
+                    .map(|r| {
+                        serde_json::json!({
+                            "trace": r.trace,
+                            "config": r.config,
+                            "events": r.events,
+                            "events_per_second": r.events_per_second(),
+                            "failed_allocs": r.failed_allocs,
+                            "stats": r.stats.to_json(),
+                        })
+                    })
+                    .collect();
+                let s = serde_json::to_string_pretty(&arr)
+                    .map_err(|e| AllocError::Usage(e.to_string()))?;
+                println!("{s}");
+                return Ok(());
+            }
+            print_table(&reports);
+            Ok(())
+        }
+    }
+}
+
+fn print_table(reports: &[ReplayReport]) {
+    let mut traces: Vec<&str> = Vec::new();
+    for r in reports {
+        if !traces.contains(&r.trace.as_str()) {
+            traces.push(&r.trace);
+        }
+    }
+    for t in traces {
+        let rs: Vec<&ReplayReport> = reports.iter().filter(|r| r.trace == t).collect();
+        println!("trace {t} ({} events)", rs[0].events);
+        let w = rs.iter().map(|r| r.config.len()).max().unwrap_or(8).max(14);
+        let mut head = format!("{:<26}", "");
+        for r in &rs {
+            head.push_str(&format!(" {:>w$}", r.config));
+        }
+        println!("{head}");
+        type Row = (&'static str, fn(&ReplayReport) -> String);
+        let rows: [Row; 9] = [
+            ("peak allocated MiB", |r| mib(r.peak_allocated())),
+            ("peak reserved MiB", |r| mib(r.peak_reserved())),
+            ("allocated / reserved", |r| {
+                format!(
+                    "{:.3}",
+                    r.peak_allocated() as f64 / r.peak_reserved().max(1) as f64
+                )
+            }),
+            ("peak inactive_split MiB", |r| {
+                mib(r.stats.inactive_split_bytes[0].peak)
+            }),
+            ("device mallocs", |r| r.stats.num_device_alloc.to_string()),
+            ("device frees", |r| r.stats.num_device_free.to_string()),
+            ("alloc retries", |r| r.stats.num_alloc_retries.to_string()),
+            ("OOMs", |r| r.stats.num_ooms.to_string()),
+            ("events/s", |r| format!("{:.3e}", r.events_per_second())),
+        ];
+        for (name, f) in rows {
+            let mut line = format!("{name:<26}");
+            for r in &rs {
+                line.push_str(&format!(" {:>w$}", f(r)));
+            }
+            println!("{line}");
+        }
+        println!();
+    }
+}

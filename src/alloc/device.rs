@@ -1,0 +1,294 @@
+//! The device under the caching allocator: a [`RawDevice`] hands out whole segments
+//! (cudaMalloc-like), maps and unmaps pages inside reserved address ranges (for expandable
+//! segments), and records and queries stream events. [`SimulatedDevice`] does all of this
+//! in host memory accounting only, with a capacity in bytes.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::error::{AllocError, AllocResult};
+
+/// A stream handle as the device knows it (a `CUstream` value; 0 is the default stream).
+pub type StreamId = u64;
+/// An event handle issued by a device.
+pub type EventId = u64;
+
+/// Why a device call failed: out of memory (the allocator may free cached blocks and
+/// retry) or anything else (an error the allocator passes on).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeviceError {
+    OutOfMemory,
+    Other(AllocError),
+}
+
+impl From<AllocError> for DeviceError {
+    fn from(e: AllocError) -> Self {
+        DeviceError::Other(e)
+    }
+}
+
+/// Raw device memory operations, as the caching allocator needs them.
+pub trait RawDevice {
+    /// Obtain a segment of `size` bytes (cudaMalloc).
+    fn malloc(&mut self, size: u64) -> Result<u64, DeviceError>;
+    /// Return a segment obtained with [`RawDevice::malloc`] (cudaFree).
+    fn free(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
+    /// Reserve `size` bytes of address space aligned to `align` (cuMemAddressReserve).
+    fn reserve(&mut self, size: u64, align: u64) -> AllocResult<u64>;
+    /// Release a reservation made with [`RawDevice::reserve`] (cuMemAddressFree).
+    fn release_reservation(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
+    /// Back one page `[ptr, ptr+size)` of a reservation with physical memory and make it
+    /// accessible (cuMemCreate + cuMemMap + cuMemSetAccess).
+    fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError>;
+    /// Unmap and release one page mapped with [`RawDevice::map_page`].
+    fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
+    /// (free, total) device memory in bytes (cudaMemGetInfo).
+    fn mem_info(&mut self) -> AllocResult<(u64, u64)>;
+    /// Record an event on `stream` (cudaEventRecord).
+    fn record_event(&mut self, stream: StreamId) -> AllocResult<EventId>;
+    /// Whether the work before `event` has completed (cudaEventQuery).
+    fn query_event(&mut self, event: EventId) -> AllocResult<bool>;
+    /// Wait for `event` (cudaEventSynchronize).
+    fn synchronize_event(&mut self, event: EventId) -> AllocResult<()>;
+    /// Return an event to the device's pool.
+    fn release_event(&mut self, event: EventId) -> AllocResult<()>;
+    /// Wait for all work on `stream` (before unmapping pages it may still use).
+    fn synchronize_stream(&mut self, stream: StreamId) -> AllocResult<()>;
+}
+
+const SIM_BASE: u64 = 0x7f00_0000_0000;
+const SIM_ALIGN: u64 = 2 << 20;
+
+/// A device that only keeps accounts: a capacity in bytes, 2 MiB-aligned addresses that
+/// never overlap, and stream events that complete when asked (immediately by default).
+///
+/// Given a recorded list of segment addresses ([`SimulatedDevice::with_recorded`]) it
+/// hands them out in order, so that a replay sees the addresses the original run saw.
+#[derive(Debug, Clone)]
+pub struct SimulatedDevice {
+    capacity: u64,
+    used: u64,
+    next_addr: u64,
+    free_ranges: BTreeMap<u64, u64>,
+    recorded: VecDeque<u64>,
+    recorded_reservations: VecDeque<u64>,
+    live: BTreeMap<u64, u64>,
+    mapped: BTreeMap<u64, u64>,
+    next_event: EventId,
+    pending: BTreeMap<EventId, bool>,
+    events_complete_immediately: bool,
+    /// Every segment address handed out by `malloc`, in order.
+    pub handed_out: Vec<u64>,
+    /// Every reservation base handed out by `reserve`, in order.
+    pub reservations_handed_out: Vec<u64>,
+}
+
+impl SimulatedDevice {
+    /// A simulated device of `capacity` bytes.
+    pub fn new(capacity: u64) -> Self {
+        SimulatedDevice {
+            capacity,
+            used: 0,
+            next_addr: SIM_BASE,
+            free_ranges: BTreeMap::new(),
+            recorded: VecDeque::new(),
+            recorded_reservations: VecDeque::new(),
+            live: BTreeMap::new(),
+            mapped: BTreeMap::new(),
+            next_event: 1,
+            pending: BTreeMap::new(),
+            events_complete_immediately: true,
+            handed_out: Vec::new(),
+            reservations_handed_out: Vec::new(),
+        }
+    }
+
+    /// A simulated device that first hands out `segments` (cudaMalloc results) and
+    /// `reservations` (address-space reservations) in the order given.
+    pub fn with_recorded(capacity: u64, segments: Vec<u64>, reservations: Vec<u64>) -> Self {
+        let mut d = SimulatedDevice::new(capacity);
+        let top = segments
+            .iter()
+            .chain(reservations.iter())
+            .copied()
+            .max()
+            .unwrap_or(0);
+        // Fallback addresses start well above anything recorded (reservations span up to
+        // 1.125 x capacity), so they cannot collide.
+        let above = top
+            .saturating_add(capacity.saturating_mul(2))
+            .saturating_add(SIM_ALIGN);
+        d.next_addr = d.next_addr.max(above.div_ceil(SIM_ALIGN) * SIM_ALIGN);
+        d.recorded = segments.into();
+        d.recorded_reservations = reservations.into();
+        d
+    }
+
+    /// Whether events complete at their first query (default) or only when
+    /// [`SimulatedDevice::complete_all_events`] is called.
+    pub fn set_events_complete_immediately(&mut self, yes: bool) {
+        self.events_complete_immediately = yes;
+    }
+
+    /// Mark every outstanding event complete.
+    pub fn complete_all_events(&mut self) {
+        for v in self.pending.values_mut() {
+            *v = true;
+        }
+    }
+
+    /// Bytes obtained from this device and not yet returned.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// The capacity in bytes.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn fresh_range(&mut self, size: u64) -> u64 {
+        let need = size.div_ceil(SIM_ALIGN).max(1) * SIM_ALIGN;
+        // First fit among previously freed ranges.
+        let found = self
+            .free_ranges
+            .iter()
+            .find(|&(_, &len)| len >= need)
+            .map(|(&a, &l)| (a, l));
+        if let Some((a, l)) = found {
+            self.free_ranges.remove(&a);
+            if l > need {
+                self.free_ranges.insert(a + need, l - need);
+            }
+            return a;
+        }
+        let a = self.next_addr;
+        self.next_addr = self.next_addr.saturating_add(need);
+        a
+    }
+
+    fn return_range(&mut self, ptr: u64, size: u64) {
+        if ptr < SIM_BASE {
+            return;
+        }
+        let need = size.div_ceil(SIM_ALIGN).max(1) * SIM_ALIGN;
+        self.free_ranges.insert(ptr, need);
+    }
+}
+
+impl RawDevice for SimulatedDevice {
+    fn malloc(&mut self, size: u64) -> Result<u64, DeviceError> {
+        if self.used.saturating_add(size) > self.capacity {
+            return Err(DeviceError::OutOfMemory);
+        }
+        let ptr = match self.recorded.pop_front() {
+            Some(p) => p,
+            None => self.fresh_range(size),
+        };
+        self.used += size;
+        self.live.insert(ptr, size);
+        self.handed_out.push(ptr);
+        Ok(ptr)
+    }
+
+    fn free(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        match self.live.remove(&ptr) {
+            Some(s) if s == size => {
+                self.used -= size;
+                self.return_range(ptr, size);
+                Ok(())
+            }
+            _ => Err(AllocError::Device {
+                call: "cudaFree",
+                message: format!("simulated device: {ptr:#x} ({size} bytes) is not a live segment"),
+            }),
+        }
+    }
+
+    fn reserve(&mut self, size: u64, align: u64) -> AllocResult<u64> {
+        let ptr = match self.recorded_reservations.pop_front() {
+            Some(p) => p,
+            None => {
+                let align = align.max(SIM_ALIGN);
+                let a = self.next_addr.div_ceil(align) * align;
+                self.next_addr = a.saturating_add(size.div_ceil(SIM_ALIGN) * SIM_ALIGN);
+                a
+            }
+        };
+        self.reservations_handed_out.push(ptr);
+        Ok(ptr)
+    }
+
+    fn release_reservation(&mut self, _ptr: u64, _size: u64) -> AllocResult<()> {
+        Ok(())
+    }
+
+    fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
+        if self.used.saturating_add(size) > self.capacity {
+            return Err(DeviceError::OutOfMemory);
+        }
+        if self.mapped.insert(ptr, size).is_some() {
+            return Err(DeviceError::Other(AllocError::Device {
+                call: "cuMemMap",
+                message: format!("simulated device: page {ptr:#x} already mapped"),
+            }));
+        }
+        self.used += size;
+        Ok(())
+    }
+
+    fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        match self.mapped.remove(&ptr) {
+            Some(s) if s == size => {
+                self.used -= size;
+                Ok(())
+            }
+            _ => Err(AllocError::Device {
+                call: "cuMemUnmap",
+                message: format!("simulated device: page {ptr:#x} is not mapped"),
+            }),
+        }
+    }
+
+    fn mem_info(&mut self) -> AllocResult<(u64, u64)> {
+        Ok((self.capacity - self.used.min(self.capacity), self.capacity))
+    }
+
+    fn record_event(&mut self, _stream: StreamId) -> AllocResult<EventId> {
+        let e = self.next_event;
+        self.next_event += 1;
+        self.pending.insert(e, false);
+        Ok(e)
+    }
+
+    fn query_event(&mut self, event: EventId) -> AllocResult<bool> {
+        match self.pending.get(&event) {
+            Some(&done) => Ok(done || self.events_complete_immediately),
+            None => Err(AllocError::Device {
+                call: "cudaEventQuery",
+                message: format!("simulated device: unknown event {event}"),
+            }),
+        }
+    }
+
+    fn synchronize_event(&mut self, event: EventId) -> AllocResult<()> {
+        match self.pending.get_mut(&event) {
+            Some(done) => {
+                *done = true;
+                Ok(())
+            }
+            None => Err(AllocError::Device {
+                call: "cudaEventSynchronize",
+                message: format!("simulated device: unknown event {event}"),
+            }),
+        }
+    }
+
+    fn release_event(&mut self, event: EventId) -> AllocResult<()> {
+        self.pending.remove(&event);
+        Ok(())
+    }
+
+    fn synchronize_stream(&mut self, _stream: StreamId) -> AllocResult<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,1242 @@
+//! The caching policy of PyTorch 2.11's CUDA caching allocator
+//! (`c10/cuda/CUDACachingAllocator.cpp`, `DeviceCachingAllocator`), reproduced decision for
+//! decision over a [`RawDevice`]. Device agnostic: it never calls CUDA itself.
+//!
+//! - Sizes round up to a multiple of 512 bytes, or to a power-of-two division with
+//!   `roundup_power2_divisions`.
+//! - Requests of at most 1 MiB use the small pool, packed in 2 MiB segments; larger ones use
+//!   the large pool, with 20 MiB segments below 10 MiB and sizes rounded to 2 MiB above.
+//! - Free blocks are found best fit in the order (stream, size, address); a block is split
+//!   when the remainder is worth keeping (`should_split`); free neighbours in a segment merge.
+//! - With `max_split_size`, oversize blocks are never split and are only reused for requests
+//!   within `max_non_split_rounding` (20 MiB) of their size.
+//! - When the device runs out: free cached oversize blocks and retry, then free all unsplit
+//!   cached blocks and retry, then fail with [`AllocError::OutOfMemory`].
+//! - Blocks used on other streams (`record_stream`) are reused only after events recorded on
+//!   those streams at free time have completed.
+//! - `expandable_segments`: one growing segment per pool and stream, mapped page by page
+//!   (2 MiB pages in the small pool, 20 MiB in the large pool).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use smallvec::SmallVec;
+
+use super::config::AllocConfig;
+use super::device::{DeviceError, EventId, RawDevice, StreamId};
+use super::error::{AllocError, AllocResult, OutOfMemory};
+use super::stats::{self, DeviceStats, LARGE_POOL, SMALL_POOL};
+
+/// All sizes are rounded to at least 512 bytes.
+pub const K_MIN_BLOCK_SIZE: u64 = 512;
+/// Largest "small" request: 1 MiB.
+pub const K_SMALL_SIZE: u64 = 1 << 20;
+/// Small requests are packed in 2 MiB segments.
+pub const K_SMALL_BUFFER: u64 = 2 << 20;
+/// Large requests below [`K_MIN_LARGE_ALLOC`] are packed in 20 MiB segments.
+pub const K_LARGE_BUFFER: u64 = 20 << 20;
+/// Requests from 10 MiB on get a segment of their own size (rounded to 2 MiB).
+pub const K_MIN_LARGE_ALLOC: u64 = 10 << 20;
+/// Large segments are rounded up to 2 MiB.
+pub const K_ROUND_LARGE: u64 = 2 << 20;
+
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// Which pool a block belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolKind {
+    Small,
+    Large,
+}
+
+impl PoolKind {
+    #[inline]
+    fn stat(self) -> usize {
+        match self {
+            PoolKind::Small => SMALL_POOL,
+            PoolKind::Large => LARGE_POOL,
+        }
+    }
+}
+
+/// A handle to a live allocation. Valid until passed to `free`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BlockHandle {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+    /// The device address of the allocation.
+    pub ptr: u64,
+    /// The rounded size of the block in bytes.
+    pub size: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    pub ptr: u64,
+    pub size: u64,
+    pub requested: u64,
+    pub stream: StreamId,
+    pub prev: u32,
+    pub next: u32,
+    pub pool: PoolKind,
+    pub allocated: bool,
+    pub mapped: bool,
+    pub in_use: bool,
+    pub seg: u32,
+    pub event_count: u32,
+    pub generation: u32,
+    pub stream_uses: SmallVec<[StreamId; 2]>,
+    pub gc_count_base: i64,
+}
+
+impl Block {
+    #[inline]
+    fn is_split(&self) -> bool {
+        self.prev != NIL || self.next != NIL
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct BlockPool {
+    /// Free mapped blocks by (stream, size, address).
+    pub blocks: BTreeMap<(StreamId, u64, u64), u32>,
+    /// Unmapped address ranges of expandable segments by (stream, address).
+    pub unmapped: BTreeMap<(StreamId, u64), u32>,
+    pub get_free_blocks_call_count: i64,
+}
+
+/// An expandable segment: a reserved address range mapped page by page.
+#[derive(Debug, Clone)]
+pub(crate) struct ExpandableSegment {
+    pub base: u64,
+    pub page: u64,
+    pub max_pages: u64,
+    pub pages: Vec<bool>,
+    pub stream: StreamId,
+    pub live: bool,
+}
+
+impl ExpandableSegment {
+    fn size(&self) -> u64 {
+        self.page * self.max_pages
+    }
+}
+
+struct Params {
+    size: u64,
+    stream: StreamId,
+    pool: PoolKind,
+    alloc_size: u64,
+}
+
+/// The per-device caching allocator (not thread-safe; wrap it in
+/// [`super::CachingAllocator`] to share it).
+pub struct DeviceCachingAllocator<D: RawDevice> {
+    pub(crate) dev: D,
+    pub(crate) cfg: AllocConfig,
+    pub(crate) stats: DeviceStats,
+    pub(crate) blocks: Vec<Block>,
+    free_slots: Vec<u32>,
+    pub(crate) small: BlockPool,
+    pub(crate) large: BlockPool,
+    cuda_events: Vec<(StreamId, VecDeque<(EventId, u32)>)>,
+    pub(crate) total_allocated_memory: u64,
+    allowed_memory_maximum: u64,
+    set_fraction: bool,
+    pub(crate) segs: Vec<ExpandableSegment>,
+    device_total: u64,
+}
+
+impl<D: RawDevice> DeviceCachingAllocator<D> {
+    /// A caching allocator over `dev` with settings `cfg`.
+    pub fn new(mut dev: D, cfg: AllocConfig) -> AllocResult<Self> {
+        let (_, total) = dev.mem_info()?;
+        let mut a = DeviceCachingAllocator {
+            dev,
+            stats: DeviceStats {
+                max_split_size: if cfg.max_split_size == u64::MAX {
+                    -1
+                } else {
+                    cfg.max_split_size as i64
+                },
+                ..DeviceStats::default()
+            },
+            cfg,
+            blocks: Vec::with_capacity(1024),
+            free_slots: Vec::new(),
+            small: BlockPool::default(),
+            large: BlockPool::default(),
+            cuda_events: Vec::new(),
+            total_allocated_memory: 0,
+            allowed_memory_maximum: 0,
+            set_fraction: false,
+            segs: Vec::new(),
+            device_total: total,
+        };
+        if let Some(f) = a.cfg.per_process_memory_fraction {
+            a.set_memory_fraction(f)?;
+        }
+        Ok(a)
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &AllocConfig {
+        &self.cfg
+    }
+
+    /// The device underneath.
+    pub fn device(&self) -> &D {
+        &self.dev
+    }
+
+    /// The device underneath, mutably (e.g. to complete simulated events).
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.dev
+    }
+
+    /// Current statistics.
+    pub fn stats(&self) -> &DeviceStats {
+        &self.stats
+    }
+
+    /// Peaks back to current values.
+    pub fn reset_peak_stats(&mut self) {
+        self.stats.reset_peak();
+    }
+
+    /// Accumulated counters back to zero.
+    pub fn reset_accumulated_stats(&mut self) {
+        self.stats.reset_accumulated();
+    }
+
+    /// Limit the memory this allocator may hold to `fraction` of the device's total.
+    pub fn set_memory_fraction(&mut self, fraction: f64) -> AllocResult<()> {
+        if !(fraction > 0.0 && fraction <= 1.0) {
+            return Err(AllocError::config(
+                "per_process_memory_fraction",
+                format!("{fraction} is not in (0, 1]"),
+            ));
+        }
+        let (_, total) = self.dev.mem_info()?;
+        self.allowed_memory_maximum = (fraction * total as f64) as u64;
+        self.set_fraction = true;
+        Ok(())
+    }
+
+    // ----- rounding -----
+
+    /// Round a request to the size of the block that serves it.
+    #[inline]
+    pub fn round_size(&self, size: u64) -> u64 {
+        round_size(&self.cfg, size)
+    }
+
+    // ----- block arena -----
+
+    #[inline]
+    fn new_block(&mut self, b: Block) -> u32 {
+        if let Some(i) = self.free_slots.pop() {
+            let generation = self.blocks[i as usize].generation;
+            self.blocks[i as usize] = Block { generation, ..b };
+            i
+        } else {
+            self.blocks.push(b);
+            (self.blocks.len() - 1) as u32
+        }
+    }
+
+    #[inline]
+    fn delete_block(&mut self, i: u32) {
+        let b = &mut self.blocks[i as usize];
+        b.in_use = false;
+        b.allocated = false;
+        b.generation = b.generation.wrapping_add(1);
+        b.stream_uses.clear();
+        self.free_slots.push(i);
+    }
+
+    fn blank(stream: StreamId, size: u64, pool: PoolKind, ptr: u64) -> Block {
+        Block {
+            ptr,
+            size,
+            requested: 0,
+            stream,
+            prev: NIL,
+            next: NIL,
+            pool,
+            allocated: false,
+            mapped: true,
+            in_use: true,
+            seg: NIL,
+            event_count: 0,
+            generation: 0,
+            stream_uses: SmallVec::new(),
+            gc_count_base: 0,
+        }
+    }
+
+    #[inline]
+    fn pool_mut(&mut self, p: PoolKind) -> &mut BlockPool {
+        match p {
+            PoolKind::Small => &mut self.small,
+            PoolKind::Large => &mut self.large,
+        }
+    }
+
+    #[inline]
+    fn insert_into_blocks(&mut self, i: u32) {
+        let b = &self.blocks[i as usize];
+        let key = (b.stream, b.size, b.ptr);
+        let pool = b.pool;
+        let p = self.pool_mut(pool);
+        let base = p.get_free_blocks_call_count;
+        p.blocks.insert(key, i);
+        self.blocks[i as usize].gc_count_base = base;
+    }
+
+    #[inline]
+    fn erase_from_blocks(&mut self, i: u32) -> bool {
+        let b = &self.blocks[i as usize];
+        let key = (b.stream, b.size, b.ptr);
+        let pool = b.pool;
+        self.pool_mut(pool).blocks.remove(&key).is_some()
+    }
+
+    fn insert_unmapped(&mut self, i: u32) {
+        let b = &self.blocks[i as usize];
+        let key = (b.stream, b.ptr);
+        let pool = b.pool;
+        self.pool_mut(pool).unmapped.insert(key, i);
+    }
+
+    fn erase_unmapped(&mut self, i: u32) -> bool {
+        let b = &self.blocks[i as usize];
+        let key = (b.stream, b.ptr);
+        let pool = b.pool;
+        self.pool_mut(pool).unmapped.remove(&key).is_some()
+    }
+
+    /// Resolve a handle to its block index, checking it is live.
+    pub(crate) fn resolve(&self, h: BlockHandle) -> AllocResult<u32> {
+        match self.blocks.get(h.index as usize) {
+            Some(b)
+                if b.in_use && b.allocated && b.generation == h.generation && b.ptr == h.ptr =>
+            {
+                Ok(h.index)
+            }
+            _ => Err(AllocError::InvalidPointer(h.ptr)),
+        }
+    }
+
+    fn handle(&self, i: u32) -> BlockHandle {
+        let b = &self.blocks[i as usize];
+        BlockHandle {
+            index: i,
+            generation: b.generation,
+            ptr: b.ptr,
+            size: b.size,
+        }
+    }
+
+    // ----- malloc -----
+
+    /// Allocate `orig_size` bytes for use on `stream`.
+    pub fn malloc(&mut self, orig_size: u64, stream: StreamId) -> AllocResult<BlockHandle> {
+        self.process_events()?;
+        let size = self.round_size(orig_size);
+        let pool = if size <= K_SMALL_SIZE {
+            PoolKind::Small
+        } else {
+            PoolKind::Large
+        };
+        let p = Params {
+            size,
+            stream,
+            pool,
+            alloc_size: allocation_size(size),
+        };
+        let mut found = self.get_free_block(&p);
+        if found.is_none() {
+            if self.set_fraction && self.cfg.garbage_collection_threshold > 0.0 {
+                self.garbage_collect_cached_blocks()?;
+            }
+            found = self.alloc_block(&p, false)?;
+            if found.is_none() && self.release_available_cached_blocks(&p)? {
+                found = self.alloc_block(&p, false)?;
+            }
+            if found.is_none() {
+                self.release_cached_blocks()?;
+                found = self.alloc_block(&p, true)?;
+            }
+        }
+        let Some(block) = found else {
+            let (device_free, device_total) = self.dev.mem_info()?;
+            self.stats.num_ooms += 1;
+            return Err(AllocError::OutOfMemory(Box::new(OutOfMemory {
+                tried: p.alloc_size,
+                requested: orig_size,
+                capacity: device_total,
+                device_free,
+                allocated: self.stats.allocated_bytes[0].current as u64,
+                reserved: self.stats.reserved_bytes[0].current as u64,
+                allowed: self.set_fraction.then_some(self.allowed_memory_maximum),
+            })));
+        };
+        let split = self.should_split(block, size);
+        let i = self.alloc_found_block(block, &p, orig_size, split);
+        Ok(self.handle(i))
+    }
+
+    #[inline]
+    fn should_split(&self, i: u32, size: u64) -> bool {
+        let b = &self.blocks[i as usize];
+        let remaining = b.size - size;
+        if b.pool == PoolKind::Small || self.cfg.expandable_segments {
+            remaining >= K_MIN_BLOCK_SIZE
+        } else {
+            size < self.cfg.max_split_size && remaining > K_SMALL_SIZE
+        }
+    }
+
+    fn get_free_block(&mut self, p: &Params) -> Option<u32> {
+        let gc_on = self.set_fraction && self.cfg.garbage_collection_threshold > 0.0;
+        let expandable_on = self.cfg.expandable_segments;
+        let mss = self.cfg.max_split_size;
+        let rounding = self.cfg.max_non_split_rounding_size;
+        let blocks = &self.blocks;
+        let pool = match p.pool {
+            PoolKind::Small => &mut self.small,
+            PoolKind::Large => &mut self.large,
+        };
+        if gc_on {
+            pool.get_free_blocks_call_count += 1;
+        }
+        let mut it = pool.blocks.range((p.stream, p.size, 0)..);
+        let (mut key, mut idx) = match it.next() {
+            Some((k, &v)) if k.0 == p.stream => (*k, v),
+            _ => return None,
+        };
+        if blocks[idx as usize].seg != NIL {
+            if expandable_on {
+                let exp_size = |i: u32| {
+                    let b = &blocks[i as usize];
+                    b.size
+                        + if b.next != NIL && !blocks[b.next as usize].mapped {
+                            blocks[b.next as usize].size
+                        } else {
+                            0
+                        }
+                };
+                for (k, &v) in it {
+                    if blocks[idx as usize].seg != NIL
+                        && k.0 == p.stream
+                        && exp_size(v) < exp_size(idx)
+                    {
+                        key = *k;
+                        idx = v;
+                    } else {
+                        break;
+                    }
+                }
+            } else {
+                let mut found = false;
+                for (k, &v) in it {
+                    if k.0 != p.stream {
+                        return None;
+                    }
+                    if blocks[v as usize].seg == NIL {
+                        key = *k;
+                        idx = v;
+                        found = true;
+                        break;
+                    }
+                }
+                if !found {
+                    return None;
+                }
+            }
+        }
+        let bsize = key.1;
+        if p.size < mss && bsize >= mss {
+            return None;
+        }
+        if p.size >= mss && bsize >= p.size.saturating_add(rounding) {
+            return None;
+        }
+        pool.blocks.remove(&key);
+        Some(idx)
+    }
+
+    fn alloc_found_block(&mut self, i: u32, p: &Params, orig_size: u64, split: bool) -> u32 {
+        let size = p.size;
+        let ps = p.pool.stat();
+        let already_split = self.blocks[i as usize].is_split();
+        let mut block = i;
+        if split {
+            let remaining = i;
+            let r = self.blocks[remaining as usize].clone();
+            let mut nb = Self::blank(p.stream, size, p.pool, r.ptr);
+            nb.seg = r.seg;
+            nb.prev = r.prev;
+            nb.next = remaining;
+            block = self.new_block(nb);
+            if r.prev != NIL {
+                self.blocks[r.prev as usize].next = block;
+            }
+            {
+                let rb = &mut self.blocks[remaining as usize];
+                rb.prev = block;
+                rb.ptr += size;
+                rb.size -= size;
+            }
+            self.insert_into_blocks(remaining);
+            let expandable = r.seg != NIL;
+            if already_split && !expandable {
+                stats::dec(&mut self.stats.inactive_split_bytes, ps, size);
+            } else if !expandable {
+                let rs = self.blocks[remaining as usize].size;
+                stats::inc(&mut self.stats.inactive_split_bytes, ps, rs);
+                stats::inc(&mut self.stats.inactive_split, ps, 1);
+            }
+        } else if already_split && self.blocks[i as usize].seg == NIL {
+            let bs = self.blocks[i as usize].size;
+            stats::dec(&mut self.stats.inactive_split_bytes, ps, bs);
+            stats::dec(&mut self.stats.inactive_split, ps, 1);
+        }
+        let b = &mut self.blocks[block as usize];
+        b.allocated = true;
+        b.requested = orig_size;
+        let bsize = b.size;
+        let st = &mut self.stats;
+        stats::inc(&mut st.allocation, ps, 1);
+        stats::inc(&mut st.allocated_bytes, ps, bsize);
+        stats::inc(&mut st.active, ps, 1);
+        stats::inc(&mut st.active_bytes, ps, bsize);
+        stats::inc(&mut st.requested_bytes, ps, orig_size);
+        if bsize >= self.cfg.max_split_size {
+            st.oversize_allocations.increase(1);
+        }
+        block
+    }
+
+    fn alloc_block(&mut self, p: &Params, is_retry: bool) -> AllocResult<Option<u32>> {
+        if is_retry {
+            self.stats.num_alloc_retries += 1;
+        }
+        let size = p.alloc_size;
+        if self.set_fraction && self.total_allocated_memory + size > self.allowed_memory_maximum {
+            return Ok(None);
+        }
+        if self.cfg.expandable_segments {
+            return self.try_allocate_expandable_block(p.stream, p.pool, p.size);
+        }
+        let ptr = match self.dev.malloc(size) {
+            Ok(ptr) => ptr,
+            Err(DeviceError::OutOfMemory) => return Ok(None),
+            Err(DeviceError::Other(e)) => return Err(e),
+        };
+        self.total_allocated_memory += size;
+        let i = self.new_block(Self::blank(p.stream, size, p.pool, ptr));
+        let ps = p.pool.stat();
+        stats::inc(&mut self.stats.segment, ps, 1);
+        stats::inc(&mut self.stats.reserved_bytes, ps, size);
+        if size >= self.cfg.max_split_size {
+            self.stats.oversize_segments.increase(1);
+        }
+        self.stats.num_device_alloc += 1;
+        Ok(Some(i))
+    }
+
+    /// Free cached oversize blocks, only as many as the request needs.
+    fn release_available_cached_blocks(&mut self, p: &Params) -> AllocResult<bool> {
+        let mss = self.cfg.max_split_size;
+        if mss == u64::MAX {
+            return Ok(false);
+        }
+        let key_size = p.size.max(mss);
+        let pool = match p.pool {
+            PoolKind::Small => &self.small,
+            PoolKind::Large => &self.large,
+        };
+        let at = pool.blocks.range((p.stream, key_size, 0)..).next();
+        match at {
+            Some((k, &v)) if k.0 == p.stream => {
+                self.release_block(v)?;
+                Ok(true)
+            }
+            _ => {
+                // No single block is large enough: free oversize blocks from the largest down.
+                let candidates: Vec<((StreamId, u64, u64), u32)> = pool
+                    .blocks
+                    .range(..(p.stream, key_size, 0))
+                    .rev()
+                    .map(|(k, &v)| (*k, v))
+                    .collect();
+                if candidates.is_empty() {
+                    return Ok(false);
+                }
+                let mut released = 0u64;
+                for (k, v) in candidates {
+                    if released >= key_size || k.1 < mss || k.0 != p.stream {
+                        break;
+                    }
+                    released += k.1;
+                    self.release_block(v)?;
+                }
+                Ok(released >= key_size)
+            }
+        }
+    }
+
+    /// Free every unsplit cached block (after waiting for outstanding events).
+    fn release_cached_blocks(&mut self) -> AllocResult<()> {
+        self.synchronize_and_free_events()?;
+        self.release_blocks(PoolKind::Large)?;
+        self.release_blocks(PoolKind::Small)?;
+        Ok(())
+    }
+
+    fn release_blocks(&mut self, pool: PoolKind) -> AllocResult<()> {
+        let list: Vec<u32> = self.pool_mut(pool).blocks.values().copied().collect();
+        let mut to_unmap = Vec::new();
+        for i in list {
+            let b = &self.blocks[i as usize];
+            if b.seg != NIL {
+                to_unmap.push(i);
+            } else if !b.is_split() {
+                self.release_block(i)?;
+            }
+        }
+        for i in to_unmap {
+            self.unmap_block(i)?;
+            let b = &self.blocks[i as usize];
+            if b.in_use && !b.is_split() && !b.mapped {
+                self.release_expandable_segment(i)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn release_block(&mut self, i: u32) -> AllocResult<()> {
+        let (ptr, size, pool) = {
+            let b = &self.blocks[i as usize];
+            (b.ptr, b.size, b.pool)
+        };
+        self.stats.num_device_free += 1;
+        self.dev.free(ptr, size)?;
+        self.total_allocated_memory -= size;
+        let ps = pool.stat();
+        stats::dec(&mut self.stats.segment, ps, 1);
+        stats::dec(&mut self.stats.reserved_bytes, ps, size);
+        if size >= self.cfg.max_split_size {
+            self.stats.oversize_segments.decrease(1);
+        }
+        self.erase_from_blocks(i);
+        self.delete_block(i);
+        Ok(())
+    }
+
+    fn garbage_collect_cached_blocks(&mut self) -> AllocResult<()> {
+        let threshold =
+            (self.cfg.garbage_collection_threshold * self.allowed_memory_maximum as f64) as u64;
+        if self.total_allocated_memory <= threshold {
+            return Ok(());
+        }
+        let target = self.total_allocated_memory - threshold;
+        let mut reclaimed = 0u64;
+        let count_now = self.large.get_free_blocks_call_count;
+        let age = |b: &Block| (count_now - b.gc_count_base) as i32 as i64 as u64;
+        let mut total_age = 0u64;
+        let mut freeable = 0i64;
+        for &i in self.large.blocks.values() {
+            let b = &self.blocks[i as usize];
+            if !b.is_split() && b.seg == NIL {
+                total_age += age(b);
+                freeable += 1;
+            }
+        }
+        if freeable == 0 {
+            return Ok(());
+        }
+        let mut block_freed = true;
+        while reclaimed < target && block_freed && freeable > 0 {
+            let age_threshold = total_age as f64 / freeable as f64;
+            block_freed = false;
+            let list: Vec<u32> = self.large.blocks.values().copied().collect();
+            for i in list {
+                let b = &self.blocks[i as usize];
+                if !b.is_split() && b.seg == NIL && age(b) as f64 >= age_threshold {
+                    block_freed = true;
+                    reclaimed += b.size;
+                    total_age -= age(b);
+                    freeable -= 1;
+                    self.release_block(i)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- free -----
+
+    /// Return an allocation to the cache.
+    pub fn free(&mut self, h: BlockHandle) -> AllocResult<()> {
+        let i = self.resolve(h)?;
+        self.free_index(i)
+    }
+
+    pub(crate) fn free_index(&mut self, i: u32) -> AllocResult<()> {
+        let (size, pool, has_uses) = {
+            let b = &mut self.blocks[i as usize];
+            b.allocated = false;
+            (b.size, b.pool, !b.stream_uses.is_empty())
+        };
+        let ps = pool.stat();
+        stats::dec(&mut self.stats.allocation, ps, 1);
+        stats::dec(&mut self.stats.allocated_bytes, ps, size);
+        if size >= self.cfg.max_split_size {
+            self.stats.oversize_allocations.decrease(1);
+        }
+        if has_uses {
+            self.insert_events(i)
+        } else {
+            self.free_block(i);
+            Ok(())
+        }
+    }
+
+    /// Mark an allocation as used on `stream` too: it will not be reused until work
+    /// queued on `stream` before its free has completed.
+    pub fn record_stream(&mut self, h: BlockHandle, stream: StreamId) -> AllocResult<()> {
+        let i = self.resolve(h)?;
+        let b = &mut self.blocks[i as usize];
+        if stream != b.stream && !b.stream_uses.contains(&stream) {
+            b.stream_uses.push(stream);
+        }
+        Ok(())
+    }
+
+    fn free_block(&mut self, i: u32) {
+        let (orig_size, requested, prev, next, pool) = {
+            let b = &self.blocks[i as usize];
+            (b.size, b.requested, b.prev, b.next, b.pool)
+        };
+        let mut net_blocks: i64 = 0;
+        let mut net_size: i64 = 0;
+        for cand in [prev, next] {
+            let s = self.try_merge_blocks(i, cand);
+            if s > 0 {
+                net_blocks -= 1;
+                net_size -= s as i64;
+            }
+        }
+        self.insert_into_blocks(i);
+        let b = &self.blocks[i as usize];
+        if b.is_split() {
+            net_blocks += 1;
+            net_size += b.size as i64;
+        }
+        let expandable = b.seg != NIL;
+        let ps = pool.stat();
+        let st = &mut self.stats;
+        if !expandable {
+            if net_blocks > 0 {
+                stats::inc(&mut st.inactive_split, ps, net_blocks as u64);
+            } else if net_blocks < 0 {
+                stats::dec(&mut st.inactive_split, ps, (-net_blocks) as u64);
+            }
+            if net_size > 0 {
+                stats::inc(&mut st.inactive_split_bytes, ps, net_size as u64);
+            } else if net_size < 0 {
+                stats::dec(&mut st.inactive_split_bytes, ps, (-net_size) as u64);
+            }
+        }
+        stats::dec(&mut st.active, ps, 1);
+        stats::dec(&mut st.active_bytes, ps, orig_size);
+        stats::dec(&mut st.requested_bytes, ps, requested);
+    }
+
+    /// Merge `src` into `dst` if `src` is a free neighbour in the same mapping state.
+    /// Returns the size subsumed (0 if no merge).
+    fn try_merge_blocks(&mut self, dst: u32, src: u32) -> u64 {
+        if src == NIL {
+            return 0;
+        }
+        {
+            let s = &self.blocks[src as usize];
+            let d = &self.blocks[dst as usize];
+            if s.allocated || s.event_count > 0 || !s.stream_uses.is_empty() || d.mapped != s.mapped
+            {
+                return 0;
+            }
+        }
+        let s = self.blocks[src as usize].clone();
+        if s.mapped {
+            self.erase_from_blocks(src);
+        } else {
+            self.erase_unmapped(src);
+        }
+        if self.blocks[dst as usize].prev == src {
+            let d = &mut self.blocks[dst as usize];
+            d.ptr = s.ptr;
+            d.prev = s.prev;
+            if s.prev != NIL {
+                self.blocks[s.prev as usize].next = dst;
+            }
+        } else {
+            let d = &mut self.blocks[dst as usize];
+            d.next = s.next;
+            if s.next != NIL {
+                self.blocks[s.next as usize].prev = dst;
+            }
+        }
+        self.blocks[dst as usize].size += s.size;
+        self.delete_block(src);
+        s.size
+    }
+
+    // ----- events -----
+
+    fn insert_events(&mut self, i: u32) -> AllocResult<()> {
+        let uses = std::mem::take(&mut self.blocks[i as usize].stream_uses);
+        for s in uses {
+            let e = self.dev.record_event(s)?;
+            self.blocks[i as usize].event_count += 1;
+            match self.cuda_events.iter_mut().find(|(st, _)| *st == s) {
+                Some((_, q)) => q.push_back((e, i)),
+                None => self.cuda_events.push((s, VecDeque::from([(e, i)]))),
+            }
+        }
+        Ok(())
+    }
+
+    fn process_events(&mut self) -> AllocResult<()> {
+        if self.cuda_events.is_empty() {
+            return Ok(());
+        }
+        let mut si = 0;
+        while si < self.cuda_events.len() {
+            while let Some(&(e, b)) = self.cuda_events[si].1.front() {
+                if !self.dev.query_event(e)? {
+                    break;
+                }
+                self.cuda_events[si].1.pop_front();
+                self.dev.release_event(e)?;
+                let blk = &mut self.blocks[b as usize];
+                blk.event_count -= 1;
+                if blk.event_count == 0 {
+                    self.free_block(b);
+                }
+            }
+            if self.cuda_events[si].1.is_empty() {
+                self.cuda_events.remove(si);
+            } else {
+                si += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn synchronize_and_free_events(&mut self) -> AllocResult<()> {
+        self.stats.num_sync_all_streams += 1;
+        let all = std::mem::take(&mut self.cuda_events);
+        for (_, q) in all {
+            for (e, b) in q {
+                self.dev.synchronize_event(e)?;
+                self.dev.release_event(e)?;
+                let blk = &mut self.blocks[b as usize];
+                blk.event_count -= 1;
+                if blk.event_count == 0 {
+                    self.free_block(b);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- expandable segments -----
+
+    fn allocatable(&self, i: u32) -> bool {
+        if i == NIL {
+            return false;
+        }
+        let b = &self.blocks[i as usize];
+        !b.allocated && b.event_count == 0 && b.stream_uses.is_empty()
+    }
+
+    fn find_expandable_block(
+        &mut self,
+        stream: StreamId,
+        pool: PoolKind,
+        size: u64,
+    ) -> AllocResult<u32> {
+        let cands: Vec<u32> = {
+            let p = match pool {
+                PoolKind::Small => &self.small,
+                PoolKind::Large => &self.large,
+            };
+            p.unmapped
+                .range((stream, 0)..)
+                .take_while(|(k, _)| k.0 == stream)
+                .map(|(_, &v)| v)
+                .collect()
+        };
+        for c0 in cands {
+            let mut c = c0;
+            let prev = self.blocks[c as usize].prev;
+            if self.allocatable(prev) {
+                c = prev;
+            }
+            let mut bytes = 0u64;
+            let mut b = c;
+            while bytes < size && self.allocatable(b) {
+                bytes += self.blocks[b as usize].size;
+                b = self.blocks[b as usize].next;
+            }
+            if bytes >= size {
+                return Ok(c);
+            }
+        }
+        let page = match pool {
+            PoolKind::Small => K_SMALL_BUFFER,
+            PoolKind::Large => K_LARGE_BUFFER,
+        };
+        let space = self.device_total + self.device_total / 8;
+        let max_pages = space.div_ceil(page).max(1);
+        let base = self.dev.reserve(page * max_pages, page)?;
+        let seg = ExpandableSegment {
+            base,
+            page,
+            max_pages,
+            pages: Vec::new(),
+            stream,
+            live: true,
+        };
+        self.segs.push(seg);
+        let si = (self.segs.len() - 1) as u32;
+        let mut b = Self::blank(stream, page * max_pages, pool, base);
+        b.mapped = false;
+        b.seg = si;
+        let i = self.new_block(b);
+        self.insert_unmapped(i);
+        Ok(i)
+    }
+
+    /// Map the pages covering `[ptr, ptr+size)`; returns the mapped (ptr, size), size 0 on
+    /// out of memory.
+    fn seg_map(&mut self, si: u32, ptr: u64, size: u64) -> AllocResult<(u64, u64)> {
+        let (base, page) = {
+            let s = &self.segs[si as usize];
+            (s.base, s.page)
+        };
+        let begin = (ptr - base) / page;
+        let end = (ptr + size - base).div_ceil(page);
+        if begin == end {
+            return Ok((base + begin * page, 0));
+        }
+        {
+            let s = &mut self.segs[si as usize];
+            if s.pages.len() < end as usize {
+                s.pages.resize(end as usize, false);
+            }
+        }
+        for k in begin..end {
+            match self.dev.map_page(base + k * page, page) {
+                Ok(()) => self.segs[si as usize].pages[k as usize] = true,
+                Err(DeviceError::OutOfMemory) => {
+                    for j in begin..k {
+                        self.dev.unmap_page(base + j * page, page)?;
+                        self.segs[si as usize].pages[j as usize] = false;
+                    }
+                    self.trim_pages(si);
+                    return Ok((base + begin * page, 0));
+                }
+                Err(DeviceError::Other(e)) => return Err(e),
+            }
+        }
+        Ok((base + begin * page, (end - begin) * page))
+    }
+
+    fn trim_pages(&mut self, si: u32) {
+        let s = &mut self.segs[si as usize];
+        while s.pages.last() == Some(&false) {
+            s.pages.pop();
+        }
+    }
+
+    /// Unmap the whole pages inside `[ptr, ptr+size)`; returns the unmapped (ptr, size).
+    fn seg_unmap(&mut self, si: u32, ptr: u64, size: u64) -> AllocResult<(u64, u64)> {
+        let (base, page, stream) = {
+            let s = &self.segs[si as usize];
+            (s.base, s.page, s.stream)
+        };
+        let begin = (ptr - base).div_ceil(page);
+        let end = (ptr + size - base) / page;
+        if begin >= end {
+            return Ok((ptr, 0));
+        }
+        self.dev.synchronize_stream(stream)?;
+        for k in begin..end {
+            self.dev.unmap_page(base + k * page, page)?;
+            self.segs[si as usize].pages[k as usize] = false;
+        }
+        self.trim_pages(si);
+        Ok((base + begin * page, (end - begin) * page))
+    }
+
+    fn map_block(&mut self, to_map: u32, size: u64) -> AllocResult<bool> {
+        let (ptr, seg, bsize, stream, pool) = {
+            let b = &self.blocks[to_map as usize];
+            (b.ptr, b.seg, b.size, b.stream, b.pool)
+        };
+        let (mptr, msize) = self.seg_map(seg, ptr, size)?;
+        if msize == 0 {
+            return Ok(false);
+        }
+        debug_assert_eq!(mptr, ptr);
+        self.erase_unmapped(to_map);
+        self.blocks[to_map as usize].mapped = true;
+        if msize < bsize {
+            let next = self.blocks[to_map as usize].next;
+            let mut r = Self::blank(stream, bsize - msize, pool, ptr + msize);
+            r.mapped = false;
+            r.seg = seg;
+            r.prev = to_map;
+            r.next = next;
+            let ri = self.new_block(r);
+            if next != NIL {
+                self.blocks[next as usize].prev = ri;
+            }
+            self.blocks[to_map as usize].next = ri;
+            self.insert_unmapped(ri);
+            self.blocks[to_map as usize].size = msize;
+        }
+        let prev = self.blocks[to_map as usize].prev;
+        self.try_merge_blocks(to_map, prev);
+        let next = self.blocks[to_map as usize].next;
+        self.try_merge_blocks(to_map, next);
+        self.insert_into_blocks(to_map);
+        self.total_allocated_memory += msize;
+        stats::inc(&mut self.stats.reserved_bytes, pool.stat(), msize);
+        self.stats.num_device_alloc += 1;
+        Ok(true)
+    }
+
+    fn try_allocate_expandable_block(
+        &mut self,
+        stream: StreamId,
+        pool: PoolKind,
+        size: u64,
+    ) -> AllocResult<Option<u32>> {
+        let mut c = self.find_expandable_block(stream, pool, size)?;
+        let (mapped, csize) = {
+            let b = &self.blocks[c as usize];
+            (b.mapped, b.size)
+        };
+        if !mapped && !self.map_block(c, csize.min(size))? {
+            return Ok(None);
+        }
+        while self.blocks[c as usize].size < size {
+            let remaining = size - self.blocks[c as usize].size;
+            let nc = self.blocks[c as usize].next;
+            if nc == NIL {
+                return Ok(None);
+            }
+            let nsize = self.blocks[nc as usize].size;
+            if !self.map_block(nc, remaining.min(nsize))? {
+                return Ok(None);
+            }
+            c = nc;
+        }
+        self.erase_from_blocks(c);
+        Ok(Some(c))
+    }
+
+    fn unmap_block(&mut self, i: u32) -> AllocResult<()> {
+        let (ptr, size, seg, stream, pool) = {
+            let b = &self.blocks[i as usize];
+            (b.ptr, b.size, b.seg, b.stream, b.pool)
+        };
+        let (uptr, usize_) = self.seg_unmap(seg, ptr, size)?;
+        if usize_ == 0 {
+            return Ok(());
+        }
+        self.erase_from_blocks(i);
+        let before = uptr - ptr;
+        if before > 0 {
+            let prev = self.blocks[i as usize].prev;
+            let mut bf = Self::blank(stream, before, pool, ptr);
+            bf.seg = seg;
+            bf.prev = prev;
+            bf.next = i;
+            let bi = self.new_block(bf);
+            if prev != NIL {
+                self.blocks[prev as usize].next = bi;
+            }
+            self.blocks[i as usize].prev = bi;
+            self.insert_into_blocks(bi);
+        }
+        let after = size - (before + usize_);
+        if after > 0 {
+            let next = self.blocks[i as usize].next;
+            let mut af = Self::blank(stream, after, pool, uptr + usize_);
+            af.seg = seg;
+            af.prev = i;
+            af.next = next;
+            let ai = self.new_block(af);
+            if next != NIL {
+                self.blocks[next as usize].prev = ai;
+            }
+            self.blocks[i as usize].next = ai;
+            self.insert_into_blocks(ai);
+        }
+        {
+            let b = &mut self.blocks[i as usize];
+            b.ptr = uptr;
+            b.size = usize_;
+            b.mapped = false;
+        }
+        let prev = self.blocks[i as usize].prev;
+        self.try_merge_blocks(i, prev);
+        let next = self.blocks[i as usize].next;
+        self.try_merge_blocks(i, next);
+        self.insert_unmapped(i);
+        self.total_allocated_memory -= usize_;
+        stats::dec(&mut self.stats.reserved_bytes, pool.stat(), usize_);
+        self.stats.num_device_free += 1;
+        Ok(())
+    }
+
+    fn release_expandable_segment(&mut self, i: u32) -> AllocResult<()> {
+        let seg = self.blocks[i as usize].seg;
+        let (base, size) = {
+            let s = &mut self.segs[seg as usize];
+            s.live = false;
+            (s.base, s.size())
+        };
+        self.erase_unmapped(i);
+        self.delete_block(i);
+        self.dev.release_reservation(base, size)
+    }
+
+    // ----- whole-cache operations -----
+
+    /// Release every cached block that is not part of a partly used segment.
+    pub fn empty_cache(&mut self) -> AllocResult<()> {
+        self.release_cached_blocks()
+    }
+
+    /// Free every live allocation and release all cached memory (teardown).
+    pub fn release_all(&mut self) -> AllocResult<()> {
+        let live: Vec<u32> = (0..self.blocks.len() as u32)
+            .filter(|&i| {
+                let b = &self.blocks[i as usize];
+                b.in_use && b.allocated
+            })
+            .collect();
+        for i in live {
+            self.free_index(i)?;
+        }
+        self.empty_cache()
+    }
+
+    /// Indices of the first block of every segment (for expandable segments, of every
+    /// mapped range), sorted by address.
+    pub(crate) fn segment_heads(&self) -> Vec<u32> {
+        let mut heads: Vec<u32> = (0..self.blocks.len() as u32)
+            .filter(|&i| {
+                let b = &self.blocks[i as usize];
+                b.in_use && b.mapped && (b.prev == NIL || !self.blocks[b.prev as usize].mapped)
+            })
+            .collect();
+        heads.sort_by_key(|&i| self.blocks[i as usize].ptr);
+        heads
+    }
+}
+
+/// Round a request to its block size under `cfg` (PyTorch's `round_size`).
+#[inline]
+pub fn round_size(cfg: &AllocConfig, size: u64) -> u64 {
+    if size < K_MIN_BLOCK_SIZE {
+        return K_MIN_BLOCK_SIZE;
+    }
+    let div = cfg.roundup_divisions(size);
+    if div > 1 && size > K_MIN_BLOCK_SIZE * div {
+        roundup_power2_next_division(size, div)
+    } else {
+        K_MIN_BLOCK_SIZE * size.div_ceil(K_MIN_BLOCK_SIZE)
+    }
+}
+
+/// Round `size` up to the next of `divisions` equal steps between two powers of two.
+#[inline]
+pub fn roundup_power2_next_division(size: u64, divisions: u64) -> u64 {
+    if size.is_power_of_two() {
+        return size;
+    }
+    let floor = 1u64 << (63 - size.leading_zeros());
+    let step = floor >> (63 - divisions.leading_zeros());
+    if step == 0 {
+        return floor << 1;
+    }
+    let rounded_floor = size & !(step - 1);
+    if rounded_floor == size {
+        size
+    } else {
+        rounded_floor + step
+    }
+}
+
+/// The segment size obtained for a block of `size` bytes (PyTorch's `get_allocation_size`).
+#[inline]
+pub fn allocation_size(size: u64) -> u64 {
+    if size <= K_SMALL_SIZE {
+        K_SMALL_BUFFER
+    } else if size < K_MIN_LARGE_ALLOC {
+        K_LARGE_BUFFER
+    } else {
+        K_ROUND_LARGE * size.div_ceil(K_ROUND_LARGE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_size_default() {
+        let c = AllocConfig::default();
+        assert_eq!(round_size(&c, 0), 512);
+        assert_eq!(round_size(&c, 1), 512);
+        assert_eq!(round_size(&c, 512), 512);
+        assert_eq!(round_size(&c, 513), 1024);
+        assert_eq!(round_size(&c, 1200), 1536);
+        assert_eq!(round_size(&c, (1 << 20) + 1), (1 << 20) + 512);
+    }
+
+    #[test]
+    fn round_size_divisions() {
+        let c = AllocConfig::parse("roundup_power2_divisions:4").unwrap();
+        // 1200 <= 512 * 4: plain 512 rounding
+        assert_eq!(round_size(&c, 1200), 1536);
+        assert_eq!(round_size(&c, 2049), 2560);
+        assert_eq!(round_size(&c, (1 << 20) + 1), (1 << 20) + (1 << 18));
+        assert_eq!(round_size(&c, 1 << 20), 1 << 20);
+        assert_eq!(round_size(&c, 3 << 29), 3 << 29);
+        assert_eq!(round_size(&c, (5 << 28) + 7), 6 << 28);
+        assert_eq!(roundup_power2_next_division(1200, 4), 1280);
+        let c = AllocConfig::parse("roundup_power2_divisions:[256:1,512:2,>:8]").unwrap();
+        assert_eq!(round_size(&c, (300 << 20) + 1), (300 << 20) + 512);
+        assert_eq!(round_size(&c, (600 << 20) + 1), 640 << 20);
+        assert_eq!(round_size(&c, (1100 << 20) + 1), 1152 << 20);
+    }
+
+    #[test]
+    fn allocation_sizes() {
+        assert_eq!(allocation_size(512), K_SMALL_BUFFER);
+        assert_eq!(allocation_size(1 << 20), K_SMALL_BUFFER);
+        assert_eq!(allocation_size((1 << 20) + 512), K_LARGE_BUFFER);
+        assert_eq!(allocation_size((10 << 20) - 512), K_LARGE_BUFFER);
+        assert_eq!(allocation_size(10 << 20), 10 << 20);
+        assert_eq!(allocation_size((10 << 20) + 1), 12 << 20);
+    }
+}

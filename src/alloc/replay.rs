@@ -1,0 +1,193 @@
+//! Replay a [`Trace`] through the caching allocator, on the simulated device (exact when
+//! the trace records its segment addresses) or any other [`RawDevice`].
+
+use std::time::Instant;
+
+use super::config::AllocConfig;
+use super::device::{RawDevice, SimulatedDevice};
+use super::error::{AllocError, AllocResult};
+use super::policy::{BlockHandle, DeviceCachingAllocator, K_LARGE_BUFFER};
+use super::stats::DeviceStats;
+use super::trace::{Op, Trace};
+
+/// The H200's memory as CUDA reports it (143771 MiB): the default simulated capacity.
+pub const H200_CAPACITY: u64 = 143_771 * (1 << 20);
+
+/// How to replay.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// Simulated device capacity in bytes.
+    pub capacity: u64,
+    /// Hand out the trace's recorded segment addresses (when it has any).
+    pub use_recorded_addresses: bool,
+    /// Reset peak statistics after the trace's warm-up (as the recording process did).
+    pub reset_after_warmup: bool,
+    /// Keep (event, allocated, reserved) after every event, for a plot.
+    pub timeline: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            capacity: H200_CAPACITY,
+            use_recorded_addresses: true,
+            reset_after_warmup: true,
+            timeline: false,
+        }
+    }
+}
+
+/// What a replay produced.
+#[derive(Debug, Clone)]
+pub struct ReplayReport {
+    pub trace: String,
+    pub config: String,
+    pub stats: DeviceStats,
+    /// Ops replayed.
+    pub events: usize,
+    pub seconds: f64,
+    /// Allocations that failed with out-of-memory (the replay continues without them).
+    pub failed_allocs: usize,
+    /// (event index, allocated bytes, reserved bytes), when asked for.
+    pub timeline: Vec<(u64, u64, u64)>,
+    /// Segment addresses the device handed out, in order.
+    pub segment_addresses: Vec<u64>,
+}
+
+impl ReplayReport {
+    pub fn events_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.events as f64 / self.seconds
+        } else {
+            f64::INFINITY
+        }
+    }
+    pub fn peak_allocated(&self) -> i64 {
+        self.stats.allocated_bytes[0].peak
+    }
+    pub fn peak_reserved(&self) -> i64 {
+        self.stats.reserved_bytes[0].peak
+    }
+}
+
+/// The address-space reservations the original run made, derived from its `segment_map`
+/// entries: a mapping outside every earlier reservation starts a new one.
+pub fn reservations_from_maps(maps: &[(u64, u64)], capacity: u64) -> Vec<u64> {
+    let span = (capacity + capacity / 8).div_ceil(K_LARGE_BUFFER) * K_LARGE_BUFFER;
+    let mut bases: Vec<u64> = Vec::new();
+    for &(addr, _) in maps {
+        if !bases
+            .iter()
+            .any(|&b| addr >= b && addr < b.saturating_add(span))
+        {
+            bases.push(addr);
+        }
+    }
+    bases
+}
+
+/// The simulated device a replay of `trace` should use under `opts`.
+pub fn simulated_device_for(trace: &Trace, opts: &ReplayOptions) -> SimulatedDevice {
+    if opts.use_recorded_addresses {
+        SimulatedDevice::with_recorded(
+            opts.capacity,
+            trace.segment_addrs.clone(),
+            reservations_from_maps(&trace.segment_maps, opts.capacity),
+        )
+    } else {
+        SimulatedDevice::new(opts.capacity)
+    }
+}
+
+/// Replay `trace` under `cfg` on a simulated device.
+pub fn replay_simulated(
+    trace: &Trace,
+    cfg: &AllocConfig,
+    opts: &ReplayOptions,
+) -> AllocResult<ReplayReport> {
+    let dev = simulated_device_for(trace, opts);
+    let mut a = DeviceCachingAllocator::new(dev, cfg.clone())?;
+    let mut r = replay_on(&mut a, trace, opts)?;
+    r.segment_addresses = std::mem::take(&mut a.device_mut().handed_out);
+    Ok(r)
+}
+
+/// Whether the allocator still holds device memory at `addr` (a segment start or a
+/// mapped range of an expandable segment).
+fn holds<D: RawDevice>(a: &DeviceCachingAllocator<D>, addr: u64) -> bool {
+    a.blocks.iter().any(|b| {
+        b.in_use && b.mapped && !b.allocated && addr >= b.ptr && addr < b.ptr + b.size.max(1)
+    })
+}
+
+/// Replay `trace` through an existing allocator.
+pub fn replay_on<D: RawDevice>(
+    a: &mut DeviceCachingAllocator<D>,
+    trace: &Trace,
+    opts: &ReplayOptions,
+) -> AllocResult<ReplayReport> {
+    let mut slots: Vec<Option<BlockHandle>> = vec![None; trace.slots as usize];
+    let mut failed = 0usize;
+    let mut timeline = Vec::new();
+    if opts.timeline {
+        timeline.reserve(trace.ops.len());
+    }
+    let start = Instant::now();
+    for (k, op) in trace.ops.iter().enumerate() {
+        match *op {
+            Op::Alloc { slot, size, stream } => match a.malloc(size, stream) {
+                Ok(h) => slots[slot as usize] = Some(h),
+                Err(AllocError::OutOfMemory(_)) => failed += 1,
+                Err(e) => return Err(e),
+            },
+            Op::Free { slot } => {
+                if let Some(h) = slots[slot as usize].take() {
+                    a.free(h)?;
+                }
+            }
+            Op::SegmentRelease { addr } => {
+                if holds(a, addr) {
+                    a.empty_cache()?;
+                }
+            }
+        }
+        if opts.reset_after_warmup && trace.warmup_ops > 0 && k + 1 == trace.warmup_ops {
+            a.reset_peak_stats();
+        }
+        if opts.timeline {
+            let s = a.stats();
+            timeline.push((
+                k as u64,
+                s.allocated_bytes[0].current as u64,
+                s.reserved_bytes[0].current as u64,
+            ));
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(ReplayReport {
+        trace: trace.name.clone(),
+        config: a.config().label(),
+        stats: a.stats().clone(),
+        events: trace.ops.len(),
+        seconds,
+        failed_allocs: failed,
+        timeline,
+        segment_addresses: Vec::new(),
+    })
+}
+
+/// Reduce a timeline to at most `n` points, keeping each bucket's maxima.
+pub fn downsample(t: &[(u64, u64, u64)], n: usize) -> Vec<(u64, u64, u64)> {
+    if t.len() <= n || n == 0 {
+        return t.to_vec();
+    }
+    let per = t.len().div_ceil(n);
+    t.chunks(per)
+        .map(|c| {
+            let last = c[c.len() - 1].0;
+            let al = c.iter().map(|p| p.1).max().unwrap_or(0);
+            let re = c.iter().map(|p| p.2).max().unwrap_or(0);
+            (last, al, re)
+        })
+        .collect()
+}
