@@ -389,10 +389,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
 
     fn renumber_streams(&mut self) {
         for b in self.blocks.iter_mut() {
-            if b.in_use {
-                if let Ok(r) = self.streams.binary_search(&b.stream) {
-                    b.rank = r as u16;
-                }
+            if b.in_use
+                && let Ok(r) = self.streams.binary_search(&b.stream)
+            {
+                b.rank = r as u16;
             }
         }
         for pool in [PoolKind::Small, PoolKind::Large] {
