@@ -161,3 +161,18 @@ fn made_up_addresses_still_close() {
     let got = s.reserved_bytes[0].peak as f64;
     assert!((got - want).abs() / want < 0.25, "{got} vs {want}");
 }
+
+/// A replay that records the addresses it obtained, replayed again with those addresses,
+/// gives identical statistics (what `--record-addresses` / `--addresses` do with a GPU run).
+#[test]
+fn recorded_addresses_reproduce_statistics() {
+    use stridekit::alloc::read_trace_file;
+    let mut t = read_trace_file(&data("trace_random.csv")).unwrap();
+    let cfg = AllocConfig::default();
+    let first = replay_simulated(&t, &cfg, &ReplayOptions::default()).unwrap();
+    assert!(!first.segment_addresses.is_empty());
+    t.segment_addrs = first.segment_addresses.clone();
+    let second = replay_simulated(&t, &cfg, &ReplayOptions::default()).unwrap();
+    assert_eq!(first.stats, second.stats);
+    assert_eq!(first.segment_addresses, second.segment_addresses);
+}

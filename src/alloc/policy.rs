@@ -19,8 +19,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use smallvec::SmallVec;
-
 use super::config::AllocConfig;
 use super::device::{DeviceError, EventId, RawDevice, StreamId};
 use super::error::{AllocError, AllocResult, OutOfMemory};
@@ -40,6 +38,25 @@ pub const K_MIN_LARGE_ALLOC: u64 = 10 << 20;
 pub const K_ROUND_LARGE: u64 = 2 << 20;
 
 pub(crate) const NIL: u32 = u32::MAX;
+
+/// Sizes at or above this cannot be packed into a free-list key (256 TiB); no device has
+/// that much memory, so such requests fail as out of memory.
+pub const MAX_BLOCK_SIZE: u64 = 1 << 48;
+
+/// Free-list key: (stream rank, size, address) packed so that integer order is PyTorch's
+/// (stream, size, address) order.
+#[inline]
+pub(crate) fn fkey(rank: u16, size: u64, ptr: u64) -> u128 {
+    ((((rank as u64) << 48) | size) as u128) << 64 | ptr as u128
+}
+#[inline]
+fn key_rank(k: u128) -> u16 {
+    (k >> 112) as u16
+}
+#[inline]
+fn key_size(k: u128) -> u64 {
+    ((k >> 64) as u64) & (MAX_BLOCK_SIZE - 1)
+}
 
 /// Which pool a block belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,6 +92,8 @@ pub(crate) struct Block {
     pub size: u64,
     pub requested: u64,
     pub stream: StreamId,
+    /// Rank of `stream` among the streams seen so far (ordered like the stream values).
+    pub rank: u16,
     pub prev: u32,
     pub next: u32,
     pub pool: PoolKind,
@@ -84,7 +103,7 @@ pub(crate) struct Block {
     pub seg: u32,
     pub event_count: u32,
     pub generation: u32,
-    pub stream_uses: SmallVec<[StreamId; 2]>,
+    pub stream_uses: Vec<StreamId>,
     pub gc_count_base: i64,
 }
 
@@ -97,8 +116,8 @@ impl Block {
 
 #[derive(Debug, Default)]
 pub(crate) struct BlockPool {
-    /// Free mapped blocks by (stream, size, address).
-    pub blocks: BTreeMap<(StreamId, u64, u64), u32>,
+    /// Free mapped blocks by (stream, size, address), packed by [`fkey`].
+    pub blocks: BTreeMap<u128, u32>,
     /// Unmapped address ranges of expandable segments by (stream, address).
     pub unmapped: BTreeMap<(StreamId, u64), u32>,
     pub get_free_blocks_call_count: i64,
@@ -124,6 +143,7 @@ impl ExpandableSegment {
 struct Params {
     size: u64,
     stream: StreamId,
+    rank: u16,
     pool: PoolKind,
     alloc_size: u64,
 }
@@ -144,6 +164,9 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     set_fraction: bool,
     pub(crate) segs: Vec<ExpandableSegment>,
     device_total: u64,
+    /// Streams seen so far, sorted by value; a block's rank indexes this list.
+    streams: Vec<StreamId>,
+    last_stream: (StreamId, u16),
 }
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
@@ -171,6 +194,8 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             set_fraction: false,
             segs: Vec::new(),
             device_total: total,
+            streams: Vec::new(),
+            last_stream: (StreamId::MAX, u16::MAX),
         };
         if let Some(f) = a.cfg.per_process_memory_fraction {
             a.set_memory_fraction(f)?;
@@ -254,12 +279,13 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.free_slots.push(i);
     }
 
-    fn blank(stream: StreamId, size: u64, pool: PoolKind, ptr: u64) -> Block {
+    fn blank(stream: StreamId, rank: u16, size: u64, pool: PoolKind, ptr: u64) -> Block {
         Block {
             ptr,
             size,
             requested: 0,
             stream,
+            rank,
             prev: NIL,
             next: NIL,
             pool,
@@ -269,7 +295,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             seg: NIL,
             event_count: 0,
             generation: 0,
-            stream_uses: SmallVec::new(),
+            stream_uses: Vec::new(),
             gc_count_base: 0,
         }
     }
@@ -285,7 +311,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     #[inline]
     fn insert_into_blocks(&mut self, i: u32) {
         let b = &self.blocks[i as usize];
-        let key = (b.stream, b.size, b.ptr);
+        let key = fkey(b.rank, b.size, b.ptr);
         let pool = b.pool;
         let p = self.pool_mut(pool);
         let base = p.get_free_blocks_call_count;
@@ -296,7 +322,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     #[inline]
     fn erase_from_blocks(&mut self, i: u32) -> bool {
         let b = &self.blocks[i as usize];
-        let key = (b.stream, b.size, b.ptr);
+        let key = fkey(b.rank, b.size, b.ptr);
         let pool = b.pool;
         self.pool_mut(pool).blocks.remove(&key).is_some()
     }
@@ -337,6 +363,49 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
     }
 
+    // ----- streams -----
+
+    /// The rank of `stream`, registering it on first sight. Ranks follow the order of the
+    /// stream values, as PyTorch orders free blocks by the stream pointer; a new stream that
+    /// sorts before known ones renumbers the free lists.
+    #[inline]
+    fn stream_rank(&mut self, stream: StreamId) -> u16 {
+        if self.last_stream.0 == stream {
+            return self.last_stream.1;
+        }
+        let r = match self.streams.binary_search(&stream) {
+            Ok(r) => r as u16,
+            Err(pos) => {
+                self.streams.insert(pos, stream);
+                if pos + 1 < self.streams.len() {
+                    self.renumber_streams();
+                }
+                pos as u16
+            }
+        };
+        self.last_stream = (stream, r);
+        r
+    }
+
+    fn renumber_streams(&mut self) {
+        for b in self.blocks.iter_mut() {
+            if b.in_use
+                && let Ok(r) = self.streams.binary_search(&b.stream)
+            {
+                b.rank = r as u16;
+            }
+        }
+        for pool in [PoolKind::Small, PoolKind::Large] {
+            let old = std::mem::take(&mut self.pool_mut(pool).blocks);
+            let mut new = BTreeMap::new();
+            for (_, i) in old {
+                let b = &self.blocks[i as usize];
+                new.insert(fkey(b.rank, b.size, b.ptr), i);
+            }
+            self.pool_mut(pool).blocks = new;
+        }
+    }
+
     // ----- malloc -----
 
     /// Allocate `orig_size` bytes for use on `stream`.
@@ -348,9 +417,30 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         } else {
             PoolKind::Large
         };
+        if size >= MAX_BLOCK_SIZE {
+            let (device_free, device_total) = self.dev.mem_info()?;
+            self.stats.num_ooms += 1;
+            return Err(AllocError::OutOfMemory(Box::new(OutOfMemory {
+                tried: size,
+                requested: orig_size,
+                capacity: device_total,
+                device_free,
+                allocated: self.stats.allocated_bytes[0].current as u64,
+                reserved: self.stats.reserved_bytes[0].current as u64,
+                allowed: self.set_fraction.then_some(self.allowed_memory_maximum),
+            })));
+        }
+        if self.streams.len() >= u16::MAX as usize && self.streams.binary_search(&stream).is_err() {
+            return Err(AllocError::Device {
+                call: "malloc",
+                message: format!("more than {} distinct streams", u16::MAX),
+            });
+        }
+        let rank = self.stream_rank(stream);
         let p = Params {
             size,
             stream,
+            rank,
             pool,
             alloc_size: allocation_size(size),
         };
@@ -410,9 +500,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if gc_on {
             pool.get_free_blocks_call_count += 1;
         }
-        let mut it = pool.blocks.range((p.stream, p.size, 0)..);
+        let mut it = pool.blocks.range(fkey(p.rank, p.size, 0)..);
         let (mut key, mut idx) = match it.next() {
-            Some((k, &v)) if k.0 == p.stream => (*k, v),
+            Some((k, &v)) if key_rank(*k) == p.rank => (*k, v),
             _ => return None,
         };
         if blocks[idx as usize].seg != NIL {
@@ -428,7 +518,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 };
                 for (k, &v) in it {
                     if blocks[idx as usize].seg != NIL
-                        && k.0 == p.stream
+                        && key_rank(*k) == p.rank
                         && exp_size(v) < exp_size(idx)
                     {
                         key = *k;
@@ -440,7 +530,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             } else {
                 let mut found = false;
                 for (k, &v) in it {
-                    if k.0 != p.stream {
+                    if key_rank(*k) != p.rank {
                         return None;
                     }
                     if blocks[v as usize].seg == NIL {
@@ -455,7 +545,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 }
             }
         }
-        let bsize = key.1;
+        let bsize = key_size(key);
         if p.size < mss && bsize >= mss {
             return None;
         }
@@ -473,14 +563,17 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let mut block = i;
         if split {
             let remaining = i;
-            let r = self.blocks[remaining as usize].clone();
-            let mut nb = Self::blank(p.stream, size, p.pool, r.ptr);
-            nb.seg = r.seg;
-            nb.prev = r.prev;
+            let (r_ptr, r_seg, r_prev) = {
+                let r = &self.blocks[remaining as usize];
+                (r.ptr, r.seg, r.prev)
+            };
+            let mut nb = Self::blank(p.stream, p.rank, size, p.pool, r_ptr);
+            nb.seg = r_seg;
+            nb.prev = r_prev;
             nb.next = remaining;
             block = self.new_block(nb);
-            if r.prev != NIL {
-                self.blocks[r.prev as usize].next = block;
+            if r_prev != NIL {
+                self.blocks[r_prev as usize].next = block;
             }
             {
                 let rb = &mut self.blocks[remaining as usize];
@@ -489,7 +582,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 rb.size -= size;
             }
             self.insert_into_blocks(remaining);
-            let expandable = r.seg != NIL;
+            let expandable = r_seg != NIL;
             if already_split && !expandable {
                 stats::dec(&mut self.stats.inactive_split_bytes, ps, size);
             } else if !expandable {
@@ -535,7 +628,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             Err(DeviceError::Other(e)) => return Err(e),
         };
         self.total_allocated_memory += size;
-        let i = self.new_block(Self::blank(p.stream, size, p.pool, ptr));
+        let i = self.new_block(Self::blank(p.stream, p.rank, size, p.pool, ptr));
         let ps = p.pool.stat();
         stats::inc(&mut self.stats.segment, ps, 1);
         stats::inc(&mut self.stats.reserved_bytes, ps, size);
@@ -552,22 +645,22 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if mss == u64::MAX {
             return Ok(false);
         }
-        let key_size = p.size.max(mss);
+        let want = p.size.max(mss);
         let pool = match p.pool {
             PoolKind::Small => &self.small,
             PoolKind::Large => &self.large,
         };
-        let at = pool.blocks.range((p.stream, key_size, 0)..).next();
+        let at = pool.blocks.range(fkey(p.rank, want, 0)..).next();
         match at {
-            Some((k, &v)) if k.0 == p.stream => {
+            Some((k, &v)) if key_rank(*k) == p.rank => {
                 self.release_block(v)?;
                 Ok(true)
             }
             _ => {
                 // No single block is large enough: free oversize blocks from the largest down.
-                let candidates: Vec<((StreamId, u64, u64), u32)> = pool
+                let candidates: Vec<(u128, u32)> = pool
                     .blocks
-                    .range(..(p.stream, key_size, 0))
+                    .range(..fkey(p.rank, want, 0))
                     .rev()
                     .map(|(k, &v)| (*k, v))
                     .collect();
@@ -576,13 +669,13 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 }
                 let mut released = 0u64;
                 for (k, v) in candidates {
-                    if released >= key_size || k.1 < mss || k.0 != p.stream {
+                    if released >= want || key_size(k) < mss || key_rank(k) != p.rank {
                         break;
                     }
-                    released += k.1;
+                    released += key_size(k);
                     self.release_block(v)?;
                 }
-                Ok(released >= key_size)
+                Ok(released >= want)
             }
         }
     }
@@ -769,29 +862,32 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 return 0;
             }
         }
-        let s = self.blocks[src as usize].clone();
-        if s.mapped {
+        let (s_ptr, s_size, s_prev, s_next, s_mapped) = {
+            let s = &self.blocks[src as usize];
+            (s.ptr, s.size, s.prev, s.next, s.mapped)
+        };
+        if s_mapped {
             self.erase_from_blocks(src);
         } else {
             self.erase_unmapped(src);
         }
         if self.blocks[dst as usize].prev == src {
             let d = &mut self.blocks[dst as usize];
-            d.ptr = s.ptr;
-            d.prev = s.prev;
-            if s.prev != NIL {
-                self.blocks[s.prev as usize].next = dst;
+            d.ptr = s_ptr;
+            d.prev = s_prev;
+            if s_prev != NIL {
+                self.blocks[s_prev as usize].next = dst;
             }
         } else {
             let d = &mut self.blocks[dst as usize];
-            d.next = s.next;
-            if s.next != NIL {
-                self.blocks[s.next as usize].prev = dst;
+            d.next = s_next;
+            if s_next != NIL {
+                self.blocks[s_next as usize].prev = dst;
             }
         }
-        self.blocks[dst as usize].size += s.size;
+        self.blocks[dst as usize].size += s_size;
         self.delete_block(src);
-        s.size
+        s_size
     }
 
     // ----- events -----
@@ -913,7 +1009,8 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         };
         self.segs.push(seg);
         let si = (self.segs.len() - 1) as u32;
-        let mut b = Self::blank(stream, page * max_pages, pool, base);
+        let rank = self.stream_rank(stream);
+        let mut b = Self::blank(stream, rank, page * max_pages, pool, base);
         b.mapped = false;
         b.seg = si;
         let i = self.new_block(b);
@@ -984,9 +1081,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn map_block(&mut self, to_map: u32, size: u64) -> AllocResult<bool> {
-        let (ptr, seg, bsize, stream, pool) = {
+        let (ptr, seg, bsize, stream, rank, pool) = {
             let b = &self.blocks[to_map as usize];
-            (b.ptr, b.seg, b.size, b.stream, b.pool)
+            (b.ptr, b.seg, b.size, b.stream, b.rank, b.pool)
         };
         let (mptr, msize) = self.seg_map(seg, ptr, size)?;
         if msize == 0 {
@@ -997,7 +1094,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.blocks[to_map as usize].mapped = true;
         if msize < bsize {
             let next = self.blocks[to_map as usize].next;
-            let mut r = Self::blank(stream, bsize - msize, pool, ptr + msize);
+            let mut r = Self::blank(stream, rank, bsize - msize, pool, ptr + msize);
             r.mapped = false;
             r.seg = seg;
             r.prev = to_map;
@@ -1052,9 +1149,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn unmap_block(&mut self, i: u32) -> AllocResult<()> {
-        let (ptr, size, seg, stream, pool) = {
+        let (ptr, size, seg, stream, rank, pool) = {
             let b = &self.blocks[i as usize];
-            (b.ptr, b.size, b.seg, b.stream, b.pool)
+            (b.ptr, b.size, b.seg, b.stream, b.rank, b.pool)
         };
         let (uptr, usize_) = self.seg_unmap(seg, ptr, size)?;
         if usize_ == 0 {
@@ -1064,7 +1161,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let before = uptr - ptr;
         if before > 0 {
             let prev = self.blocks[i as usize].prev;
-            let mut bf = Self::blank(stream, before, pool, ptr);
+            let mut bf = Self::blank(stream, rank, before, pool, ptr);
             bf.seg = seg;
             bf.prev = prev;
             bf.next = i;
@@ -1078,7 +1175,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let after = size - (before + usize_);
         if after > 0 {
             let next = self.blocks[i as usize].next;
-            let mut af = Self::blank(stream, after, pool, uptr + usize_);
+            let mut af = Self::blank(stream, rank, after, pool, uptr + usize_);
             af.seg = seg;
             af.prev = i;
             af.next = next;
