@@ -34,15 +34,15 @@ fn inline(path: &Path, seen: &mut HashSet<PathBuf>, out: &mut String) {
         return;
     }
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    out.push_str(&format!(
-        "// ---- {}\n",
-        path.file_name().unwrap().to_string_lossy()
-    ));
-    for line in text.lines() {
+    // #line keeps compiler messages pointing at the original files.
+    let shown = path.display().to_string();
+    out.push_str(&format!("#line 1 \"{shown}\"\n"));
+    for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
         if let Some(rest) = t.strip_prefix("#include \"") {
             let name = rest.split('"').next().unwrap();
             inline(&path.parent().unwrap().join(name), seen, out);
+            out.push_str(&format!("#line {} \"{shown}\"\n", n + 2));
         } else {
             out.push_str(line);
             out.push('\n');
