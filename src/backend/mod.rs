@@ -2,3 +2,4 @@
 //! checked against.
 
 pub mod cpu;
+pub mod cuda;

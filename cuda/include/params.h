@@ -1,0 +1,105 @@
+/* Kernel argument structs for stridekit's CUDA kernels: the one definition.
+ *
+ * Every kernel takes its metadata BY VALUE in one of these structs (no host-to-device copy
+ * of sizes or strides per launch). src/backend/cuda/params.rs mirrors this file through
+ * bindgen; tests/params_bindgen.rs checks that the mirror is current.
+ *
+ * Sizes and strides are in elements of the kernel's element width, outermost dimension
+ * first, innermost last. Offsets are in elements from the base pointers. Unused trailing
+ * entries (index >= rank) are ignored.
+ */
+#ifndef STRIDEKIT_PARAMS_H
+#define STRIDEKIT_PARAMS_H
+
+#if defined(__CUDACC_RTC__)
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#else
+#include <stdint.h>
+#endif
+
+#define SK_MAX_RANK 8
+
+/* Element types, in src/dtype.rs order (DType::ALL). */
+enum SkDType {
+    SK_BOOL = 0,
+    SK_U8 = 1,
+    SK_I8 = 2,
+    SK_I16 = 3,
+    SK_I32 = 4,
+    SK_I64 = 5,
+    SK_F16 = 6,
+    SK_BF16 = 7,
+    SK_F32 = 8,
+    SK_F64 = 9
+};
+
+/* Element-wise strided copy, 32-bit indexing: every offset the kernel computes, and numel,
+ * fit in int32. Used by gather, scatter, general strided copies and converting copies. */
+typedef struct SkStrided32 {
+    int32_t sizes[SK_MAX_RANK];
+    int32_t dst_strides[SK_MAX_RANK];
+    int32_t src_strides[SK_MAX_RANK];
+    int32_t dst_offset;
+    int32_t src_offset;
+    int32_t numel;
+    int32_t rank;
+    /* Converting copies only: SkDType codes (ignored by pure copies). */
+    int32_t dst_dtype;
+    int32_t src_dtype;
+} SkStrided32;
+
+/* The same with 64-bit indexing, for tensors over 2^31 elements or far offsets. */
+typedef struct SkStrided64 {
+    int64_t sizes[SK_MAX_RANK];
+    int64_t dst_strides[SK_MAX_RANK];
+    int64_t src_strides[SK_MAX_RANK];
+    int64_t dst_offset;
+    int64_t src_offset;
+    int64_t numel;
+    int32_t rank;
+    int32_t dst_dtype;
+    int32_t src_dtype;
+    int32_t pad_;
+} SkStrided64;
+
+/* Tiled transpose (permute): dimension A is the destination's innermost (dst stride 1),
+ * dimension B is the source's innermost (src stride 1). A block moves a tile_a x tile_b
+ * tile through shared memory so that both the reads (along B) and the writes (along A) are
+ * contiguous. Tiny inner dimensions (channels_last with C = 3) use a tile that spans the
+ * whole small dimension and a long run of the other one. The remaining dimensions are a
+ * batch, walked by blockIdx.y/z. */
+typedef struct SkTile {
+    int64_t batch_sizes[SK_MAX_RANK];
+    int64_t batch_dst_strides[SK_MAX_RANK];
+    int64_t batch_src_strides[SK_MAX_RANK];
+    int64_t dst_offset;
+    int64_t src_offset;
+    int64_t batch;        /* product of batch_sizes */
+    int64_t n_a;          /* size of dimension A */
+    int64_t n_b;          /* size of dimension B */
+    int64_t dst_stride_b; /* destination stride of B (A has stride 1) */
+    int64_t src_stride_a; /* source stride of A (B has stride 1) */
+    int32_t batch_rank;
+    int32_t tile_a;       /* tile extent along A */
+    int32_t tile_b;       /* tile extent along B */
+    int32_t tiles_b;      /* number of tiles along B: blockIdx.x = tile_a_index * tiles_b + tile_b_index */
+} SkTile;
+
+/* Row gather along dim 0 (index_select, embedding lookup):
+ * dst[r, :] = src[index[r], :] for r < num_rows; rows are row_len contiguous elements. */
+typedef struct SkRowGather {
+    int64_t num_rows;       /* number of indices = rows written */
+    int64_t row_len;        /* elements per row (contiguous on both sides) */
+    int64_t src_rows;       /* rows in the source, for the bounds check */
+    int64_t src_row_stride; /* elements between source rows */
+    int64_t dst_row_stride; /* elements between destination rows */
+    int64_t src_offset;
+    int64_t dst_offset;
+    /* Device pointer to an int32 set to 1 when an index is out of range (0: no report). */
+    uint64_t error_flag;
+} SkRowGather;
+
+#endif /* STRIDEKIT_PARAMS_H */

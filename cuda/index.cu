@@ -1,0 +1,42 @@
+/* Row gather along dim 0 (index_select, embedding lookup): dst[r, :] = src[index[r], :].
+ * One warp-strided loop per row; words of W bytes (the host widens W up to 16 bytes when
+ * the row length, strides, offsets and pointers allow). An out-of-range index writes
+ * nothing for that row and sets *error_flag (when given) to 1. */
+#include "include/common.cuh"
+
+template <typename T, typename IX>
+__device__ __forceinline__ void sk_rows_body(T* __restrict__ dst, const T* __restrict__ src,
+                                             const IX* __restrict__ index, const SkRowGather& p) {
+    const int warps = SK_BLOCK / 32;
+    const long long warp = (long long)blockIdx.x * warps + threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    const long long nwarps = (long long)gridDim.x * warps;
+    for (long long r = warp; r < p.num_rows; r += nwarps) {
+        long long ix = (long long)index[r];
+        if (ix < 0) ix += p.src_rows; /* negative indices count from the end, as in PyTorch */
+        if (ix < 0 || ix >= p.src_rows) {
+            if (lane == 0 && p.error_flag != 0) *(int*)p.error_flag = 1;
+            continue;
+        }
+        const T* s = src + p.src_offset + ix * p.src_row_stride;
+        T* d = dst + p.dst_offset + r * p.dst_row_stride;
+        for (long long e = lane; e < p.row_len; e += 32) d[e] = s[e];
+    }
+}
+
+#define SK_ROW_KERNELS(W)                                                                        \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                       \
+        sk_rows_w##W##_idx32(char* dst, const char* src, const int* index, SkRowGather p) {    \
+        sk_rows_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, index, p); \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                       \
+        sk_rows_w##W##_idx64(char* dst, const char* src, const long long* index, SkRowGather p) { \
+        sk_rows_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, index, \
+                                              p);                                                \
+    }
+
+SK_ROW_KERNELS(1)
+SK_ROW_KERNELS(2)
+SK_ROW_KERNELS(4)
+SK_ROW_KERNELS(8)
+SK_ROW_KERNELS(16)

@@ -1,0 +1,459 @@
+//! Kernel choice and launch geometry for a [`CopyPlan`], decided once (no GPU needed).
+//!
+//! A [`GpuPlan`] holds everything a launch needs: kernel id, grid, block, shared memory
+//! and the by-value argument struct. Running it again does no host allocation and no
+//! host-to-device copy. The choice, for a strided plan of one dtype:
+//!
+//! 1. the innermost destination dimension (stride 1) is not the source's innermost (some
+//!    other dimension has source stride 1): tiled transpose ([`Family::Tile`]); tiny
+//!    dimensions (channels_last C = 3) get a long, thin tile;
+//! 2. otherwise, when the innermost dimension is contiguous on both sides, the words are
+//!    widened up to 16 bytes where sizes, strides and offsets allow (the pointers'
+//!    alignment is checked at launch, with the element-width launch as the fallback);
+//! 3. destination row-major: gather; source row-major: scatter; else strided.
+//!
+//! Plans of two dtypes use the converting-copy kernels. Offsets that fit in 32 bits (and
+//! at most 2^30 elements) use the 32-bit index kernels, anything else the 64-bit ones.
+
+// Index loops over the parallel size/stride arrays read better than zipped iterators.
+#![allow(clippy::needless_range_loop)]
+
+use super::error::CudaError;
+use super::kernels::{Family, KernelId};
+use super::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
+use crate::dtype::DType;
+use crate::plan::{CopyPlan, PlanKind};
+
+/// Threads per block of every kernel (SK_BLOCK in common.cuh).
+pub const BLOCK: u32 = 256;
+/// Elements per thread of the element-wise kernels (SK_EPT in common.cuh).
+pub const EPT: u32 = 4;
+/// Largest grid.x the element-wise kernels use; they grid-stride past it.
+const MAX_BLOCKS: i64 = 1 << 20;
+/// Most kernel dimensions (SK_MAX_RANK).
+pub const MAX_RANK: usize = 8;
+const MAX_SHARED: usize = 48 * 1024;
+
+/// The by-value argument struct of a launch.
+#[derive(Debug, Clone, Copy)]
+pub enum LaunchParams {
+    Strided32(SkStrided32),
+    Strided64(SkStrided64),
+    Tile(SkTile),
+    Rows(SkRowGather),
+}
+
+/// One kernel launch, fully decided.
+#[derive(Debug, Clone, Copy)]
+pub struct GpuLaunch {
+    pub kernel: KernelId,
+    pub grid: (u32, u32, u32),
+    pub block: (u32, u32, u32),
+    pub shared_bytes: u32,
+    pub params: LaunchParams,
+}
+
+/// What running a [`CopyPlan`] on the GPU does. A plain value (no heap), so the kernel
+/// variants are large by design.
+#[derive(Debug, Clone, Copy)]
+#[allow(clippy::large_enum_variant)]
+pub enum GpuPlan {
+    /// Nothing to move.
+    Empty,
+    /// cuMemcpyDtoDAsync of `bytes` bytes.
+    Memcpy {
+        dst_byte_offset: u64,
+        src_byte_offset: u64,
+        bytes: u64,
+    },
+    /// A kernel. `wide` (with the pointer alignment it needs, in bytes) moves wider words
+    /// and is used when both base pointers are aligned; `narrow` always works.
+    Kernel {
+        narrow: GpuLaunch,
+        wide: Option<(GpuLaunch, u32)>,
+    },
+}
+
+/// The SkDType code of a dtype (cuda/include/params.h, in `DType::ALL` order).
+pub fn dtype_code(d: DType) -> i32 {
+    DType::ALL.iter().position(|&x| x == d).unwrap() as i32
+}
+
+/// Folded dimensions, innermost last, as the kernels see them.
+#[derive(Debug, Clone, Copy)]
+struct Dims {
+    rank: usize,
+    sizes: [i64; MAX_RANK],
+    dst: [i64; MAX_RANK],
+    src: [i64; MAX_RANK],
+    dst_offset: i64,
+    src_offset: i64,
+}
+
+impl Dims {
+    fn from_plan(plan: &CopyPlan) -> Result<Dims, CudaError> {
+        let rank = plan.sizes.len();
+        if rank > MAX_RANK {
+            return Err(CudaError::RankTooLarge(rank));
+        }
+        let mut d = Dims {
+            rank,
+            sizes: [1; MAX_RANK],
+            dst: [0; MAX_RANK],
+            src: [0; MAX_RANK],
+            dst_offset: plan.dst_offset,
+            src_offset: plan.src_offset,
+        };
+        d.sizes[..rank].copy_from_slice(&plan.sizes);
+        d.dst[..rank].copy_from_slice(&plan.dst_strides);
+        d.src[..rank].copy_from_slice(&plan.src_strides);
+        Ok(d)
+    }
+
+    fn numel(&self) -> i64 {
+        self.sizes[..self.rank].iter().product()
+    }
+
+    /// Lowest and highest element offset one side reaches.
+    fn span(&self, strides: &[i64; MAX_RANK], offset: i64) -> (i64, i64) {
+        let (mut lo, mut hi) = (offset, offset);
+        for k in 0..self.rank {
+            let reach = (self.sizes[k] - 1) * strides[k];
+            if reach < 0 {
+                lo += reach;
+            } else {
+                hi += reach;
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Whether the 32-bit index kernels are exact: every offset in i32 and numel small
+    /// enough that the grid-stride loop cannot overflow.
+    fn fits32(&self) -> bool {
+        let ok = |(lo, hi): (i64, i64)| lo >= 0 && hi <= i32::MAX as i64;
+        self.numel() <= 1 << 30
+            && ok(self.span(&self.dst, self.dst_offset))
+            && ok(self.span(&self.src, self.src_offset))
+    }
+
+    fn row_major(&self, strides: &[i64; MAX_RANK]) -> bool {
+        let mut expect = 1;
+        for k in (0..self.rank).rev() {
+            if strides[k] != expect {
+                return false;
+            }
+            expect *= self.sizes[k];
+        }
+        true
+    }
+
+    /// The same copy in words of `k` elements, when the innermost dimension is contiguous
+    /// on both sides and sizes, strides and offsets are multiples of `k`.
+    fn widen(&self, k: i64) -> Option<Dims> {
+        let r = self.rank;
+        if r == 0 || self.dst[r - 1] != 1 || self.src[r - 1] != 1 || self.sizes[r - 1] % k != 0 {
+            return None;
+        }
+        if self.dst_offset % k != 0 || self.src_offset % k != 0 {
+            return None;
+        }
+        if (0..r - 1).any(|i| self.dst[i] % k != 0 || self.src[i] % k != 0) {
+            return None;
+        }
+        let mut w = *self;
+        w.sizes[r - 1] /= k;
+        for i in 0..r - 1 {
+            w.dst[i] /= k;
+            w.src[i] /= k;
+        }
+        w.dst_offset /= k;
+        w.src_offset /= k;
+        Some(w)
+    }
+
+    /// Source and destination dimensions for a tiled transpose: (A, B) where A is the
+    /// innermost (destination stride 1) and B has source stride 1.
+    fn transpose_dims(&self) -> Option<(usize, usize)> {
+        let r = self.rank;
+        if r < 2 || self.dst[r - 1] != 1 || self.src[r - 1] == 1 {
+            return None;
+        }
+        let b = (0..r - 1).rev().find(|&j| self.src[j] == 1)?;
+        Some((r - 1, b))
+    }
+}
+
+fn blocks_for(numel: i64, per_block: i64) -> u32 {
+    (((numel + per_block - 1) / per_block).clamp(1, MAX_BLOCKS)) as u32
+}
+
+fn strided_launch(d: &Dims, kernel: KernelId, codes: (i32, i32), idx64: bool) -> GpuLaunch {
+    let numel = d.numel();
+    let params = if idx64 {
+        let mut p = SkStrided64 {
+            numel,
+            rank: d.rank as i32,
+            dst_offset: d.dst_offset,
+            src_offset: d.src_offset,
+            dst_dtype: codes.0,
+            src_dtype: codes.1,
+            ..Default::default()
+        };
+        p.sizes = d.sizes;
+        p.dst_strides = d.dst;
+        p.src_strides = d.src;
+        LaunchParams::Strided64(p)
+    } else {
+        let mut p = SkStrided32 {
+            numel: numel as i32,
+            rank: d.rank as i32,
+            dst_offset: d.dst_offset as i32,
+            src_offset: d.src_offset as i32,
+            dst_dtype: codes.0,
+            src_dtype: codes.1,
+            ..Default::default()
+        };
+        for k in 0..MAX_RANK {
+            p.sizes[k] = d.sizes[k] as i32;
+            p.dst_strides[k] = d.dst[k] as i32;
+            p.src_strides[k] = d.src[k] as i32;
+        }
+        LaunchParams::Strided32(p)
+    };
+    GpuLaunch {
+        kernel,
+        grid: (blocks_for(numel, (BLOCK * EPT) as i64), 1, 1),
+        block: (BLOCK, 1, 1),
+        shared_bytes: 0,
+        params,
+    }
+}
+
+/// Tile extents: 32 x 32, or a tile spanning a tiny dimension and a long run of the other.
+fn tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
+    let area: i64 = if width >= 16 { 1024 } else { 2048 };
+    if n_a >= 32 && n_b >= 32 {
+        (32, 32)
+    } else if n_a <= n_b {
+        (n_a, n_b.min((area / n_a).max(32)))
+    } else {
+        (n_a.min((area / n_b).max(32)), n_b)
+    }
+}
+
+fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
+    let (n_a, n_b) = (d.sizes[a], d.sizes[b]);
+    let (ta, tb) = tile_extents(n_a, n_b, width);
+    let shared = (ta * (tb + 1)) as usize * width;
+    let tiles_a = (n_a + ta - 1) / ta;
+    let tiles_b = (n_b + tb - 1) / tb;
+    if shared > MAX_SHARED || tiles_a * tiles_b > i32::MAX as i64 {
+        return None;
+    }
+    let mut p = SkTile {
+        dst_offset: d.dst_offset,
+        src_offset: d.src_offset,
+        n_a,
+        n_b,
+        dst_stride_b: d.dst[b],
+        src_stride_a: d.src[a],
+        tile_a: ta as i32,
+        tile_b: tb as i32,
+        tiles_b: tiles_b as i32,
+        ..Default::default()
+    };
+    let mut batch = 1;
+    let mut n = 0;
+    for k in 0..d.rank {
+        if k != a && k != b {
+            p.batch_sizes[n] = d.sizes[k];
+            p.batch_dst_strides[n] = d.dst[k];
+            p.batch_src_strides[n] = d.src[k];
+            batch *= d.sizes[k];
+            n += 1;
+        }
+    }
+    p.batch_rank = n as i32;
+    p.batch = batch;
+    Some(GpuLaunch {
+        kernel: KernelId::copy(Family::Tile, width, idx64),
+        grid: ((tiles_a * tiles_b) as u32, batch.min(65535) as u32, 1),
+        block: (BLOCK, 1, 1),
+        shared_bytes: shared as u32,
+        params: LaunchParams::Tile(p),
+    })
+}
+
+/// A pure copy of `width`-byte words over `d`.
+fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
+    let idx64 = !d.fits32();
+    if let Some((a, b)) = d.transpose_dims()
+        && let Some(l) = tile_launch(d, a, b, width, idx64)
+    {
+        return l;
+    }
+    let family = if d.row_major(&d.dst) {
+        Family::Gather
+    } else if d.row_major(&d.src) {
+        Family::Scatter
+    } else {
+        Family::Strided
+    };
+    strided_launch(d, KernelId::copy(family, width, idx64), (0, 0), idx64)
+}
+
+fn convert_variant(src: DType, dst: DType) -> usize {
+    use DType::*;
+    match (src, dst) {
+        (F32, F16) => 1,
+        (F16, F32) => 2,
+        (F32, BF16) => 3,
+        (BF16, F32) => 4,
+        (F64, F32) => 5,
+        (F32, F64) => 6,
+        _ => 0,
+    }
+}
+
+impl GpuPlan {
+    /// Decides kernel, geometry and arguments for `plan` (once; launches reuse them).
+    pub fn new(plan: &CopyPlan) -> Result<GpuPlan, CudaError> {
+        let (dsz, ssz) = (plan.dst_dtype.itemsize(), plan.src_dtype.itemsize());
+        match plan.kind {
+            PlanKind::Empty => return Ok(GpuPlan::Empty),
+            PlanKind::Memcpy { bytes } => {
+                return Ok(GpuPlan::Memcpy {
+                    dst_byte_offset: (plan.dst_offset as usize * dsz) as u64,
+                    src_byte_offset: (plan.src_offset as usize * ssz) as u64,
+                    bytes: bytes as u64,
+                });
+            }
+            PlanKind::Strided => {}
+        }
+        let d = Dims::from_plan(plan)?;
+        if plan.dst_dtype != plan.src_dtype {
+            let idx64 = !d.fits32();
+            let kernel = KernelId::convert(convert_variant(plan.src_dtype, plan.dst_dtype), idx64);
+            let codes = (dtype_code(plan.dst_dtype), dtype_code(plan.src_dtype));
+            let narrow = strided_launch(&d, kernel, codes, idx64);
+            return Ok(GpuPlan::Kernel { narrow, wide: None });
+        }
+        let narrow = copy_launch(&d, dsz);
+        let mut wide = None;
+        if narrow.kernel.name().starts_with("sk_tile") {
+            return Ok(GpuPlan::Kernel { narrow, wide });
+        }
+        let mut k = (16 / dsz) as i64;
+        while k >= 2 {
+            if let Some(w) = d.widen(k) {
+                let width = k as usize * dsz;
+                wide = Some((copy_launch(&w, width), width as u32));
+                break;
+            }
+            k /= 2;
+        }
+        Ok(GpuPlan::Kernel { narrow, wide })
+    }
+
+    /// The launch used for base pointers `dst` and `src`.
+    pub fn launch_for(&self, dst: u64, src: u64) -> Option<&GpuLaunch> {
+        match self {
+            GpuPlan::Kernel { narrow, wide } => Some(match wide {
+                Some((w, align))
+                    if dst.is_multiple_of(*align as u64) && src.is_multiple_of(*align as u64) =>
+                {
+                    w
+                }
+                _ => narrow,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Row gather along dim 0: `dst[r, :] = src[index[r], :]` for `num_rows` indices.
+#[derive(Debug, Clone, Copy)]
+pub struct RowGatherPlan {
+    pub narrow: GpuLaunch,
+    pub wide: Option<(GpuLaunch, u32)>,
+}
+
+/// Shape of a row gather, in elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowGatherShape {
+    pub num_rows: i64,
+    pub row_len: i64,
+    pub src_rows: i64,
+    pub src_row_stride: i64,
+    pub dst_row_stride: i64,
+    pub src_offset: i64,
+    pub dst_offset: i64,
+}
+
+impl RowGatherPlan {
+    /// Plans a row gather of `dtype` elements with int32 (`index64 == false`) or int64
+    /// indices.
+    pub fn new(dtype: DType, shape: RowGatherShape, index64: bool) -> RowGatherPlan {
+        let launch = |s: RowGatherShape, width: usize| {
+            let warps = (BLOCK / 32) as i64;
+            GpuLaunch {
+                kernel: KernelId::rows(width, index64),
+                grid: (blocks_for(s.num_rows, warps), 1, 1),
+                block: (BLOCK, 1, 1),
+                shared_bytes: 0,
+                params: LaunchParams::Rows(SkRowGather {
+                    num_rows: s.num_rows,
+                    row_len: s.row_len,
+                    src_rows: s.src_rows,
+                    src_row_stride: s.src_row_stride,
+                    dst_row_stride: s.dst_row_stride,
+                    src_offset: s.src_offset,
+                    dst_offset: s.dst_offset,
+                    error_flag: 0,
+                }),
+            }
+        };
+        let w = dtype.itemsize();
+        let narrow = launch(shape, w);
+        let mut wide = None;
+        let mut k = (16 / w) as i64;
+        while k >= 2 {
+            let s = shape;
+            if [
+                s.row_len,
+                s.src_row_stride,
+                s.dst_row_stride,
+                s.src_offset,
+                s.dst_offset,
+            ]
+            .iter()
+            .all(|v| v % k == 0)
+            {
+                let ws = RowGatherShape {
+                    row_len: s.row_len / k,
+                    src_row_stride: s.src_row_stride / k,
+                    dst_row_stride: s.dst_row_stride / k,
+                    src_offset: s.src_offset / k,
+                    dst_offset: s.dst_offset / k,
+                    ..s
+                };
+                wide = Some((launch(ws, k as usize * w), (k as usize * w) as u32));
+                break;
+            }
+            k /= 2;
+        }
+        RowGatherPlan { narrow, wide }
+    }
+
+    pub fn launch_for(&self, dst: u64, src: u64) -> &GpuLaunch {
+        match &self.wide {
+            Some((w, align))
+                if dst.is_multiple_of(*align as u64) && src.is_multiple_of(*align as u64) =>
+            {
+                w
+            }
+            _ => &self.narrow,
+        }
+    }
+}

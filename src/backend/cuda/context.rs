@@ -1,0 +1,82 @@
+//! A GPU: context, stream and loaded kernels. libcuda is loaded at run time, and its
+//! presence is checked before the first cudarc call (cudarc panics without it).
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUdeviceptr, CUstream};
+use cudarc::driver::{CudaContext, CudaStream};
+
+use super::choose::GpuPlan;
+use super::error::{Call, CudaError};
+use super::launch::launch_plan;
+use super::module::Kernels;
+
+/// Whether libcuda can be loaded (false on a machine without an NVIDIA driver).
+pub fn driver_available() -> bool {
+    // SAFETY: only tries to dlopen the library; no driver call is made.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// The number of CUDA devices, or [`CudaError::NoDriver`].
+pub fn device_count() -> Result<usize, CudaError> {
+    if !driver_available() {
+        return Err(CudaError::NoDriver);
+    }
+    Ok(CudaContext::device_count().call("cuDeviceGetCount")? as usize)
+}
+
+/// One device with its own stream and the kernels loaded.
+pub struct Gpu {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub kernels: Kernels,
+}
+
+impl Gpu {
+    /// Opens device `ordinal` (cuda:N): primary context, a new stream, the kernels.
+    pub fn new(ordinal: usize) -> Result<Gpu, CudaError> {
+        if !driver_available() {
+            return Err(CudaError::NoDriver);
+        }
+        let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
+        let stream = ctx.new_stream().call("cuStreamCreate")?;
+        let kernels = Kernels::load(&ctx)?;
+        Ok(Gpu {
+            ctx,
+            stream,
+            kernels,
+        })
+    }
+
+    /// Runs a planned copy on this GPU's stream (asynchronously).
+    ///
+    /// # Safety
+    /// As [`launch_plan`]: `dst` and `src` must cover every element the plan addresses.
+    pub unsafe fn copy(
+        &self,
+        plan: &GpuPlan,
+        dst: CUdeviceptr,
+        src: CUdeviceptr,
+    ) -> Result<(), CudaError> {
+        unsafe { launch_plan(&self.kernels, plan, dst, src, self.stream.cu_stream()) }
+    }
+
+    /// Runs a planned copy on an external stream (one the caller owns).
+    ///
+    /// # Safety
+    /// As [`launch_plan`]; `stream` must belong to this GPU's context.
+    pub unsafe fn copy_on(
+        &self,
+        plan: &GpuPlan,
+        dst: CUdeviceptr,
+        src: CUdeviceptr,
+        stream: CUstream,
+    ) -> Result<(), CudaError> {
+        unsafe { launch_plan(&self.kernels, plan, dst, src, stream) }
+    }
+
+    /// Waits for this GPU's stream.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        self.stream.synchronize().call("cuStreamSynchronize")
+    }
+}

@@ -1,0 +1,27 @@
+//! The CUDA backend: handwritten kernels (cuda/*.cu) launched through cudarc.
+//!
+//! - [`params`]: the kernel argument structs, mirrored from cuda/include/params.h by bindgen.
+//! - [`kernels`]: the kernel table and which image this binary carries (fatbin or NVRTC).
+//! - [`choose`]: kernel choice and launch geometry from a [`crate::plan::CopyPlan`], made
+//!   once; needs no GPU.
+//! - [`context`], [`module`], [`launch`]: driver calls (libcuda is loaded at run time and
+//!   checked before the first cudarc call).
+
+pub mod choose;
+pub mod context;
+pub mod error;
+pub mod kernels;
+pub mod launch;
+pub mod module;
+#[rustfmt::skip]
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
+pub mod params;
+
+pub use choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan, RowGatherShape};
+pub use context::{Gpu, device_count, driver_available};
+pub use error::CudaError;
+pub use kernels::kernel_image;
+pub use launch::{launch_plan, launch_row_gather};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,91 @@
+//! Loading the kernels into a context: the embedded fatbin (cuModuleLoadData), or, in a
+//! binary built without nvcc, the embedded sources compiled by NVRTC for the device.
+
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::sys::CUfunction;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
+
+use super::error::{Call, CudaError};
+use super::kernels::{FATBIN, KERNEL_COUNT, KernelId, NVRTC_SOURCE};
+
+/// The loaded kernel module; functions are looked up once, on first use.
+pub struct Kernels {
+    module: Arc<CudaModule>,
+    functions: [OnceLock<CudaFunction>; KERNEL_COUNT],
+}
+
+/// NVRTC's virtual architecture for a compute capability (PTX, JIT-compiled by the
+/// driver), or None below sm_80.
+pub fn nvrtc_arch(major: i32, minor: i32) -> Option<&'static str> {
+    Some(match (major, minor) {
+        (8, 0) => "compute_80",
+        (8, 6) => "compute_86",
+        (8, 7) => "compute_87",
+        (8, 9) => "compute_89",
+        (9, 0) => "compute_90",
+        (10, 0) => "compute_100",
+        (12, 0) => "compute_120",
+        (m, _) if m >= 8 => "compute_80",
+        _ => return None,
+    })
+}
+
+/// Whether libnvrtc can be loaded.
+pub fn nvrtc_available() -> bool {
+    // SAFETY: only tries to dlopen the library; no NVRTC call is made.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// Compiles the embedded kernel sources to PTX for `arch` (no GPU needed).
+pub fn compile_nvrtc(arch: &'static str) -> Result<Ptx, CudaError> {
+    if !nvrtc_available() {
+        return Err(CudaError::NoNvrtc);
+    }
+    let opts = CompileOptions {
+        arch: Some(arch),
+        options: vec!["--std=c++17".into()],
+        name: Some("stridekit_kernels.cu".into()),
+        ..Default::default()
+    };
+    cudarc::nvrtc::compile_ptx_with_opts(NVRTC_SOURCE, opts).map_err(|e| {
+        let log = match e {
+            CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+            other => format!("{other:?}"),
+        };
+        CudaError::Nvrtc { arch, log }
+    })
+}
+
+impl Kernels {
+    /// Loads the fatbin, or compiles the sources with NVRTC when there is none.
+    pub fn load(ctx: &Arc<CudaContext>) -> Result<Kernels, CudaError> {
+        let (major, minor) = ctx
+            .compute_capability()
+            .call("cuDeviceGetAttribute(COMPUTE_CAPABILITY)")?;
+        let arch = nvrtc_arch(major, minor).ok_or(CudaError::UnsupportedArch { major, minor })?;
+        let ptx = match FATBIN {
+            Some(bytes) => Ptx::from_binary(bytes.to_vec()),
+            None => compile_nvrtc(arch)?,
+        };
+        let module = ctx.load_module(ptx).call("cuModuleLoadData")?;
+        Ok(Kernels {
+            module,
+            functions: std::array::from_fn(|_| OnceLock::new()),
+        })
+    }
+
+    /// The kernel's handle (cuModuleGetFunction on first use only).
+    pub fn function(&self, id: KernelId) -> Result<CUfunction, CudaError> {
+        let cell = &self.functions[id.0 as usize];
+        if let Some(f) = cell.get() {
+            return Ok(f.cu_function());
+        }
+        let f = self
+            .module
+            .load_function(id.name())
+            .call("cuModuleGetFunction")?;
+        Ok(cell.get_or_init(|| f).cu_function())
+    }
+}

@@ -1,0 +1,277 @@
+//! CPU-only tests of the CUDA backend: kernel choice, parameter packing, and the paths
+//! taken on a machine without libcuda. GPU runs are in the GPU test binaries.
+
+use super::choose::{GpuPlan, LaunchParams, RowGatherPlan, RowGatherShape, dtype_code};
+use super::params::{SK_MAX_RANK, SkDType, SkRowGather, SkStrided32, SkStrided64, SkTile};
+use super::*;
+use crate::dtype::DType;
+use crate::layout::{Layout, view};
+use crate::plan::CopyPlan;
+
+fn plan(dst: &Layout, dt: DType, src: &Layout, st: DType) -> GpuPlan {
+    GpuPlan::new(&CopyPlan::copy(dst, dt, src, st)).unwrap()
+}
+
+fn kernel(p: &GpuPlan, aligned: bool) -> &'static str {
+    let ptr = if aligned { 0x1000 } else { 0x1002 };
+    p.launch_for(ptr, ptr).unwrap().kernel.name()
+}
+
+#[test]
+fn struct_layout_matches_the_header() {
+    // bindgen also emits compile-time offset checks in params.rs; these pin the sizes the
+    // kernels were compiled with.
+    assert_eq!(std::mem::size_of::<SkStrided32>(), 120);
+    assert_eq!(std::mem::size_of::<SkStrided64>(), 232);
+    assert_eq!(std::mem::size_of::<SkTile>(), 264);
+    assert_eq!(std::mem::size_of::<SkRowGather>(), 64);
+    assert_eq!(std::mem::align_of::<SkStrided64>(), 8);
+    assert_eq!(SK_MAX_RANK as usize, choose::MAX_RANK);
+}
+
+#[test]
+fn dtype_codes_match_the_header() {
+    let codes = [
+        (DType::Bool, SkDType::SK_BOOL),
+        (DType::U8, SkDType::SK_U8),
+        (DType::I8, SkDType::SK_I8),
+        (DType::I16, SkDType::SK_I16),
+        (DType::I32, SkDType::SK_I32),
+        (DType::I64, SkDType::SK_I64),
+        (DType::F16, SkDType::SK_F16),
+        (DType::BF16, SkDType::SK_BF16),
+        (DType::F32, SkDType::SK_F32),
+        (DType::F64, SkDType::SK_F64),
+    ];
+    for (d, c) in codes {
+        assert_eq!(dtype_code(d), c as i32, "{d}");
+    }
+}
+
+#[test]
+fn contiguous_copy_is_a_memcpy_and_empty_is_nothing() {
+    let l = Layout::contiguous(&[4, 5]);
+    match plan(&l, DType::F32, &l, DType::F32) {
+        GpuPlan::Memcpy { bytes, .. } => assert_eq!(bytes, 80),
+        other => panic!("{other:?}"),
+    }
+    let e = Layout::contiguous(&[4, 0]);
+    assert!(matches!(
+        plan(&e, DType::F32, &e, DType::F32),
+        GpuPlan::Empty
+    ));
+}
+
+#[test]
+fn transpose_uses_the_tile_kernel() {
+    let base = Layout::contiguous(&[64, 96]);
+    let t = view::transpose(&base, 0, 1).unwrap();
+    let out = Layout::contiguous(&[96, 64]);
+    let p = plan(&out, DType::F32, &t, DType::F32);
+    assert_eq!(kernel(&p, true), "sk_tile_w4_i32");
+    let l = p.launch_for(0, 0).unwrap();
+    let LaunchParams::Tile(tp) = l.params else {
+        panic!()
+    };
+    assert_eq!((tp.tile_a, tp.tile_b), (32, 32));
+    assert_eq!((tp.n_a, tp.n_b), (64, 96));
+    assert_eq!(l.grid, (2 * 3, 1, 1));
+    assert_eq!(l.shared_bytes, 32 * 33 * 4);
+}
+
+#[test]
+fn channels_last_with_three_channels_uses_a_long_thin_tile() {
+    // contiguous NCHW -> channels_last NHWC, C = 3: the innermost destination dim has size 3.
+    let src = Layout::contiguous(&[2, 3, 40, 50]);
+    let dst = Layout::with_format(&[2, 3, 40, 50], crate::MemoryFormat::ChannelsLast).unwrap();
+    let p = plan(&dst, DType::U8, &src, DType::U8);
+    let l = *p.launch_for(0, 0).unwrap();
+    assert_eq!(l.kernel.name(), "sk_tile_w1_i32");
+    let LaunchParams::Tile(tp) = l.params else {
+        panic!()
+    };
+    assert_eq!((tp.n_a, tp.n_b), (3, 2000));
+    assert_eq!(tp.tile_a, 3);
+    assert!(tp.tile_b >= 600, "{}", tp.tile_b);
+    assert_eq!(tp.batch, 2);
+    assert_eq!(l.grid.1, 2);
+    // and back: channels_last -> contiguous has a tiny source-innermost dimension.
+    let p = plan(&src, DType::F16, &dst, DType::F16);
+    let LaunchParams::Tile(tp) = p.launch_for(0, 0).unwrap().params else {
+        panic!()
+    };
+    assert_eq!((tp.n_a, tp.n_b, tp.tile_b), (2000, 3, 3));
+    assert!(tp.tile_a >= 600);
+}
+
+#[test]
+fn contiguous_rows_are_widened_to_16_bytes_when_aligned() {
+    // A narrow slice of a wider matrix: rows of 8 contiguous f32 (32 bytes).
+    let base = Layout::contiguous(&[10, 16]);
+    let s = view::slice(&base, 1, Some(4), Some(12), 1).unwrap();
+    let out = Layout::contiguous(&[10, 8]);
+    let p = plan(&out, DType::F32, &s, DType::F32);
+    assert_eq!(kernel(&p, true), "sk_gather_w16_i32");
+    assert_eq!(kernel(&p, false), "sk_gather_w4_i32");
+    let GpuPlan::Kernel {
+        wide: Some((w, align)),
+        ..
+    } = p
+    else {
+        panic!()
+    };
+    assert_eq!(align, 16);
+    let LaunchParams::Strided32(sp) = w.params else {
+        panic!()
+    };
+    assert_eq!(&sp.sizes[..2], &[10, 2]);
+    assert_eq!(&sp.src_strides[..2], &[4, 1]);
+    assert_eq!(sp.src_offset, 1);
+}
+
+#[test]
+fn broadcast_source_and_strided_destination() {
+    // expand a row into a matrix: source stride 0, destination contiguous -> gather.
+    let row = Layout::contiguous(&[1, 7]);
+    let e = view::expand(&row, &[5, 7], "torch.LongTensor").unwrap();
+    let out = Layout::contiguous(&[5, 7]);
+    assert_eq!(
+        kernel(&plan(&out, DType::I64, &e, DType::I64), false),
+        "sk_gather_w8_i32"
+    );
+    // copy_ of a contiguous source into a column slice of a matrix: scatter.
+    let m = Layout::contiguous(&[6, 9]);
+    let col = view::select(&m, 1, 2).unwrap();
+    let src = Layout::contiguous(&[6]);
+    assert_eq!(
+        kernel(&plan(&col, DType::I16, &src, DType::I16), true),
+        "sk_scatter_w2_i32"
+    );
+}
+
+#[test]
+fn converting_copies_pick_a_convert_kernel_with_dtype_codes() {
+    let base = Layout::contiguous(&[8, 8]);
+    let t = view::transpose(&base, 0, 1).unwrap();
+    let out = Layout::contiguous(&[8, 8]);
+    let p = plan(&out, DType::F16, &t, DType::F32);
+    assert_eq!(kernel(&p, true), "sk_convert_f32_f16_i32");
+    let p = plan(&out, DType::I8, &t, DType::F64);
+    let l = p.launch_for(0, 0).unwrap();
+    assert_eq!(l.kernel.name(), "sk_convert_any_i32");
+    let LaunchParams::Strided32(sp) = l.params else {
+        panic!()
+    };
+    assert_eq!((sp.dst_dtype, sp.src_dtype), (2, 9));
+    // Same layout, different dtype: a converting copy over one folded dimension.
+    let p = plan(&out, DType::BF16, &out, DType::F32);
+    assert_eq!(kernel(&p, true), "sk_convert_f32_bf16_i32");
+}
+
+#[test]
+fn large_tensors_take_the_64_bit_path() {
+    // 2^31 + 2 int8 elements: over 2^31, so 64-bit indexing, with 64-bit params intact.
+    let n: i64 = (1 << 31) + 2;
+    let src = Layout::new(&[n / 2, 2], &[1, n / 2], 0).unwrap();
+    let out = Layout::contiguous(&[n / 2, 2]);
+    let p = plan(&out, DType::I8, &src, DType::I8);
+    let l = p.launch_for(0, 0).unwrap();
+    assert!(l.kernel.name().ends_with("_i64"), "{}", l.kernel.name());
+    // A plain strided copy with a far offset also needs 64-bit offsets.
+    let big = Layout::new(&[4, 4], &[8, 1], 3_000_000_000).unwrap();
+    let out = Layout::contiguous(&[4, 4]);
+    let p = plan(&out, DType::U8, &big, DType::U8);
+    let l = p.launch_for(0, 1).unwrap();
+    assert_eq!(l.kernel.name(), "sk_gather_w1_i64");
+    let LaunchParams::Strided64(sp) = l.params else {
+        panic!()
+    };
+    assert_eq!(sp.src_offset, 3_000_000_000);
+    assert_eq!(sp.numel, 16);
+}
+
+#[test]
+fn plans_are_reusable_values() {
+    // A plan is plain data (Copy): launching it again allocates nothing.
+    let base = Layout::contiguous(&[3, 4, 5]);
+    let v = view::permute(&base, &[2, 0, 1]).unwrap();
+    let out = Layout::contiguous(&[5, 3, 4]);
+    let p = plan(&out, DType::F64, &v, DType::F64);
+    let q = p;
+    assert_eq!(kernel(&p, true), kernel(&q, true));
+}
+
+#[test]
+fn row_gather_widens_rows() {
+    let shape = RowGatherShape {
+        num_rows: 100,
+        row_len: 64,
+        src_rows: 1000,
+        src_row_stride: 64,
+        dst_row_stride: 64,
+        src_offset: 0,
+        dst_offset: 0,
+    };
+    let p = RowGatherPlan::new(DType::F16, shape, true);
+    assert_eq!(p.launch_for(0, 0).kernel.name(), "sk_rows_w16_idx64");
+    assert_eq!(p.launch_for(2, 0).kernel.name(), "sk_rows_w2_idx64");
+    let LaunchParams::Rows(r) = p.launch_for(0, 0).params else {
+        panic!()
+    };
+    assert_eq!(r.row_len, 8);
+    assert_eq!(p.narrow.grid.0, 13);
+    let odd = RowGatherShape {
+        row_len: 3,
+        src_row_stride: 3,
+        dst_row_stride: 3,
+        ..shape
+    };
+    assert!(RowGatherPlan::new(DType::F32, odd, false).wide.is_none());
+}
+
+#[test]
+fn rank_over_eight_is_an_error() {
+    // Nine dimensions that cannot fold: the source is the full reversal of the destination.
+    let sizes = [2i64; 9];
+    let strides: Vec<i64> = (0..9).map(|k| 1i64 << k).collect();
+    let src = Layout::new(&sizes, &strides, 0).unwrap();
+    let out = Layout::contiguous(&sizes);
+    let cp = CopyPlan::copy(&out, DType::F32, &src, DType::F32);
+    assert_eq!(cp.sizes.len(), 9);
+    assert!(matches!(GpuPlan::new(&cp), Err(CudaError::RankTooLarge(9))));
+}
+
+#[test]
+fn no_driver_is_an_error_not_a_panic() {
+    if driver_available() {
+        println!("skipped: libcuda is present on this machine");
+        return;
+    }
+    let e = Gpu::new(0).err().expect("no GPU here");
+    assert!(matches!(e, CudaError::NoDriver));
+    assert!(e.to_string().starts_with("no CUDA driver"), "{e}");
+    assert!(matches!(device_count(), Err(CudaError::NoDriver)));
+}
+
+#[test]
+fn nvrtc_compiles_the_embedded_sources_when_available() {
+    if !module::nvrtc_available() {
+        println!("skipped: libnvrtc not found");
+        return;
+    }
+    for arch in ["compute_80", "compute_90"] {
+        let ptx = module::compile_nvrtc(arch).unwrap_or_else(|e| panic!("{e}"));
+        let src = ptx.to_src();
+        for name in kernels::KERNEL_NAMES {
+            assert!(src.contains(&format!(".entry {name}(")), "{arch}: {name}");
+        }
+    }
+}
+
+#[test]
+fn nvrtc_arch_table() {
+    assert_eq!(module::nvrtc_arch(9, 0), Some("compute_90"));
+    assert_eq!(module::nvrtc_arch(8, 9), Some("compute_89"));
+    assert_eq!(module::nvrtc_arch(11, 0), Some("compute_80"));
+    assert_eq!(module::nvrtc_arch(7, 5), None);
+}
