@@ -269,6 +269,32 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
     }
 
+    /// Adds `b` to the block table and links it into `at`'s segment list just before `at`.
+    fn link_before(&mut self, at: u32, mut b: Block) -> u32 {
+        let prev = self.blocks[at as usize].prev;
+        b.prev = prev;
+        b.next = at;
+        let bi = self.new_block(b);
+        if prev != NIL {
+            self.blocks[prev as usize].next = bi;
+        }
+        self.blocks[at as usize].prev = bi;
+        bi
+    }
+
+    /// Adds `b` to the block table and links it into `at`'s segment list just after `at`.
+    fn link_after(&mut self, at: u32, mut b: Block) -> u32 {
+        let next = self.blocks[at as usize].next;
+        b.prev = at;
+        b.next = next;
+        let bi = self.new_block(b);
+        if next != NIL {
+            self.blocks[next as usize].prev = bi;
+        }
+        self.blocks[at as usize].next = bi;
+        bi
+    }
+
     #[inline]
     fn delete_block(&mut self, i: u32) {
         let b = &mut self.blocks[i as usize];
@@ -563,21 +589,15 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let mut block = i;
         if split {
             let remaining = i;
-            let (r_ptr, r_seg, r_prev) = {
+            let (r_ptr, r_seg) = {
                 let r = &self.blocks[remaining as usize];
-                (r.ptr, r.seg, r.prev)
+                (r.ptr, r.seg)
             };
             let mut nb = Self::blank(p.stream, p.rank, size, p.pool, r_ptr);
             nb.seg = r_seg;
-            nb.prev = r_prev;
-            nb.next = remaining;
-            block = self.new_block(nb);
-            if r_prev != NIL {
-                self.blocks[r_prev as usize].next = block;
-            }
+            block = self.link_before(remaining, nb);
             {
                 let rb = &mut self.blocks[remaining as usize];
-                rb.prev = block;
                 rb.ptr += size;
                 rb.size -= size;
             }
@@ -1093,17 +1113,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.erase_unmapped(to_map);
         self.blocks[to_map as usize].mapped = true;
         if msize < bsize {
-            let next = self.blocks[to_map as usize].next;
             let mut r = Self::blank(stream, rank, bsize - msize, pool, ptr + msize);
             r.mapped = false;
             r.seg = seg;
-            r.prev = to_map;
-            r.next = next;
-            let ri = self.new_block(r);
-            if next != NIL {
-                self.blocks[next as usize].prev = ri;
-            }
-            self.blocks[to_map as usize].next = ri;
+            let ri = self.link_after(to_map, r);
             self.insert_unmapped(ri);
             self.blocks[to_map as usize].size = msize;
         }
@@ -1160,30 +1173,16 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.erase_from_blocks(i);
         let before = uptr - ptr;
         if before > 0 {
-            let prev = self.blocks[i as usize].prev;
             let mut bf = Self::blank(stream, rank, before, pool, ptr);
             bf.seg = seg;
-            bf.prev = prev;
-            bf.next = i;
-            let bi = self.new_block(bf);
-            if prev != NIL {
-                self.blocks[prev as usize].next = bi;
-            }
-            self.blocks[i as usize].prev = bi;
+            let bi = self.link_before(i, bf);
             self.insert_into_blocks(bi);
         }
         let after = size - (before + usize_);
         if after > 0 {
-            let next = self.blocks[i as usize].next;
             let mut af = Self::blank(stream, rank, after, pool, uptr + usize_);
             af.seg = seg;
-            af.prev = i;
-            af.next = next;
-            let ai = self.new_block(af);
-            if next != NIL {
-                self.blocks[next as usize].prev = ai;
-            }
-            self.blocks[i as usize].next = ai;
+            let ai = self.link_after(i, af);
             self.insert_into_blocks(ai);
         }
         {

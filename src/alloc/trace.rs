@@ -98,17 +98,21 @@ pub fn read_trace(path: &Path) -> AllocResult<Trace> {
     Ok(t)
 }
 
+/// The bytes of a gzip stream decompressed, or plain bytes as they are.
+fn gunzip_if_compressed<'a>(file: &str, raw: &'a [u8]) -> AllocResult<std::borrow::Cow<'a, [u8]>> {
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return Ok(raw.into());
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(raw)
+        .read_to_end(&mut out)
+        .map_err(|e| AllocError::io(file, format!("gzip: {e}")))?;
+    Ok(out.into())
+}
+
 /// Parse a trace held in memory (gzip or plain); `file` names it in errors.
 pub fn parse_trace_bytes(file: &str, raw: &[u8]) -> AllocResult<Trace> {
-    let data: std::borrow::Cow<[u8]> = if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(raw)
-            .read_to_end(&mut out)
-            .map_err(|e| AllocError::io(file, format!("gzip: {e}")))?;
-        out.into()
-    } else {
-        raw.into()
-    };
+    let data = gunzip_if_compressed(file, raw)?;
     if data.first() == Some(&0x80) {
         return parse_pickle(file, &data);
     }
@@ -451,15 +455,7 @@ pub fn parse_rmm_csv(file: &str, text: &str) -> AllocResult<Trace> {
 /// Rebuild a snapshot pickle, shaped like `_dump_snapshot()`'s, from a flattened snapshot
 /// CSV (`action,addr,size,stream,time_us`), as `to_pickle.py` does.
 pub fn snapshot_csv_to_pickle(file: &str, raw: &[u8]) -> AllocResult<Vec<u8>> {
-    let data: std::borrow::Cow<[u8]> = if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(raw)
-            .read_to_end(&mut out)
-            .map_err(|e| AllocError::io(file, format!("gzip: {e}")))?;
-        out.into()
-    } else {
-        raw.into()
-    };
+    let data = gunzip_if_compressed(file, raw)?;
     let text = std::str::from_utf8(&data).map_err(|e| terr(file, 0, None, e.to_string()))?;
     let mut entries = Vec::new();
     for (k, line) in text.lines().enumerate().skip(1) {
