@@ -90,6 +90,15 @@ impl Scalar {
         }
     }
 
+    /// Integer value for integer arithmetic (bools as 0/1).
+    pub fn to_int(self) -> i64 {
+        match self {
+            Scalar::Bool(b) => b as i64,
+            Scalar::Int(i) => i,
+            Scalar::Float(f) => f as i64,
+        }
+    }
+
     /// Integer value as a 64-bit conversion gives it (cvttsd2si: NaN and out-of-range
     /// values become i64::MIN).
     fn to_int_via_i64(self) -> i64 {

@@ -111,6 +111,11 @@ impl Bound {
         self.req(param)?.as_int(param)
     }
 
+    /// A required tuple or list of ints (or a single int).
+    pub fn int_list(&self, param: &str) -> Result<Dims> {
+        self.req(param)?.as_int_list(param)
+    }
+
     pub fn int_or(&self, param: &str, default: i64) -> Result<i64> {
         self.opt(param).map_or(Ok(default), |v| v.as_int(param))
     }

@@ -1,12 +1,12 @@
 //! The interpreter: runs a parsed program statement by statement on the CPU backend.
 
-use super::args::{Args, Bound};
+use super::args::Args;
 use super::ast::{BinOp, Expr, ExprKind, IndexItem as AstIndex, Program, StmtKind, UnaryOp};
 use super::value::{Value, type_error};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
+use crate::layout::MemoryFormat;
 use crate::layout::index::IndexItem;
-use crate::layout::{Dims, MemoryFormat};
 use crate::scalar::Scalar;
 use crate::tensor::{SetValue, Tensor};
 
@@ -315,9 +315,4 @@ fn binary(op: BinOp, a: Value, b: Value) -> Result<Value> {
         BinOp::Mod => x - y * (x / y).floor(),
         BinOp::Pow => x.powf(y),
     }))
-}
-
-/// Shorthand used by the op tables.
-pub(super) fn dims(b: &Bound, param: &str) -> Result<Dims> {
-    b.req(param)?.as_int_list(param)
 }

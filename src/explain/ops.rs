@@ -2,7 +2,6 @@
 //! PyTorch's parameter names.
 
 use super::args::Args;
-use super::eval::dims;
 use super::value::{Value, type_error};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
@@ -212,11 +211,11 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                 .opt("storage_offset")
                 .map(|v| v.as_int("storage_offset"))
                 .transpose()?;
-            tensor(x.as_strided(&dims(&b, "size")?, &dims(&b, "stride")?, offset)?)
+            tensor(x.as_strided(&b.int_list("size")?, &b.int_list("stride")?, offset)?)
         }
         "movedim" | "moveaxis" => {
             let b = args.bind(&["source", "destination"])?;
-            tensor(x.movedim(&dims(&b, "source")?, &dims(&b, "destination")?)?)
+            tensor(x.movedim(&b.int_list("source")?, &b.int_list("destination")?)?)
         }
         "contiguous" => {
             let b = args.bind(&["memory_format"])?;

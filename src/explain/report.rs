@@ -42,11 +42,7 @@ pub struct Report {
 
 impl Report {
     pub fn build(env: &Env, error: Option<StatementError>) -> Report {
-        let Accounting { storages, totals } = account(env.tensors());
-        let acc = Accounting {
-            storages: storages.clone(),
-            totals,
-        };
+        let acc = account(env.tensors());
         let tensors = env
             .tensors()
             .map(|(name, t)| TensorReport {
@@ -64,6 +60,7 @@ impl Report {
                 values: t.values().into_iter().map(|v| v.to_json()).collect(),
             })
             .collect();
+        let Accounting { storages, totals } = acc;
         Report {
             tensors,
             storages,

@@ -13,17 +13,10 @@ pub fn has_internal_overlap(l: &Layout) -> bool {
     if l.numel() <= 1 {
         return false;
     }
-    let mut dims: SmallDims = l
-        .sizes()
-        .iter()
-        .zip(l.strides())
-        .filter(|(n, _)| **n > 1)
-        .map(|(&n, &s)| (n, s.abs()))
-        .collect();
+    let dims = steps_innermost_first(l);
     if dims.iter().any(|&(_, s)| s == 0) {
         return true;
     }
-    dims.sort_by_key(|&(_, s)| s);
     // Sufficient for no overlap: each stride steps past everything the smaller ones reach.
     let mut reach = 0i64;
     let mut separated = true;
@@ -60,6 +53,19 @@ pub fn has_internal_overlap(l: &Layout) -> bool {
 
 type SmallDims = smallvec::SmallVec<[(i64, i64); 8]>;
 
+/// (size, |stride|) of every dimension that can step (size > 1), smallest stride first.
+fn steps_innermost_first(l: &Layout) -> SmallDims {
+    let mut dims: SmallDims = l
+        .sizes()
+        .iter()
+        .zip(l.strides())
+        .filter(|(n, _)| **n > 1)
+        .map(|(&n, &s)| (n, s.abs()))
+        .collect();
+    dims.sort_by_key(|&(_, s)| s);
+    dims
+}
+
 /// How two views of one storage relate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overlap {
@@ -76,7 +82,9 @@ pub fn overlap_status(a: &Layout, b: &Layout) -> Overlap {
     if a.numel() == 0 || b.numel() == 0 {
         return Overlap::No;
     }
-    if same_addressing(a, b) {
+    // Identical views (PyTorch calls dense views "full" overlap only when their strides are
+    // equal too, even in size-1 dimensions).
+    if a == b {
         return Overlap::Full;
     }
     let (Some((a0, a1)), Some((b0, b1))) = (a.element_span(), b.element_span()) else {
@@ -90,12 +98,6 @@ pub fn overlap_status(a: &Layout, b: &Layout) -> Overlap {
     } else {
         Overlap::No
     }
-}
-
-/// Identical views: same offset, sizes and strides. (PyTorch calls two dense views "full"
-/// overlap only when their strides are equal too, even in size-1 dimensions.)
-fn same_addressing(a: &Layout, b: &Layout) -> bool {
-    a == b
 }
 
 fn runs_intersect(a: &[(i64, i64)], b: &[(i64, i64)]) -> bool {
@@ -120,15 +122,8 @@ pub fn element_runs(l: &Layout) -> Vec<(i64, i64)> {
     if is_non_overlapping_and_dense(l.sizes(), l.strides()) {
         return vec![(lo, hi)];
     }
-    // Order dimensions innermost first; fold a stride-1 chain into one run length.
-    let mut dims: SmallDims = l
-        .sizes()
-        .iter()
-        .zip(l.strides())
-        .filter(|(n, _)| **n > 1)
-        .map(|(&n, &s)| (n, s))
-        .collect();
-    dims.sort_by_key(|&(_, s)| s.abs());
+    // Innermost first; fold a stride-1 chain into one run length.
+    let dims = steps_innermost_first(l);
     let mut run = 1i64;
     let mut k = 0;
     while k < dims.len() && dims[k].1 == run {
@@ -137,7 +132,8 @@ pub fn element_runs(l: &Layout) -> Vec<(i64, i64)> {
     }
     let outer_sizes: Dims = dims[k..].iter().map(|&(n, _)| n).collect();
     let outer_strides: Dims = dims[k..].iter().map(|&(_, s)| s).collect();
-    let outer = Layout::from_parts(outer_sizes, outer_strides, l.offset());
+    // With every stride made positive, the same set of elements starts at the lowest one.
+    let outer = Layout::from_parts(outer_sizes, outer_strides, lo);
     let mut runs: Vec<(i64, i64)> = IndexIter::new(outer.sizes())
         .map(|idx| {
             let s = outer.element_at(&idx);

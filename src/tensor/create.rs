@@ -6,7 +6,7 @@ use super::convert::{checked_fill_value, literal_value};
 use crate::backend::cpu;
 use crate::dtype::{Category, DType};
 use crate::error::{ErrorKind, Result, err};
-use crate::layout::{Layout, fmt_dims, view};
+use crate::layout::{Layout, check_sizes_nonnegative, fmt_dims, view};
 use crate::plan::CopyPlan;
 use crate::scalar::Scalar;
 use crate::storage::Storage;
@@ -23,22 +23,13 @@ impl Tensor {
     }
 
     fn checked_sizes(op: &str, sizes: &[i64]) -> Result<Layout> {
-        if let Some(bad) = sizes.iter().find(|&&s| s < 0) {
-            return if op == "zeros" {
-                err(
-                    ErrorKind::InvalidShape,
-                    "zeros: Dimension size must be non-negative.",
-                )
-            } else {
-                err(
-                    ErrorKind::InvalidShape,
-                    format!(
-                        "Trying to create tensor with negative dimension {bad}: {}",
-                        fmt_dims(sizes)
-                    ),
-                )
-            };
+        if op == "zeros" && sizes.iter().any(|&s| s < 0) {
+            return err(
+                ErrorKind::InvalidShape,
+                "zeros: Dimension size must be non-negative.",
+            );
         }
+        check_sizes_nonnegative(sizes)?;
         Ok(Layout::contiguous(sizes))
     }
 

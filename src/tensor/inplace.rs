@@ -179,7 +179,8 @@ impl Tensor {
             Category::Floating => {
                 Scalar::Float((a.to_f32() + alpha.to_f32() * other.to_f32()) as f64)
             }
-        })
+        });
+        Ok(())
     }
 
     /// `self.mul_(other)` with a Python number.
@@ -194,7 +195,8 @@ impl Tensor {
                 Scalar::Float(a.to_f64() * other.to_f64())
             }
             Category::Floating => Scalar::Float((a.to_f32() * other.to_f32()) as f64),
-        })
+        });
+        Ok(())
     }
 
     /// PyTorch's in-place type rule: a number of a higher category promotes the result to
@@ -217,11 +219,10 @@ impl Tensor {
         Ok(())
     }
 
-    fn update(&self, f: impl Fn(Scalar) -> Scalar) -> Result<()> {
+    fn update(&self, f: impl Fn(Scalar) -> Scalar) {
         let plan = CopyPlan::elementwise(&self.layout, self.dtype);
         cpu::update(&plan, &mut self.storage.write(), f);
         self.storage.bump_version();
-        Ok(())
     }
 
     /// `self[index] = value`, as PyTorch's `__setitem__` does it for basic indexing.
@@ -245,17 +246,6 @@ impl Tensor {
             let trimmed = src.view(&src.sizes()[lead..])?;
             let expanded = trimmed.expand(dst.sizes())?;
             dst.copy_(&expanded)
-        }
-    }
-}
-
-impl Scalar {
-    /// Integer value for integer arithmetic (bools as 0/1).
-    pub(crate) fn to_int(self) -> i64 {
-        match self {
-            Scalar::Bool(b) => b as i64,
-            Scalar::Int(i) => i,
-            Scalar::Float(f) => f as i64,
         }
     }
 }
