@@ -86,6 +86,33 @@ pub struct BlockHandle {
     pub size: u64,
 }
 
+/// The streams other than its own that a block was used on (rarely any; boxed so that
+/// blocks stay small).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StreamUses(Option<Box<[StreamId]>>);
+
+impl StreamUses {
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+    pub fn contains(&self, s: &StreamId) -> bool {
+        self.0.as_ref().is_some_and(|v| v.contains(s))
+    }
+    pub fn push(&mut self, s: StreamId) {
+        let mut v = self.take();
+        v.push(s);
+        self.0 = Some(v.into_boxed_slice());
+    }
+    #[inline]
+    pub fn clear(&mut self) {
+        self.0 = None;
+    }
+    pub fn take(&mut self) -> Vec<StreamId> {
+        self.0.take().map(|b| b.into_vec()).unwrap_or_default()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Block {
     pub ptr: u64,
@@ -103,7 +130,7 @@ pub(crate) struct Block {
     pub seg: u32,
     pub event_count: u32,
     pub generation: u32,
-    pub stream_uses: Vec<StreamId>,
+    pub stream_uses: StreamUses,
     pub gc_count_base: i64,
 }
 
@@ -321,7 +348,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             seg: NIL,
             event_count: 0,
             generation: 0,
-            stream_uses: Vec::new(),
+            stream_uses: StreamUses::default(),
             gc_count_base: 0,
         }
     }
@@ -436,7 +463,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
 
     /// Allocate `orig_size` bytes for use on `stream`.
     pub fn malloc(&mut self, orig_size: u64, stream: StreamId) -> AllocResult<BlockHandle> {
-        self.process_events()?;
+        if !self.cuda_events.is_empty() {
+            self.process_events()?;
+        }
         let size = self.round_size(orig_size);
         let pool = if size <= K_SMALL_SIZE {
             PoolKind::Small
@@ -913,7 +942,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     // ----- events -----
 
     fn insert_events(&mut self, i: u32) -> AllocResult<()> {
-        let uses = std::mem::take(&mut self.blocks[i as usize].stream_uses);
+        let uses = self.blocks[i as usize].stream_uses.take();
         for s in uses {
             let e = self.dev.record_event(s)?;
             self.blocks[i as usize].event_count += 1;

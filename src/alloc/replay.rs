@@ -1,5 +1,23 @@
 //! Replay a [`Trace`] through the caching allocator, on the simulated device (exact when
 //! the trace records its segment addresses) or any other [`RawDevice`].
+//!
+//! What a replay does with a snapshot's entries:
+//! - `alloc` allocates the recorded requested size on the recorded stream; `free_requested`
+//!   frees the allocation live at that address (frees of unknown addresses, left by a
+//!   snapshot's ring buffer, are skipped and counted in [`Trace::skipped_frees`]);
+//! - `segment_alloc` / `segment_map` addresses are handed out by the simulated device in
+//!   order (reservations for expandable segments are derived from the `segment_map`
+//!   addresses); the replay's own policy decides when to ask for them;
+//! - `segment_free` / `segment_unmap` of memory the replay still holds as cache is taken as
+//!   an explicit `empty_cache()` of the original program;
+//! - `free_completed` is not replayed: a free whose completion the original run deferred
+//!   (record_stream on another stream) is replayed as an immediate free, since snapshots do
+//!   not record the other streams' uses;
+//! - a leading 4-byte allocation and its free (the recording process's warm-up, after which
+//!   it reset its peaks) is followed by a peak reset, so the figures compare with the
+//!   recorded `memory_stats()`.
+//!
+//! Multi-device pickles: the first device with entries is replayed.
 
 use std::time::Instant;
 

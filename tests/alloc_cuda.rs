@@ -1,0 +1,34 @@
+//! The CUDA device. Without libcuda (as on the development machine) it must fail with a
+//! typed error instead of panicking; with a GPU it replays a shared trace, and a simulated
+//! replay fed the addresses CUDA returned gives identical statistics.
+
+use stridekit::alloc::replay::{ReplayOptions, replay_on, replay_simulated};
+use stridekit::alloc::{
+    AllocConfig, AllocError, CudaDevice, DeviceCachingAllocator, read_trace_file,
+};
+
+#[test]
+fn cuda_device_or_typed_error() {
+    let dev = match CudaDevice::new(0) {
+        Err(AllocError::NoCudaDriver) => return,
+        Err(AllocError::Device { call, message }) => {
+            // A driver without a usable GPU: the failing call is named.
+            assert!(!call.is_empty(), "{message}");
+            return;
+        }
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(d) => d,
+    };
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/alloc/trace_training.csv");
+    let mut t = read_trace_file(&path).unwrap();
+    let cfg = AllocConfig::default();
+    let opts = ReplayOptions::default();
+    let mut a = DeviceCachingAllocator::new(dev, cfg.clone()).unwrap();
+    let gpu = replay_on(&mut a, &t, &opts).unwrap();
+    t.segment_addrs = a.device().handed_out.clone();
+    a.release_all().unwrap();
+    assert_eq!(a.stats().reserved_bytes[0].current, 0);
+    let sim = replay_simulated(&t, &cfg, &opts).unwrap();
+    assert_eq!(gpu.stats, sim.stats);
+}
