@@ -1,7 +1,7 @@
 /* Row gather along dim 0 (index_select, embedding lookup): dst[r, :] = src[index[r], :].
  * One warp-strided loop per row; words of W bytes (the host widens W up to 16 bytes when
- * the row length, strides, offsets and pointers allow). An out-of-range index writes
- * nothing for that row and sets *error_flag (when given) to 1. */
+ * the row length, strides, offsets and pointers allow). An out-of-range index (negative
+ * ones included, as torch.index_select refuses them) writes nothing for that row and sets *error_flag (when given) to 1. */
 #include "include/common.cuh"
 
 template <typename T, typename IX>
@@ -12,8 +12,7 @@ __device__ __forceinline__ void sk_rows_body(T* __restrict__ dst, const T* __res
     const int lane = threadIdx.x % 32;
     const long long nwarps = (long long)gridDim.x * warps;
     for (long long r = warp; r < p.num_rows; r += nwarps) {
-        long long ix = (long long)index[r];
-        if (ix < 0) ix += p.src_rows; /* negative indices count from the end, as in PyTorch */
+        const long long ix = (long long)index[r]; /* as torch.index_select: no negatives */
         if (ix < 0 || ix >= p.src_rows) {
             if (lane == 0 && p.error_flag != 0) *(int*)p.error_flag = 1;
             continue;

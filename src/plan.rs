@@ -195,3 +195,17 @@ mod tests {
         assert_eq!(n, 1);
     }
 }
+
+/// A row gather along dim 0 (index_select, embedding lookup): `dst[r, :] =
+/// src[index[r], :]` for `num_rows` indices, rows of `row_len` elements contiguous on both
+/// sides. Sizes, strides and offsets are in elements. Both backends run this description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowGatherShape {
+    pub num_rows: i64,
+    pub row_len: i64,
+    pub src_rows: i64,
+    pub src_row_stride: i64,
+    pub dst_row_stride: i64,
+    pub src_offset: i64,
+    pub dst_offset: i64,
+}

@@ -4,7 +4,7 @@
 //! copies and arithmetic go through [`Scalar`], so there is one code path for every dtype.
 
 use crate::dtype::DType;
-use crate::plan::{CopyPlan, PlanKind};
+use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
 use crate::scalar::Scalar;
 
 /// Runs `dst[i] = src[i]` (converting dtype when needed). `dst` and `src` are whole
@@ -43,6 +43,30 @@ pub fn copy(plan: &CopyPlan, dst: &mut [u8], src: &[u8]) {
             });
         }
     }
+}
+
+/// Runs a row gather (`dst[r, :] = src[index[r], :]`) of `dtype` elements. An index
+/// outside `0..src_rows` (negative ones included, as `torch.index_select` refuses them)
+/// stops the gather before anything is written and returns its position in `index`.
+pub fn row_gather(
+    shape: &RowGatherShape,
+    dtype: DType,
+    dst: &mut [u8],
+    src: &[u8],
+    index: &[i64],
+) -> Result<(), usize> {
+    let index = &index[..shape.num_rows as usize];
+    if let Some(bad) = index.iter().position(|&i| i < 0 || i >= shape.src_rows) {
+        return Err(bad);
+    }
+    let sz = dtype.itemsize() as i64;
+    let n = (shape.row_len * sz) as usize;
+    for (r, &i) in index.iter().enumerate() {
+        let s = ((shape.src_offset + i * shape.src_row_stride) * sz) as usize;
+        let d = ((shape.dst_offset + r as i64 * shape.dst_row_stride) * sz) as usize;
+        dst[d..d + n].copy_from_slice(&src[s..s + n]);
+    }
+    Ok(())
 }
 
 /// Replaces every element the plan visits with `f(old)`, written back as the plan's dtype.

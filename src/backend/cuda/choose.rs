@@ -22,7 +22,7 @@ use super::error::CudaError;
 use super::kernels::{Family, KernelId};
 use super::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
 use crate::dtype::DType;
-use crate::plan::{CopyPlan, PlanKind};
+use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
 
 /// Threads per block of every kernel (SK_BLOCK in common.cuh).
 pub const BLOCK: u32 = 256;
@@ -377,18 +377,6 @@ impl GpuPlan {
 pub struct RowGatherPlan {
     pub narrow: GpuLaunch,
     pub wide: Option<(GpuLaunch, u32)>,
-}
-
-/// Shape of a row gather, in elements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowGatherShape {
-    pub num_rows: i64,
-    pub row_len: i64,
-    pub src_rows: i64,
-    pub src_row_stride: i64,
-    pub dst_row_stride: i64,
-    pub src_offset: i64,
-    pub dst_offset: i64,
 }
 
 impl RowGatherPlan {

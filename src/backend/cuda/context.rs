@@ -1,7 +1,10 @@
 //! A GPU: context, stream and loaded kernels. libcuda is loaded at run time, and its
 //! presence is checked before the first cudarc call (cudarc panics without it).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
 
 use cudarc::driver::sys::{CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
@@ -32,11 +35,30 @@ pub struct Gpu {
     pub kernels: Kernels,
 }
 
+/// The process-wide [`Gpu`] of each device opened through [`Gpu::shared`].
+static SHARED: OnceLock<Mutex<HashMap<usize, Arc<Gpu>>>> = OnceLock::new();
+
 impl Gpu {
+    /// The process-wide handle of device `ordinal` (cuda:N), opened on first use: every
+    /// tensor on cuda:N shares its context, stream and loaded kernels.
+    pub fn shared(ordinal: usize) -> Result<Arc<Gpu>, CudaError> {
+        let mut map = SHARED.get_or_init(Default::default).lock();
+        if let Some(g) = map.get(&ordinal) {
+            return Ok(g.clone());
+        }
+        let g = Arc::new(Gpu::new(ordinal)?);
+        map.insert(ordinal, g.clone());
+        Ok(g)
+    }
+
     /// Opens device `ordinal` (cuda:N): primary context, a new stream, the kernels.
     pub fn new(ordinal: usize) -> Result<Gpu, CudaError> {
         if !driver_available() {
             return Err(CudaError::NoDriver);
+        }
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(CudaError::NoSuchDevice { ordinal, count });
         }
         let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
         let stream = ctx.new_stream().call("cuStreamCreate")?;
@@ -73,6 +95,16 @@ impl Gpu {
         stream: CUstream,
     ) -> Result<(), CudaError> {
         unsafe { launch_plan(&self.kernels, plan, dst, src, stream) }
+    }
+
+    /// The device ordinal N of cuda:N.
+    pub fn ordinal(&self) -> usize {
+        self.ctx.ordinal()
+    }
+
+    /// Makes this GPU's context current on the calling thread (raw driver calls need it).
+    pub fn bind(&self) -> Result<(), CudaError> {
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")
     }
 
     /// Waits for this GPU's stream.

@@ -14,6 +14,9 @@ pub enum CudaError {
         "cannot load the CUDA kernels: this binary carries no fatbin (built without nvcc) and libnvrtc could not be loaded"
     )]
     NoNvrtc,
+    /// cuda:N with N not below the number of devices.
+    #[error("no device cuda:{ordinal}: this machine has {count} CUDA device(s)")]
+    NoSuchDevice { ordinal: usize, count: usize },
     /// A driver API call failed.
     #[error("{call} failed: {source}")]
     Driver {

@@ -12,16 +12,19 @@ pub mod context;
 pub mod error;
 pub mod kernels;
 pub mod launch;
+pub mod memory;
 pub mod module;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
 pub mod params;
 
-pub use choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan, RowGatherShape};
+pub use crate::plan::RowGatherShape;
+pub use choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 pub use context::{Gpu, device_count, driver_available};
 pub use error::CudaError;
 pub use kernels::kernel_image;
 pub use launch::{launch_plan, launch_row_gather};
+pub use memory::DeviceBuffer;
 
 #[cfg(test)]
 mod tests;
