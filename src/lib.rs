@@ -4,6 +4,7 @@
 pub mod accounting;
 pub mod alloc;
 pub mod backend;
+pub mod bench;
 pub mod dtype;
 pub mod error;
 pub mod explain;

@@ -35,6 +35,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Benchmark the layout-copy suite (GPU or CPU backend) with telemetry; write a table,
+    /// JSON, CSV and an SVG plot.
+    Bench(stridekit::bench::cli::BenchArgs),
     /// The caching device allocator: replay allocation traces under PyTorch's policy.
     Alloc {
         #[command(subcommand)]
@@ -66,6 +69,13 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("stridekit alloc: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Command::Bench(args) => match stridekit::bench::cli::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("stridekit bench: {e}");
                 ExitCode::from(1)
             }
         },

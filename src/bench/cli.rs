@@ -1,0 +1,465 @@
+//! `stridekit bench ...`: options, and the run from case list to written reports.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::cases::{self, Case, DEFAULT_SEED, WorkKind};
+use super::error::BenchError;
+use super::output::{self, Progress};
+use super::record::{self, DeviceInfo, Header, Record, Report};
+use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun};
+use super::telemetry::open_nvml;
+use super::timing::SamplingRule;
+use super::{Place, plot, run_cpu};
+
+/// Options of `stridekit bench`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// GPU ordinal (`0`, `cuda:1`), `all` (every GPU, each in its own thread, at the same
+    /// time) or `cpu` (the CPU backend, no telemetry).
+    #[arg(long, default_value = "0")]
+    pub device: String,
+    /// Scale every case down about 256 times (rank, permutation and dtype kept) for a smoke run.
+    #[arg(long)]
+    pub quick: bool,
+    /// Run only the cases whose name contains PATTERN or matches it as a regular
+    /// expression (memcpy_f32_1GiB, the 100% line, always runs).
+    #[arg(long, value_name = "PATTERN")]
+    pub cases: Option<String>,
+    /// List the cases instead of running them (with --json: the case spec that
+    /// scripts/compare_torch.py reads).
+    #[arg(long)]
+    pub list: bool,
+    /// Write the results (or with --list, the case spec) as JSON to FILE; no FILE or `-`:
+    /// standard output (the table then goes to standard error).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
+    /// Write the results as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Draw % of memcpy per case as an SVG bar chart, beside every baseline.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// A results file to compare with (same JSON form, e.g. from scripts/compare_torch.py);
+    /// repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Vec<PathBuf>,
+    /// Stop sampling a case after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub time_limit: f64,
+    /// Sample each case at least this long (so telemetry covers it).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.25)]
+    pub min_time: f64,
+    /// Kept samples needed before the noise rule may stop sampling.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub min_samples: usize,
+    /// Stop when the relative standard deviation of the samples is at most this.
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.5)]
+    pub max_rsd: f64,
+    /// Untimed runs before sampling.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub warmup: usize,
+    /// NVML sampling interval.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    pub telemetry_interval: u64,
+    /// Flush L2 (write 2x its size) before each sample: auto = when the working set is
+    /// under 4x L2.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub l2_flush: FlushMode,
+    /// Seed of the random-permutation suite.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// No progress line on standard error.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Which backend and devices run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceChoice {
+    Cpu,
+    All,
+    Gpu(usize),
+}
+
+/// Parses `--device`.
+pub fn parse_device(s: &str) -> Result<DeviceChoice, BenchError> {
+    let t = s.trim().to_ascii_lowercase();
+    match t.as_str() {
+        "cpu" => Ok(DeviceChoice::Cpu),
+        "all" => Ok(DeviceChoice::All),
+        _ => t
+            .strip_prefix("cuda:")
+            .unwrap_or(&t)
+            .parse()
+            .map(DeviceChoice::Gpu)
+            .map_err(|_| {
+                BenchError::Usage(format!(
+                    "--device '{s}': expected a GPU ordinal (0, cuda:1), 'all' or 'cpu'"
+                ))
+            }),
+    }
+}
+
+fn seconds(name: &str, v: f64) -> Result<Duration, BenchError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(Duration::from_secs_f64(v))
+    } else {
+        Err(BenchError::Usage(format!(
+            "--{name} {v}: expected a number of seconds >= 0"
+        )))
+    }
+}
+
+/// The sampling rule from the options.
+pub fn sampling_rule(a: &BenchArgs) -> Result<SamplingRule, BenchError> {
+    if !(a.max_rsd.is_finite() && a.max_rsd >= 0.0) {
+        return Err(BenchError::Usage(format!(
+            "--max-rsd {}: expected a percentage >= 0",
+            a.max_rsd
+        )));
+    }
+    Ok(SamplingRule {
+        warmup: a.warmup,
+        min_samples: a.min_samples,
+        max_rsd: a.max_rsd / 100.0,
+        min_time: seconds("min-time", a.min_time)?,
+        time_limit: seconds("time-limit", a.time_limit)?,
+        ..SamplingRule::default()
+    })
+}
+
+/// One case of the spec `--list --json` writes: the recipe, its PyTorch expression, the
+/// view it makes over the input storage, and the bytes it moves.
+#[derive(Serialize)]
+struct SpecCase<'a> {
+    #[serde(flatten)]
+    case: &'a Case,
+    op: String,
+    out_shape: Vec<i64>,
+    view: Option<SpecView>,
+    bytes_read: u64,
+    bytes_written: u64,
+}
+
+#[derive(Serialize)]
+struct SpecView {
+    sizes: Vec<i64>,
+    strides: Vec<i64>,
+    offset: i64,
+}
+
+#[derive(Serialize)]
+struct Spec<'a> {
+    suite: &'static str,
+    stridekit_version: &'static str,
+    quick: bool,
+    seed: u64,
+    memcpy_case: &'static str,
+    cases: Vec<SpecCase<'a>>,
+}
+
+/// The case spec as JSON.
+pub fn spec_json(cases: &[Case], quick: bool, seed: u64) -> Result<String, BenchError> {
+    let mut out = Vec::with_capacity(cases.len());
+    for c in cases {
+        let w = c.work()?;
+        let view = match &w.kind {
+            WorkKind::Copy { view, .. } => Some(SpecView {
+                sizes: view.sizes().to_vec(),
+                strides: view.strides().to_vec(),
+                offset: view.offset(),
+            }),
+            WorkKind::Gather { .. } => None,
+        };
+        out.push(SpecCase {
+            case: c,
+            op: c.expression(),
+            out_shape: w.output_shape,
+            view,
+            bytes_read: w.bytes_read,
+            bytes_written: w.bytes_written,
+        });
+    }
+    let spec = Spec {
+        suite: "stridekit bench",
+        stridekit_version: env!("CARGO_PKG_VERSION"),
+        quick,
+        seed,
+        memcpy_case: cases::MEMCPY_CASE,
+        cases: out,
+    };
+    Ok(serde_json::to_string_pretty(&spec).expect("plain data always encodes") + "\n")
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), BenchError> {
+    std::fs::write(path, text).map_err(|e| BenchError::io(path, e))
+}
+
+/// Writes to a file, or standard output for `-`.
+fn emit(path: &Path, text: &str) -> Result<(), BenchError> {
+    if path.as_os_str() == "-" {
+        // A closed pipe is not worth a failure.
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        Ok(())
+    } else {
+        write_file(path, text)
+    }
+}
+
+fn command_line() -> String {
+    std::env::args()
+        .map(|a| {
+            if a.is_empty()
+                || a.contains(|c: char| c.is_whitespace() || "'\"$`\\|&;<>()*?[]^".contains(c))
+            {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            } else {
+                a
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn sampling_text(rule: &SamplingRule, flush: FlushMode, gpu: bool) -> String {
+    let timer = if gpu {
+        "CUDA events around each sample"
+    } else {
+        "std::time::Instant around each run of the CPU backend"
+    };
+    let mut s = format!(
+        "{timer}; {} warm-ups; samples until the relative standard deviation is <= {}% (at least {} samples and {} s) or {} s; median, min and max of the kept samples",
+        rule.warmup,
+        rule.max_rsd * 100.0,
+        rule.min_samples,
+        rule.min_time.as_secs_f64(),
+        rule.time_limit.as_secs_f64()
+    );
+    if gpu {
+        let f = match flush {
+            FlushMode::Auto => "when bytes read + written < 4x L2",
+            FlushMode::Always => "always",
+            FlushMode::Never => "never",
+        };
+        s.push_str(&format!(
+            "; samples taken while the SM clock (NVML) was under {}% of its maximum are discarded and counted; L2 flush (cuMemsetD8Async of 2x L2) before each sample: {f}",
+            rule.min_clock_fraction * 100.0
+        ));
+    }
+    s
+}
+
+/// `stridekit bench`.
+pub fn run(a: BenchArgs) -> Result<(), BenchError> {
+    let device = parse_device(&a.device)?;
+    let rule = sampling_rule(&a)?;
+    let cases = cases::filter(cases::suite(a.quick, a.seed), a.cases.as_deref())?;
+    if a.list {
+        match &a.json {
+            Some(p) => emit(p, &spec_json(&cases, a.quick, a.seed)?)?,
+            None => print!("{}", output::case_list(&cases)?),
+        }
+        return Ok(());
+    }
+    // Read the baselines first: a bad file should not wait for the whole suite.
+    let baselines = record::read_baselines(&a.baseline)?;
+    let host = record::host_name();
+    let (slurm_job_id, slurm_task_id) = record::slurm_ids(|k| std::env::var(k).ok());
+    let place = Place {
+        host: host.clone(),
+        slurm_job_id,
+        slurm_task_id,
+        ..Place::default()
+    };
+    let (mut records, devices, driver) = match device {
+        DeviceChoice::Cpu => {
+            let progress = Progress::new("cpu", cases.len(), a.quiet);
+            let r = run_cpu::run(&cases, &rule, &place, &progress);
+            progress.close();
+            (r?, vec![], None)
+        }
+        DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &rule, &a, &place)?,
+        DeviceChoice::All => {
+            run_gpu::check_driver()?;
+            run_gpus(&run_gpu::all_devices()?, &cases, &rule, &a, &place)?
+        }
+    };
+    let peaks: Vec<(usize, Option<f64>)> =
+        devices.iter().map(|d| (d.gpu_index, d.peak_gbps)).collect();
+    record::derive_rates(&mut records, |g| {
+        peaks
+            .iter()
+            .find(|(i, _)| Some(*i) == g)
+            .and_then(|(_, p)| *p)
+    });
+    let gpu = device != DeviceChoice::Cpu;
+    let one = (devices.len() == 1).then(|| devices[0].clone());
+    let header = Header {
+        gpu_name: one.as_ref().and_then(|d| d.gpu_name.clone()),
+        gpu_uuid: one.as_ref().and_then(|d| d.gpu_uuid.clone()),
+        driver,
+        sm_mhz_max: one.as_ref().and_then(|d| d.sm_mhz_max),
+        mem_mhz_max: one.as_ref().and_then(|d| d.mem_mhz_max),
+        bus_width_bits: one.as_ref().and_then(|d| d.bus_width_bits),
+        peak_gbps: one.as_ref().and_then(|d| d.peak_gbps),
+        stridekit_version: env!("CARGO_PKG_VERSION").into(),
+        kernel_image: crate::backend::cuda::kernel_image().into(),
+        backend: if gpu { "cuda" } else { "cpu" }.into(),
+        host,
+        command_line: command_line(),
+        timestamp: record::rfc3339_utc(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        ),
+        quick: a.quick,
+        seed: a.seed,
+        sampling: sampling_text(&rule, a.l2_flush, gpu),
+        verification: if gpu {
+            "before timing, each case's output (poisoned with 0xA5 bytes) is compared byte for byte with the CPU backend running the same CopyPlan (or row gather) on the same random input, downloaded from the GPU; input elements are never zero or 0xA5"
+        } else {
+            "before timing, the CPU backend's output (poisoned with 0xA5 bytes) is compared byte for byte with a naive element-by-element reference over the logical indices; input elements are never zero or 0xA5"
+        }
+        .into(),
+        devices,
+    };
+    write_outputs(&a, Report { header, records }, &baselines)
+}
+
+/// Runs the suite on every listed GPU, each in its own thread, sharing one NVML handle.
+fn run_gpus(
+    ordinals: &[usize],
+    cases: &[Case],
+    rule: &SamplingRule,
+    a: &BenchArgs,
+    place: &Place,
+) -> Result<(Vec<Record>, Vec<DeviceInfo>, Option<String>), BenchError> {
+    run_gpu::check_driver()?;
+    let opts = GpuOptions {
+        rule: *rule,
+        telemetry_interval: Duration::from_millis(a.telemetry_interval.max(1)),
+        flush: a.l2_flush,
+    };
+    let nvml = open_nvml();
+    let nvml_ref = nvml.as_ref().map_err(|e| e.as_str());
+    let runs: Vec<Result<GpuRun, BenchError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ordinals
+            .iter()
+            .map(|&n| {
+                let opts = &opts;
+                let place = place.clone();
+                s.spawn(move || {
+                    let progress = Progress::new(&format!("cuda:{n}"), cases.len(), a.quiet);
+                    let r = run_gpu::run(n, cases, opts, nvml_ref, place, &progress);
+                    progress.close();
+                    r
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .zip(ordinals)
+            .map(|(h, n)| {
+                h.join()
+                    .unwrap_or_else(|_| Err(BenchError::Thread(format!("cuda:{n}"))))
+            })
+            .collect()
+    });
+    let mut records = Vec::new();
+    let mut devices = Vec::new();
+    let mut driver = None;
+    for r in runs {
+        let r = r?;
+        records.extend(r.records);
+        devices.push(r.info);
+        driver = driver.or(r.driver);
+    }
+    Ok((records, devices, driver))
+}
+
+fn write_outputs(
+    a: &BenchArgs,
+    report: Report,
+    baselines: &[record::Baseline],
+) -> Result<(), BenchError> {
+    let table = output::table(&report.records, baselines);
+    let json_to_stdout = a.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if json_to_stdout {
+        eprint!("{table}");
+    } else {
+        let _ = std::io::stdout().lock().write_all(table.as_bytes());
+    }
+    if let Some(p) = &a.json {
+        emit(p, &record::to_json(&report))?;
+    }
+    if let Some(p) = &a.csv {
+        write_file(p, &record::to_csv(&report.records))?;
+    }
+    if let Some(p) = &a.plot {
+        let h = &report.header;
+        let title = format!(
+            "stridekit bench: % of same-run memcpy, {}{}",
+            h.gpu_name.as_deref().unwrap_or(&h.backend),
+            if h.quick { " (--quick)" } else { "" }
+        );
+        write_file(p, &plot::svg(&title, &report.records, baselines))?;
+    }
+    let failed: Vec<&str> = report
+        .records
+        .iter()
+        .filter(|r| !r.verified)
+        .map(|r| r.case.as_str())
+        .collect();
+    if !failed.is_empty() {
+        return Err(BenchError::Verification(failed.join(", ")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_values() {
+        assert_eq!(parse_device("cpu").unwrap(), DeviceChoice::Cpu);
+        assert_eq!(parse_device("ALL").unwrap(), DeviceChoice::All);
+        assert_eq!(parse_device("3").unwrap(), DeviceChoice::Gpu(3));
+        assert_eq!(parse_device("cuda:1").unwrap(), DeviceChoice::Gpu(1));
+        let e = parse_device("gpu0").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--device 'gpu0': expected a GPU ordinal (0, cuda:1), 'all' or 'cpu'"
+        );
+        assert!(parse_device("-1").is_err());
+    }
+
+    #[test]
+    fn spec_lists_views_and_bytes() {
+        let cases = cases::filter(
+            cases::suite(true, DEFAULT_SEED),
+            Some("transpose2d_f64|index_select"),
+        )
+        .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&spec_json(&cases, true, DEFAULT_SEED).unwrap()).unwrap();
+        let c = &v["cases"];
+        assert_eq!(c.as_array().unwrap().len(), 3);
+        assert_eq!(c[0]["kind"], "clone");
+        let t = &c[1];
+        assert_eq!(t["case"], "transpose2d_f64_8192x16384");
+        assert_eq!(t["kind"], "copy");
+        assert_eq!(t["steps"][0]["op"], "permute");
+        assert_eq!(t["output"], "contiguous");
+        assert_eq!(t["view"]["strides"], serde_json::json!([1, 1024]));
+        assert_eq!(t["out_shape"], serde_json::json!([1024, 512]));
+        assert_eq!(t["op"], "x.permute(1, 0).contiguous()");
+        assert_eq!(c[2]["kind"], "index_select_rows");
+        assert_eq!(c[2]["view"], serde_json::Value::Null);
+        assert_eq!(c[2]["count"], 8192);
+    }
+}

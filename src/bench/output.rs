@@ -1,0 +1,238 @@
+//! Terminal output: a progress line on stderr while the suite runs (rewritten in place on
+//! a terminal, one line per finished case otherwise) and the results table, with the
+//! ratio against every baseline series.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::cases::{Case, dims_x};
+use super::record::{Baseline, Record, ratio};
+
+/// Progress of one device's run.
+pub struct Progress {
+    label: String,
+    total: usize,
+    tty: bool,
+    quiet: bool,
+    done: AtomicUsize,
+}
+
+impl Progress {
+    /// `label` names the device ("cpu", "cuda:0").
+    pub fn new(label: &str, total: usize, quiet: bool) -> Progress {
+        Progress {
+            label: label.to_string(),
+            total,
+            tty: std::io::stderr().is_terminal(),
+            quiet,
+            done: AtomicUsize::new(0),
+        }
+    }
+
+    fn line(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        let mut e = std::io::stderr().lock();
+        if self.tty {
+            // \r and clear-to-end-of-line: one line, rewritten.
+            let _ = write!(e, "\r\x1b[K{text}");
+        } else {
+            let _ = writeln!(e, "{text}");
+        }
+        let _ = e.flush();
+    }
+
+    /// Case `k` (0-based) entered a phase ("verifying", "timing"); shown on a terminal only.
+    pub fn step(&self, k: usize, case: &str, phase: &str) {
+        if self.tty {
+            self.line(&format!(
+                "[{} {}/{}] {case}: {phase}",
+                self.label,
+                k + 1,
+                self.total
+            ));
+        }
+    }
+
+    pub fn finished(&self, k: usize, r: &Record) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+        let ms = r.ms_median.map_or("-".into(), |m| format!("{m:.4} ms"));
+        let gbps = r.gbps.map_or(String::new(), |g| format!(", {g:.1} GB/s"));
+        let ok = if r.verified { "" } else { ", VERIFY FAILED" };
+        self.line(&format!(
+            "[{} {}/{}] {}: {ms}{gbps}{ok}",
+            self.label,
+            k + 1,
+            self.total,
+            r.case
+        ));
+    }
+
+    /// Ends the in-place line.
+    pub fn close(&self) {
+        if self.tty && !self.quiet && self.done.load(Ordering::Relaxed) > 0 {
+            let _ = write!(std::io::stderr(), "\r\x1b[K");
+        }
+    }
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+/// The results table. `several_devices` adds a device column.
+pub fn table(records: &[Record], baselines: &[Baseline]) -> String {
+    let several = records.iter().any(|r| r.gpu_index != records[0].gpu_index);
+    let mut head: Vec<String> = ["case", "dtype", "shape", "ms", "GB/s", "%memcpy", "%peak"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    if several {
+        head.insert(1, "gpu".into());
+    }
+    head.extend(["W mean", "J/GB", "ok"].map(String::from));
+    for b in baselines {
+        head.push(format!("vs {}", b.label));
+    }
+    let mut rows: Vec<Vec<String>> = vec![head];
+    for r in records {
+        let mut row = vec![
+            r.case.clone(),
+            r.dtype.clone(),
+            dims_x(&r.shape),
+            opt(r.ms_median, 4),
+            opt(r.gbps, 1),
+            opt(r.pct_of_memcpy, 1),
+            opt(r.pct_of_peak, 1),
+            opt(r.power_w_mean, 0),
+            opt(r.j_per_gb, 3),
+            if r.verified { "yes" } else { "NO" }.into(),
+        ];
+        if several {
+            row.insert(1, r.gpu_index.map_or("cpu".into(), |g| g.to_string()));
+        }
+        for b in baselines {
+            row.push(
+                b.by_case
+                    .get(&r.case)
+                    .and_then(|t| ratio(r, t))
+                    .map_or("-".into(), |x| format!("x{x:.2}")),
+            );
+        }
+        rows.push(row);
+    }
+    let cols = rows[0].len();
+    let width: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let numeric_from = if several { 4 } else { 3 };
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                if c >= numeric_from {
+                    format!("{s:>w$}", w = width[c])
+                } else {
+                    format!("{s:<w$}", w = width[c])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(width.iter().sum::<usize>() + 2 * (cols - 1)));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `--list`: the cases with their shapes, expressions and byte counts.
+pub fn case_list(cases: &[Case]) -> Result<String, super::error::BenchError> {
+    let mut rows = vec![[
+        "case".to_string(),
+        "dtype".into(),
+        "shape".into(),
+        "MB read".into(),
+        "MB written".into(),
+        "expression".into(),
+    ]];
+    for c in cases {
+        let w = c.work()?;
+        rows.push([
+            c.case.clone(),
+            c.dtype.to_string(),
+            dims_x(&c.shape),
+            format!("{:.1}", w.bytes_read as f64 / 1e6),
+            format!("{:.1}", w.bytes_written as f64 / 1e6),
+            c.expression(),
+        ]);
+    }
+    let width: Vec<usize> = (0..6)
+        .map(|k| rows.iter().map(|r| r[k].len()).max().unwrap_or(0))
+        .collect();
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let cells: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(k, s)| {
+                    if k == 3 || k == 4 {
+                        format!("{s:>w$}", w = width[k])
+                    } else {
+                        format!("{s:<w$}", w = width[k])
+                    }
+                })
+                .collect();
+            cells.join("  ").trim_end().to_string() + "\n"
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::record::BaselineRecord;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn table_has_a_ratio_column_per_baseline() {
+        let json = r#"{"case":"t","dtype":"float32","shape":[4,8],"op":"x","bytes_read":8,
+            "bytes_written":8,"ms_median":1.0,"ms_min":1.0,"ms_max":1.0,"samples":3,"gbps":2.0,
+            "pct_of_memcpy":50.0,"pct_of_peak":null,"power_w_mean":null,"power_w_max":null,
+            "energy_j":null,"j_per_gb":null,"sm_mhz_mean":null,"mem_mhz_mean":null,
+            "temp_c_max":null,"throttle_reasons":null,"verified":true,"host":"h","gpu_index":null,
+            "gpu_uuid":null,"slurm_job_id":null,"slurm_task_id":null,"discarded_low_clock":0}"#;
+        let r: Record = serde_json::from_str(json).unwrap();
+        let b = Baseline {
+            label: "torch eager".into(),
+            by_case: BTreeMap::from([(
+                "t".to_string(),
+                BaselineRecord {
+                    case: "t".into(),
+                    variant: None,
+                    ms_median: None,
+                    gbps: None,
+                    pct_of_memcpy: Some(25.0),
+                },
+            )]),
+        };
+        let t = table(&[r.clone()], &[b]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].ends_with("vs torch eager"), "{t}");
+        assert!(lines[2].starts_with("t  float32  4x8"), "{t}");
+        let cells: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(
+            cells,
+            [
+                "t", "float32", "4x8", "1.0000", "2.0", "50.0", "-", "-", "-", "yes", "x2.00"
+            ]
+        );
+        let t = table(&[r], &[]);
+        assert!(t.lines().nth(2).unwrap().ends_with("  yes"), "{t}");
+    }
+}

@@ -1,0 +1,180 @@
+//! `--plot FILE.svg`: % of memcpy per case as horizontal bars, stridekit beside every
+//! baseline series, with the 100% line marked. Hand-written SVG, no dependency.
+
+use super::record::{Baseline, Record};
+
+const COLORS: [&str; 6] = [
+    "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+];
+const STRIDEKIT_COLOR: &str = "#1f77b4";
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The plot. One group per record (case, and GPU when several ran): a stridekit bar, then
+/// one bar per baseline series that has the case (a missing value draws no bar).
+pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
+    let several = records.iter().any(|r| r.gpu_index != records[0].gpu_index);
+    let label = |r: &Record| match (several, r.gpu_index) {
+        (true, Some(g)) => format!("{} (cuda:{g})", r.case),
+        _ => r.case.clone(),
+    };
+    let series = 1 + baselines.len();
+    let bar_h = 9.0f64;
+    let group_h = bar_h * series as f64 + 8.0;
+    let label_w = 7.0 * records.iter().map(|r| label(r).len()).max().unwrap_or(10) as f64 + 20.0;
+    let (plot_w, mt, mb, mr) = (520.0f64, 60.0f64, 40.0f64, 60.0f64);
+    let legend_h = 16.0 * series as f64;
+    let h = mt + group_h * records.len() as f64 + mb + legend_h;
+    let w = label_w + plot_w + mr;
+    let value = |r: &Record, k: usize| -> Option<f64> {
+        if k == 0 {
+            r.pct_of_memcpy
+        } else {
+            baselines[k - 1]
+                .by_case
+                .get(&r.case)
+                .and_then(|b| b.pct_of_memcpy)
+        }
+    };
+    let xmax = records
+        .iter()
+        .flat_map(|r| (0..series).filter_map(move |k| value(r, k)))
+        .fold(100.0f64, f64::max)
+        .min(1000.0);
+    let xmax = (xmax / 25.0).ceil() * 25.0;
+    let sx = |v: f64| label_w + v.clamp(0.0, xmax) / xmax * plot_w;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{label_w:.0}\" y=\"22\" font-size=\"14\">{}</text>\n",
+        esc(title)
+    );
+    let bottom = mt + group_h * records.len() as f64;
+    let mut tick = 0.0;
+    while tick <= xmax + 1e-9 {
+        let (x, stroke) = if (tick - 100.0).abs() < 1e-9 {
+            (sx(tick), "#444")
+        } else {
+            (sx(tick), "#ddd")
+        };
+        s.push_str(&format!(
+            "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{bottom:.1}\" stroke=\"{stroke}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{tick:.0}%</text>\n",
+            mt - 6.0,
+            mt - 10.0
+        ));
+        tick += if xmax > 200.0 { 50.0 } else { 25.0 };
+    }
+    for (i, r) in records.iter().enumerate() {
+        let y0 = mt + group_h * i as f64 + 4.0;
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
+            label_w - 6.0,
+            y0 + bar_h * series as f64 / 2.0 + 4.0,
+            esc(&label(r))
+        ));
+        for k in 0..series {
+            let Some(v) = value(r, k) else { continue };
+            let (class, color, name) = if k == 0 {
+                ("bar stridekit", STRIDEKIT_COLOR, "stridekit".to_string())
+            } else {
+                (
+                    "bar baseline",
+                    COLORS[(k - 1) % COLORS.len()],
+                    baselines[k - 1].label.clone(),
+                )
+            };
+            let y = y0 + bar_h * k as f64;
+            s.push_str(&format!(
+                "<rect class=\"{class}\" x=\"{label_w:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"><title>{}: {}: {v:.1}% of memcpy</title></rect>\n",
+                sx(v) - label_w,
+                bar_h - 1.0,
+                esc(&r.case),
+                esc(&name)
+            ));
+        }
+    }
+    for k in 0..series {
+        let (color, name) = if k == 0 {
+            (STRIDEKIT_COLOR, "stridekit")
+        } else {
+            (
+                COLORS[(k - 1) % COLORS.len()],
+                baselines[k - 1].label.as_str(),
+            )
+        };
+        let y = bottom + 24.0 + 16.0 * k as f64;
+        s.push_str(&format!(
+            "<rect x=\"{label_w:.1}\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{}</text>\n",
+            y - 9.0,
+            label_w + 18.0,
+            esc(name)
+        ));
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::record::{BaselineRecord, Record};
+    use std::collections::BTreeMap;
+
+    fn rec(case: &str, pct: Option<f64>) -> Record {
+        let json = format!(
+            r#"{{"case":"{case}","dtype":"float32","shape":[4],"op":"x","bytes_read":8,
+            "bytes_written":8,"ms_median":1.0,"ms_min":1.0,"ms_max":1.0,"samples":3,"gbps":2.0,
+            "pct_of_memcpy":{},"pct_of_peak":null,"power_w_mean":null,"power_w_max":null,
+            "energy_j":null,"j_per_gb":null,"sm_mhz_mean":null,"mem_mhz_mean":null,
+            "temp_c_max":null,"throttle_reasons":null,"verified":true,"host":"h","gpu_index":0,
+            "gpu_uuid":null,"slurm_job_id":null,"slurm_task_id":null,"discarded_low_clock":0}}"#,
+            pct.map_or("null".to_string(), |p| p.to_string())
+        );
+        serde_json::from_str(&json).unwrap()
+    }
+
+    fn widths(svg: &str, class: &str) -> Vec<f64> {
+        svg.split(&format!("class=\"{class}\""))
+            .skip(1)
+            .map(|rest| {
+                let w = &rest[rest.find("width=\"").unwrap() + 7..];
+                w[..w.find('"').unwrap()].parse().unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_bar_per_case_and_baseline_value() {
+        let records = [
+            rec("a<b", Some(50.0)),
+            rec("c", Some(120.0)),
+            rec("d", None),
+        ];
+        let b = Baseline {
+            label: "torch & co".into(),
+            by_case: BTreeMap::from([(
+                "c".to_string(),
+                BaselineRecord {
+                    case: "c".into(),
+                    variant: None,
+                    ms_median: None,
+                    gbps: None,
+                    pct_of_memcpy: Some(60.0),
+                },
+            )]),
+        };
+        let s = svg("t", &records, &[b]);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>\n"));
+        assert_eq!(s.matches("class=\"bar stridekit\"").count(), 2);
+        assert_eq!(s.matches("class=\"bar baseline\"").count(), 1);
+        assert!(s.contains("a&lt;b") && s.contains("torch &amp; co"));
+        assert!(s.contains(">125%</text>"), "the axis reaches past 120%");
+        // Bars scale with the value: 120% is twice as long as 60%, 50% is 5/12 of it.
+        let (ours, theirs) = (widths(&s, "bar stridekit"), widths(&s, "bar baseline"));
+        assert!((ours[1] / theirs[0] - 2.0).abs() < 1e-3);
+        assert!((ours[0] / ours[1] - 50.0 / 120.0).abs() < 1e-3);
+    }
+}

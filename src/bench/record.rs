@@ -1,0 +1,504 @@
+//! Result records and the run header, their JSON and CSV forms, and baseline files (the
+//! same JSON form, from another run or from `scripts/compare_torch.py`) joined by case.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::cases::MEMCPY_CASE;
+use super::error::BenchError;
+
+/// One case on one device. The field order is the CSV column order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub case: String,
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    pub op: String,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub ms_median: Option<f64>,
+    pub ms_min: Option<f64>,
+    pub ms_max: Option<f64>,
+    pub samples: usize,
+    pub gbps: Option<f64>,
+    pub pct_of_memcpy: Option<f64>,
+    pub pct_of_peak: Option<f64>,
+    pub power_w_mean: Option<f64>,
+    pub power_w_max: Option<f64>,
+    pub energy_j: Option<f64>,
+    pub j_per_gb: Option<f64>,
+    pub sm_mhz_mean: Option<f64>,
+    pub mem_mhz_mean: Option<f64>,
+    pub temp_c_max: Option<u32>,
+    pub throttle_reasons: Option<Vec<String>>,
+    pub verified: bool,
+    pub host: String,
+    pub gpu_index: Option<usize>,
+    pub gpu_uuid: Option<String>,
+    pub slurm_job_id: Option<String>,
+    pub slurm_task_id: Option<String>,
+    pub discarded_low_clock: usize,
+}
+
+/// The field names, in order (the CSV header).
+pub const FIELDS: [&str; 28] = [
+    "case",
+    "dtype",
+    "shape",
+    "op",
+    "bytes_read",
+    "bytes_written",
+    "ms_median",
+    "ms_min",
+    "ms_max",
+    "samples",
+    "gbps",
+    "pct_of_memcpy",
+    "pct_of_peak",
+    "power_w_mean",
+    "power_w_max",
+    "energy_j",
+    "j_per_gb",
+    "sm_mhz_mean",
+    "mem_mhz_mean",
+    "temp_c_max",
+    "throttle_reasons",
+    "verified",
+    "host",
+    "gpu_index",
+    "gpu_uuid",
+    "slurm_job_id",
+    "slurm_task_id",
+    "discarded_low_clock",
+];
+
+/// One GPU of the run (absent for the CPU backend).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub gpu_index: usize,
+    pub gpu_name: Option<String>,
+    pub gpu_uuid: Option<String>,
+    pub sm_mhz_max: Option<u32>,
+    pub mem_mhz_max: Option<u32>,
+    pub bus_width_bits: Option<u32>,
+    /// 2 x memory clock x bus width / 8.
+    pub peak_gbps: Option<f64>,
+    pub l2_bytes: Option<u64>,
+    /// "available", or why NVML telemetry is not.
+    pub telemetry: String,
+}
+
+/// The run header. The GPU fields repeat `devices[0]` when one GPU ran, and are null for
+/// the CPU backend or several GPUs (see `devices`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub gpu_name: Option<String>,
+    pub gpu_uuid: Option<String>,
+    pub driver: Option<String>,
+    pub sm_mhz_max: Option<u32>,
+    pub mem_mhz_max: Option<u32>,
+    pub bus_width_bits: Option<u32>,
+    pub peak_gbps: Option<f64>,
+    pub stridekit_version: String,
+    pub kernel_image: String,
+    /// "cuda" or "cpu".
+    pub backend: String,
+    pub host: String,
+    pub command_line: String,
+    /// UTC, RFC 3339.
+    pub timestamp: String,
+    pub quick: bool,
+    pub seed: u64,
+    /// The sampling rule in words.
+    pub sampling: String,
+    /// How outputs were verified.
+    pub verification: String,
+    pub devices: Vec<DeviceInfo>,
+}
+
+/// A whole result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub header: Header,
+    pub records: Vec<Record>,
+}
+
+/// Fills `gbps`, `pct_of_memcpy` (against the memcpy record of the same device) and
+/// `pct_of_peak`.
+pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) -> Option<f64>) {
+    for r in records.iter_mut() {
+        r.gbps = r
+            .ms_median
+            .filter(|ms| *ms > 0.0)
+            .map(|ms| (r.bytes_read + r.bytes_written) as f64 / (ms * 1e-3) / 1e9);
+        r.pct_of_peak = r
+            .gbps
+            .zip(peak_gbps(r.gpu_index))
+            .map(|(g, p)| 100.0 * g / p);
+    }
+    let memcpy: BTreeMap<Option<usize>, f64> = records
+        .iter()
+        .filter(|r| r.case == MEMCPY_CASE)
+        .filter_map(|r| r.gbps.map(|g| (r.gpu_index, g)))
+        .collect();
+    for r in records.iter_mut() {
+        r.pct_of_memcpy = r
+            .gbps
+            .zip(memcpy.get(&r.gpu_index))
+            .map(|(g, m)| 100.0 * g / m);
+    }
+}
+
+/// The report as pretty JSON.
+pub fn to_json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).expect("plain data always encodes") + "\n"
+}
+
+fn csv_field(v: &serde_json::Value) -> String {
+    let s = match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .map(|x| match x {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(if a.iter().all(|x| x.is_number()) {
+                "x"
+            } else {
+                ";"
+            }),
+        other => other.to_string(),
+    };
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+/// One header line ([`FIELDS`]) and one line per record. Shapes are written `AxB`,
+/// throttle reasons `a;b`, nulls as empty fields.
+pub fn to_csv(records: &[Record]) -> String {
+    let mut out = FIELDS.join(",") + "\n";
+    for r in records {
+        let v = serde_json::to_value(r).expect("plain data always encodes");
+        let line: Vec<String> = FIELDS.iter().map(|f| csv_field(&v[*f])).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A baseline record: only what a comparison needs; `variant` labels records of one file
+/// that ran differently (e.g. "torch eager", "torch.compile").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct BaselineRecord {
+    pub case: String,
+    #[serde(default)]
+    pub variant: Option<String>,
+    #[serde(default)]
+    pub ms_median: Option<f64>,
+    #[serde(default)]
+    pub gbps: Option<f64>,
+    #[serde(default)]
+    pub pct_of_memcpy: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct BaselineFile {
+    #[serde(default)]
+    header: serde_json::Value,
+    records: Vec<BaselineRecord>,
+}
+
+/// One compared series: a label and its records by case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Baseline {
+    pub label: String,
+    pub by_case: BTreeMap<String, BaselineRecord>,
+}
+
+/// Reads a baseline file: `{"header": {...}, "records": [...]}` with at least `case` and
+/// one of `pct_of_memcpy`/`gbps` per record. Each distinct `variant` becomes one series
+/// labelled by it; records without one are labelled by the header's `label` or
+/// `backend`, else the file name.
+pub fn read_baseline(path: &Path) -> Result<Vec<Baseline>, BenchError> {
+    let file = path.display().to_string();
+    let bad = |message: String| BenchError::Baseline {
+        file: file.clone(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let parsed: BaselineFile = serde_json::from_str(&text).map_err(|e| {
+        bad(format!(
+            "not a stridekit bench JSON file ({{\"header\": ..., \"records\": [...]}}): {e}"
+        ))
+    })?;
+    let default_label = ["label", "backend"]
+        .iter()
+        .find_map(|k| parsed.header.get(*k).and_then(|v| v.as_str()))
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| file.clone())
+        });
+    if parsed.records.is_empty() {
+        return Err(bad("no records".into()));
+    }
+    let mut series: Vec<Baseline> = Vec::new();
+    for (k, r) in parsed.records.into_iter().enumerate() {
+        if r.pct_of_memcpy.is_none() && r.gbps.is_none() {
+            return Err(bad(format!(
+                "record {k} ({}) has neither pct_of_memcpy nor gbps",
+                r.case
+            )));
+        }
+        let label = r.variant.clone().unwrap_or_else(|| default_label.clone());
+        let pos = match series.iter().position(|s| s.label == label) {
+            Some(p) => p,
+            None => {
+                series.push(Baseline {
+                    label,
+                    by_case: BTreeMap::new(),
+                });
+                series.len() - 1
+            }
+        };
+        series[pos].by_case.insert(r.case.clone(), r);
+    }
+    Ok(series)
+}
+
+/// Reads every baseline file; a label met twice gets the file name appended.
+pub fn read_baselines(paths: &[std::path::PathBuf]) -> Result<Vec<Baseline>, BenchError> {
+    let mut all: Vec<Baseline> = Vec::new();
+    for p in paths {
+        for mut b in read_baseline(p)? {
+            if all.iter().any(|x| x.label == b.label) {
+                b.label = format!("{} ({})", b.label, p.display());
+            }
+            all.push(b);
+        }
+    }
+    Ok(all)
+}
+
+/// How stridekit compares with a baseline on one case: the ratio of the fractions of
+/// each run's own memcpy reached (so runs on different days compare fairly), or of GB/s
+/// when either side lacks that fraction. Above 1: stridekit is ahead.
+pub fn ratio(ours: &Record, theirs: &BaselineRecord) -> Option<f64> {
+    match (ours.pct_of_memcpy, theirs.pct_of_memcpy) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => ours
+            .gbps
+            .zip(theirs.gbps)
+            .filter(|(_, b)| *b > 0.0)
+            .map(|(a, b)| a / b),
+    }
+}
+
+/// The host name (from the kernel, else $HOSTNAME).
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// SLURM job and task ids from the environment (SLURM_PROCID, else SLURM_ARRAY_TASK_ID).
+pub fn slurm_ids(env: impl Fn(&str) -> Option<String>) -> (Option<String>, Option<String>) {
+    (
+        env("SLURM_JOB_ID"),
+        env("SLURM_PROCID").or_else(|| env("SLURM_ARRAY_TASK_ID")),
+    )
+}
+
+/// Seconds since the Unix epoch as RFC 3339 UTC (`2026-11-29T20:05:00Z`).
+pub fn rfc3339_utc(secs: u64) -> String {
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn record(case: &str, ms: Option<f64>, gpu: Option<usize>) -> Record {
+        Record {
+            case: case.into(),
+            dtype: "float32".into(),
+            shape: vec![4, 8],
+            op: "x.permute(1, 0).contiguous()".into(),
+            bytes_read: 500_000_000,
+            bytes_written: 500_000_000,
+            ms_median: ms,
+            ms_min: ms,
+            ms_max: ms,
+            samples: 10,
+            gbps: None,
+            pct_of_memcpy: None,
+            pct_of_peak: None,
+            power_w_mean: None,
+            power_w_max: None,
+            energy_j: None,
+            j_per_gb: None,
+            sm_mhz_mean: None,
+            mem_mhz_mean: None,
+            temp_c_max: None,
+            throttle_reasons: Some(vec!["gpu_idle".into(), "sw_power_cap".into()]),
+            verified: true,
+            host: "h".into(),
+            gpu_index: gpu,
+            gpu_uuid: None,
+            slurm_job_id: None,
+            slurm_task_id: None,
+            discarded_low_clock: 0,
+        }
+    }
+
+    #[test]
+    fn rates_against_each_devices_memcpy() {
+        let mut v = vec![
+            record(MEMCPY_CASE, Some(0.5), Some(0)),
+            record("t", Some(1.0), Some(0)),
+            record(MEMCPY_CASE, Some(0.25), Some(1)),
+            record("t", Some(1.0), Some(1)),
+            record("none", None, Some(1)),
+        ];
+        derive_rates(&mut v, |g| (g == Some(0)).then_some(4000.0));
+        assert_eq!(v[0].gbps, Some(2000.0));
+        assert_eq!(v[0].pct_of_memcpy, Some(100.0));
+        assert_eq!(v[1].pct_of_memcpy, Some(50.0));
+        assert_eq!(v[1].pct_of_peak, Some(25.0));
+        assert_eq!(v[3].pct_of_memcpy, Some(25.0));
+        assert_eq!(v[3].pct_of_peak, None);
+        assert_eq!((v[4].gbps, v[4].pct_of_memcpy), (None, None));
+    }
+
+    #[test]
+    fn csv_quotes_and_joins() {
+        let mut r = record("t", Some(1.0), None);
+        r.op = "x.permute(0, 2, 1, 3).contiguous()".into();
+        let csv = to_csv(&[r]);
+        let mut lines = csv.lines();
+        assert_eq!(lines.next().unwrap(), FIELDS.join(","));
+        let row = lines.next().unwrap();
+        assert!(row.starts_with("t,float32,4x8,\"x.permute(0, 2, 1, 3).contiguous()\",500000000,"));
+        assert!(row.contains(",gpu_idle;sw_power_cap,true,h,,,,,0"), "{row}");
+    }
+
+    #[test]
+    fn fields_match_the_record() {
+        let v = serde_json::to_value(record("t", None, None)).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut want = FIELDS.to_vec();
+        want.sort();
+        let mut got = keys.clone();
+        got.sort();
+        assert_eq!(got, want);
+    }
+
+    fn write(name: &str, text: &str) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!("stridekit-bench-{}-{name}", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn baseline_variants_labels_and_ratio_join() {
+        let p = write(
+            "torch.json",
+            r#"{"header": {"backend": "torch"}, "records": [
+                {"case": "memcpy_f32_1GiB", "variant": "torch eager", "pct_of_memcpy": 100.0, "gbps": 4000},
+                {"case": "t", "variant": "torch eager", "pct_of_memcpy": 25.0, "gbps": 1000},
+                {"case": "t", "variant": "torch.compile", "pct_of_memcpy": 80.0},
+                {"case": "u", "gbps": 500.0}
+            ]}"#,
+        );
+        let b = read_baselines(&[p.clone(), p.clone()]).unwrap();
+        let labels: Vec<&str> = b.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(&labels[..3], ["torch eager", "torch.compile", "torch"]);
+        assert!(labels[3].starts_with("torch eager ("), "{labels:?}");
+        let mut ours = record("t", Some(1.0), Some(0));
+        ours.pct_of_memcpy = Some(50.0);
+        ours.gbps = Some(2000.0);
+        assert_eq!(ratio(&ours, &b[0].by_case["t"]), Some(2.0));
+        assert_eq!(ratio(&ours, &b[1].by_case["t"]), Some(0.625));
+        let mut u = record("u", Some(1.0), Some(0));
+        u.gbps = Some(1000.0);
+        assert_eq!(
+            ratio(&u, &b[2].by_case["u"]),
+            Some(2.0),
+            "falls back to GB/s"
+        );
+        assert!(!b[1].by_case.contains_key("u"));
+        let _ = std::fs::remove_file(p);
+    }
+
+    #[test]
+    fn bad_baselines_name_the_file_and_the_problem() {
+        let missing = std::path::Path::new("/nonexistent/base.json");
+        let e = read_baseline(missing).unwrap_err().to_string();
+        assert!(e.starts_with("baseline /nonexistent/base.json: "), "{e}");
+        let p = write("bad.json", r#"[{"case": "x"}]"#);
+        let e = read_baseline(&p).unwrap_err().to_string();
+        assert!(e.contains("not a stridekit bench JSON file"), "{e}");
+        let p2 = write(
+            "nofig.json",
+            r#"{"records": [{"case": "x", "ms_median": 1.0}]}"#,
+        );
+        let e = read_baseline(&p2).unwrap_err().to_string();
+        assert!(
+            e.contains("record 0 (x) has neither pct_of_memcpy nor gbps"),
+            "{e}"
+        );
+        let p3 = write("empty.json", r#"{"records": []}"#);
+        assert!(
+            read_baseline(&p3)
+                .unwrap_err()
+                .to_string()
+                .ends_with("no records")
+        );
+        for p in [p, p2, p3] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    #[test]
+    fn slurm_and_time() {
+        let env = |k: &str| match k {
+            "SLURM_JOB_ID" => Some("77".to_string()),
+            "SLURM_ARRAY_TASK_ID" => Some("3".to_string()),
+            _ => None,
+        };
+        assert_eq!(slurm_ids(env), (Some("77".into()), Some("3".into())));
+        assert_eq!(slurm_ids(|_| None), (None, None));
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_796_000_000), "2026-11-30T00:53:20Z");
+        assert_eq!(rfc3339_utc(951_782_400 + 3661), "2000-02-29T01:01:01Z");
+    }
+}

@@ -1,0 +1,404 @@
+//! Running the suite on one GPU: per case, upload random non-zero input, poison the output
+//! with [`POISON`], run once and compare every byte with the CPU backend running the same
+//! plan on the same input; then warm up and sample with CUDA events (an L2 flush before
+//! each sample when the working set is small), discarding samples taken at a low SM clock,
+//! while a sampler thread records NVML telemetry for the case's window.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::CudaEvent;
+use cudarc::driver::result;
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUuuid};
+use nvml_wrapper::Nvml;
+
+use super::cases::{Case, Work, WorkKind};
+use super::error::BenchError;
+use super::output::Progress;
+use super::record::{DeviceInfo, Record};
+use super::run_cpu::{self, HostBuffers};
+use super::telemetry::{Gauge, Recorder, peak_gbps, summarize};
+use super::timing::{SamplingRule, clock_ok, sample_until};
+use super::{POISON, Place, make_record};
+use crate::backend::cuda::error::Call;
+use crate::backend::cuda::{
+    CudaError, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan, device_count, driver_available,
+    launch_row_gather,
+};
+
+/// When to flush L2 between samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FlushMode {
+    /// When the case's working set (bytes read + written) is under 4x the L2 size.
+    Auto,
+    Always,
+    Never,
+}
+
+/// Whether a case with this working set gets an L2 flush before each sample.
+pub fn needs_flush(mode: FlushMode, working_set: u64, l2_bytes: u64) -> bool {
+    match mode {
+        FlushMode::Always => true,
+        FlushMode::Never => false,
+        FlushMode::Auto => working_set < 4 * l2_bytes,
+    }
+}
+
+/// Options of a GPU run.
+#[derive(Debug, Clone)]
+pub struct GpuOptions {
+    pub rule: SamplingRule,
+    pub telemetry_interval: Duration,
+    pub flush: FlushMode,
+}
+
+/// One GPU's results.
+pub struct GpuRun {
+    pub info: DeviceInfo,
+    pub driver: Option<String>,
+    pub records: Vec<Record>,
+}
+
+/// The ordinals `--device all` runs on; a clear error without a driver or a GPU.
+pub fn all_devices() -> Result<Vec<usize>, BenchError> {
+    let n = device_count().map_err(no_gpu)?;
+    if n == 0 {
+        return Err(BenchError::NoGpu(
+            "the CUDA driver reports no device; run with --device cpu to benchmark the CPU backend"
+                .into(),
+        ));
+    }
+    Ok((0..n).collect())
+}
+
+fn no_gpu(e: CudaError) -> BenchError {
+    BenchError::NoGpu(format!(
+        "{e}; run with --device cpu to benchmark the CPU backend"
+    ))
+}
+
+/// Fails early, with one clear line, when there is no CUDA driver at all.
+pub fn check_driver() -> Result<(), BenchError> {
+    if driver_available() {
+        Ok(())
+    } else {
+        Err(no_gpu(CudaError::NoDriver))
+    }
+}
+
+/// NVML's form of a CUDA device UUID: `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+pub fn uuid_string(u: &CUuuid) -> String {
+    let h: String = u
+        .bytes
+        .iter()
+        .map(|b| format!("{:02x}", *b as u8))
+        .collect();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+/// Device memory and launch plan of one case.
+enum DeviceWork {
+    Copy(GpuPlan),
+    Gather {
+        plan: RowGatherPlan,
+        index: DeviceBuffer,
+        flag: DeviceBuffer,
+    },
+}
+
+struct Bench<'a> {
+    gpu: Arc<Gpu>,
+    ordinal: usize,
+    gauge: Option<&'a Gauge<'a>>,
+    recorder: &'a Recorder,
+    opts: &'a GpuOptions,
+    max_sm_mhz: Option<u32>,
+    l2_bytes: u64,
+    flush: DeviceBuffer,
+    place: Place,
+}
+
+impl Bench<'_> {
+    fn err(&self) -> impl Fn(CudaError) -> BenchError {
+        let d = self.ordinal;
+        move |e| BenchError::Cuda {
+            device: d,
+            source: e,
+        }
+    }
+
+    /// Queues the case's work on the GPU's stream.
+    fn launch(
+        &self,
+        w: &DeviceWork,
+        dst: &DeviceBuffer,
+        src: &DeviceBuffer,
+    ) -> Result<(), CudaError> {
+        // SAFETY: `dst` and `src` hold every element the case addresses (sized from its
+        // layouts); the index and flag buffers hold the planned rows and one int32.
+        unsafe {
+            match w {
+                DeviceWork::Copy(p) => self.gpu.copy(p, dst.ptr(), src.ptr()),
+                DeviceWork::Gather { plan, index, flag } => launch_row_gather(
+                    &self.gpu.kernels,
+                    plan,
+                    dst.ptr(),
+                    src.ptr(),
+                    index.ptr(),
+                    flag.ptr(),
+                    self.gpu.stream.cu_stream(),
+                ),
+            }
+        }
+    }
+
+    fn event(&self) -> Result<CudaEvent, BenchError> {
+        // Timing events need CU_EVENT_DEFAULT (cudarc's default disables timing).
+        self.gpu
+            .ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .call("cuEventCreate")
+            .map_err(self.err())
+    }
+
+    fn case(&self, k: usize, case: &Case, progress: &Progress) -> Result<Record, BenchError> {
+        let err = self.err();
+        progress.step(k, &case.case, "verifying");
+        let work: Work = case.work()?;
+        let host = HostBuffers::new(case, &work);
+        let src = DeviceBuffer::from_host(&self.gpu, &host.src).map_err(&err)?;
+        let dst = DeviceBuffer::alloc(&self.gpu, host.dst.len()).map_err(&err)?;
+        let dw = match &work.kind {
+            WorkKind::Copy { plan, .. } => DeviceWork::Copy(GpuPlan::new(plan).map_err(&err)?),
+            WorkKind::Gather { shape, index } => {
+                let bytes: Vec<u8> = index.iter().flat_map(|i| i.to_le_bytes()).collect();
+                let flag = DeviceBuffer::alloc(&self.gpu, 4).map_err(&err)?;
+                flag.memset(0).map_err(&err)?;
+                DeviceWork::Gather {
+                    plan: RowGatherPlan::new(case.dtype, *shape, true),
+                    index: DeviceBuffer::from_host(&self.gpu, &bytes).map_err(&err)?,
+                    flag,
+                }
+            }
+        };
+        // Verify: poisoned output, one run, every byte against the CPU backend.
+        dst.memset(POISON).map_err(&err)?;
+        self.launch(&dw, &dst, &src).map_err(&err)?;
+        let got = dst.to_host().map_err(&err)?;
+        let mut want = host.dst;
+        run_cpu::execute(case, &work, &mut want, &host.src)?;
+        let mut verified = got == want;
+        if let DeviceWork::Gather { flag, .. } = &dw {
+            verified &= flag.to_host().map_err(&err)? == [0; 4];
+        }
+        drop((got, want, host.src));
+
+        progress.step(k, &case.case, "timing");
+        for _ in 0..self.opts.rule.warmup {
+            self.launch(&dw, &dst, &src).map_err(&err)?;
+        }
+        self.gpu.synchronize().map_err(&err)?;
+        let flush = needs_flush(
+            self.opts.flush,
+            work.bytes_read + work.bytes_written,
+            self.l2_bytes,
+        );
+        let (start, end) = (self.event()?, self.event()?);
+        let stream = &self.gpu.stream;
+        let mut round = 0u8;
+        let energy0 = self.gauge.and_then(|g| g.energy_mj());
+        let t0 = Instant::now();
+        if let Some(g) = self.gauge {
+            self.recorder.push(g.read());
+        }
+        let samples = sample_until(&self.opts.rule, || {
+            if flush {
+                round = round.wrapping_add(1);
+                // SAFETY: the whole flush allocation, on this GPU's stream.
+                unsafe {
+                    result::memset_d8_async(
+                        self.flush.ptr(),
+                        round,
+                        self.flush.nbytes(),
+                        stream.cu_stream(),
+                    )
+                }
+                .call("cuMemsetD8Async")
+                .map_err(&err)?;
+            }
+            start.record(stream).call("cuEventRecord").map_err(&err)?;
+            self.launch(&dw, &dst, &src).map_err(&err)?;
+            end.record(stream).call("cuEventRecord").map_err(&err)?;
+            let ms = start
+                .elapsed_ms(&end)
+                .call("cuEventElapsedTime")
+                .map_err(&err)?;
+            let sm = self.gauge.and_then(|g| g.sm_mhz());
+            Ok::<_, BenchError>((
+                ms as f64,
+                clock_ok(sm, self.max_sm_mhz, self.opts.rule.min_clock_fraction),
+            ))
+        })?;
+        if let Some(g) = self.gauge {
+            self.recorder.push(g.read());
+        }
+        let t1 = Instant::now();
+        let energy1 = self.gauge.and_then(|g| g.energy_mj());
+        let energy_j = energy0
+            .zip(energy1)
+            .map(|(a, b)| b.saturating_sub(a) as f64 / 1000.0);
+        let moved = (work.bytes_read + work.bytes_written) * samples.taken() as u64;
+        let telemetry = summarize(&self.recorder.window(t0, t1), energy_j, moved);
+        let r = make_record(case, &work, &samples, telemetry, verified, &self.place);
+        progress.finished(k, &r);
+        Ok(r)
+    }
+}
+
+struct StopOnDrop<'a>(&'a Recorder);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// Runs `cases` on cuda:`ordinal`. `nvml` is the run's one NVML handle, or why there is
+/// none.
+pub fn run(
+    ordinal: usize,
+    cases: &[Case],
+    opts: &GpuOptions,
+    nvml: Result<&Nvml, &str>,
+    mut place: Place,
+    progress: &Progress,
+) -> Result<GpuRun, BenchError> {
+    let err = |e| BenchError::Cuda {
+        device: ordinal,
+        source: e,
+    };
+    let gpu = Gpu::shared(ordinal).map_err(|e| match e {
+        CudaError::NoDriver => no_gpu(e),
+        e => err(e),
+    })?;
+    gpu.bind().map_err(err)?;
+    let uuid = gpu.ctx.uuid().call("cuDeviceGetUuid").map_err(err)?;
+    let uuid = uuid_string(&uuid);
+    let name = gpu.ctx.name().call("cuDeviceGetName").map_err(err)?;
+    let attr = |a| {
+        gpu.ctx
+            .attribute(a)
+            .call("cuDeviceGetAttribute")
+            .map_err(err)
+    };
+    let l2_bytes = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64;
+    let gauge = nvml
+        .map_err(str::to_string)
+        .and_then(|n| Gauge::by_uuid(n, &uuid));
+    let nvml_info = match (&gauge, nvml) {
+        (Ok(g), Ok(n)) => Some(g.info(n)),
+        _ => None,
+    };
+    // Clocks and bus width from NVML, else from the CUDA attributes (kHz, bits).
+    let mem_mhz = match nvml_info.as_ref().and_then(|i| i.max_mem_mhz) {
+        Some(m) => Some(m),
+        None => {
+            Some((attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)? / 1000) as u32)
+        }
+    };
+    let bus = match nvml_info.as_ref().and_then(|i| i.bus_width_bits) {
+        Some(b) => Some(b),
+        None => Some(attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)? as u32),
+    };
+    let max_sm_mhz = nvml_info.as_ref().and_then(|i| i.max_sm_mhz);
+    let info = DeviceInfo {
+        gpu_index: ordinal,
+        gpu_name: Some(name),
+        gpu_uuid: Some(uuid.clone()),
+        sm_mhz_max: max_sm_mhz,
+        mem_mhz_max: mem_mhz,
+        bus_width_bits: bus,
+        peak_gbps: mem_mhz.zip(bus).map(|(m, b)| peak_gbps(m, b)),
+        l2_bytes: Some(l2_bytes),
+        telemetry: match &gauge {
+            Ok(_) => "available".into(),
+            Err(why) => format!("unavailable: {why}"),
+        },
+    };
+    place.gpu_index = Some(ordinal);
+    place.gpu_uuid = Some(uuid);
+    let recorder = Recorder::default();
+    let flush = DeviceBuffer::alloc(&gpu, 2 * l2_bytes as usize).map_err(err)?;
+    let records = std::thread::scope(|s| {
+        if let Ok(g) = &gauge {
+            let rec = &recorder;
+            s.spawn(move || rec.run(g, opts.telemetry_interval));
+        }
+        let bench = Bench {
+            gpu: gpu.clone(),
+            ordinal,
+            gauge: gauge.as_ref().ok(),
+            recorder: &recorder,
+            opts,
+            max_sm_mhz,
+            l2_bytes,
+            flush,
+            place,
+        };
+        // Stops the sampler however the cases end (an error or a panic included).
+        let _stop = StopOnDrop(&recorder);
+        cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| bench.case(k, c, progress))
+            .collect::<Result<Vec<Record>, BenchError>>()
+    })?;
+    Ok(GpuRun {
+        info,
+        driver: nvml_info.and_then(|i| i.driver),
+        records,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flush_rule() {
+        let l2 = 50 << 20;
+        assert!(needs_flush(FlushMode::Auto, 100 << 20, l2));
+        assert!(!needs_flush(FlushMode::Auto, 2 << 30, l2));
+        assert!(needs_flush(FlushMode::Always, 2 << 30, l2));
+        assert!(!needs_flush(FlushMode::Never, 1, l2));
+    }
+
+    #[test]
+    fn uuid_in_nvml_form() {
+        let mut u = CUuuid { bytes: [0; 16] };
+        for (k, b) in u.bytes.iter_mut().enumerate() {
+            *b = (k as u8 * 17) as std::ffi::c_char;
+        }
+        assert_eq!(uuid_string(&u), "GPU-00112233-4455-6677-8899-aabbccddeeff");
+    }
+
+    #[test]
+    fn no_driver_is_one_clear_error() {
+        if driver_available() {
+            return; // a GPU machine: the device tests cover the run itself
+        }
+        let e = check_driver().unwrap_err().to_string();
+        assert!(
+            e.contains("no CUDA driver") && e.contains("--device cpu"),
+            "{e}"
+        );
+        assert!(all_devices().is_err());
+    }
+}
