@@ -223,10 +223,11 @@ pub struct Baseline {
     pub by_case: BTreeMap<String, BaselineRecord>,
 }
 
-/// Reads a baseline file: `{"header": {...}, "records": [...]}` with at least `case` and
-/// one of `pct_of_memcpy`/`gbps` per record. Each distinct `variant` becomes one series
-/// labelled by it; records without one are labelled by the header's `label` or
-/// `backend`, else the file name.
+/// Reads a baseline file: `{"header": {...}, "records": [...]}` with `case` in every record
+/// and `pct_of_memcpy` or `gbps` in at least one. Each distinct `variant` becomes one series
+/// labelled by it; records without one are labelled by the header's `label`, else the
+/// file name (an earlier stridekit run: `--baseline h200_monday.json` shows as
+/// `h200_monday`).
 pub fn read_baseline(path: &Path) -> Result<Vec<Baseline>, BenchError> {
     let file = path.display().to_string();
     let bad = |message: String| BenchError::Baseline {
@@ -239,26 +240,33 @@ pub fn read_baseline(path: &Path) -> Result<Vec<Baseline>, BenchError> {
             "not a stridekit bench JSON file ({{\"header\": ..., \"records\": [...]}}): {e}"
         ))
     })?;
-    let default_label = ["label", "backend"]
-        .iter()
-        .find_map(|k| parsed.header.get(*k).and_then(|v| v.as_str()))
+    let default_label = parsed
+        .header
+        .get("label")
+        .and_then(|v| v.as_str())
         .map(str::to_string)
         .unwrap_or_else(|| {
             path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| file.clone())
         });
-    if parsed.records.is_empty() {
-        return Err(bad("no records".into()));
+    if !parsed
+        .records
+        .iter()
+        .any(|r| r.pct_of_memcpy.is_some() || r.gbps.is_some())
+    {
+        return Err(bad(
+            "no record has a pct_of_memcpy or gbps figure to compare with".into(),
+        ));
     }
     let mut series: Vec<Baseline> = Vec::new();
-    for (k, r) in parsed.records.into_iter().enumerate() {
-        if r.pct_of_memcpy.is_none() && r.gbps.is_none() {
-            return Err(bad(format!(
-                "record {k} ({}) has neither pct_of_memcpy nor gbps",
-                r.case
-            )));
-        }
+    // Records without a figure (a case whose samples were all discarded, or that failed)
+    // join no ratio.
+    for r in parsed
+        .records
+        .into_iter()
+        .filter(|r| r.pct_of_memcpy.is_some() || r.gbps.is_some())
+    {
         let label = r.variant.clone().unwrap_or_else(|| default_label.clone());
         let pos = match series.iter().position(|s| s.label == label) {
             Some(p) => p,
@@ -432,11 +440,12 @@ mod tests {
     fn baseline_variants_labels_and_ratio_join() {
         let p = write(
             "torch.json",
-            r#"{"header": {"backend": "torch"}, "records": [
+            r#"{"header": {"label": "torch"}, "records": [
                 {"case": "memcpy_f32_1GiB", "variant": "torch eager", "pct_of_memcpy": 100.0, "gbps": 4000},
                 {"case": "t", "variant": "torch eager", "pct_of_memcpy": 25.0, "gbps": 1000},
                 {"case": "t", "variant": "torch.compile", "pct_of_memcpy": 80.0},
-                {"case": "u", "gbps": 500.0}
+                {"case": "u", "gbps": 500.0},
+                {"case": "v", "gbps": null, "pct_of_memcpy": null}
             ]}"#,
         );
         let b = read_baselines(&[p.clone(), p.clone()]).unwrap();
@@ -469,20 +478,13 @@ mod tests {
         assert!(e.contains("not a stridekit bench JSON file"), "{e}");
         let p2 = write(
             "nofig.json",
-            r#"{"records": [{"case": "x", "ms_median": 1.0}]}"#,
+            r#"{"records": [{"case": "x", "gbps": null}]}"#,
         );
         let e = read_baseline(&p2).unwrap_err().to_string();
-        assert!(
-            e.contains("record 0 (x) has neither pct_of_memcpy nor gbps"),
-            "{e}"
-        );
-        let p3 = write("empty.json", r#"{"records": []}"#);
-        assert!(
-            read_baseline(&p3)
-                .unwrap_err()
-                .to_string()
-                .ends_with("no records")
-        );
+        assert!(e.ends_with("no record has a pct_of_memcpy or gbps figure to compare with"));
+        let p3 = write("nocase.json", r#"{"records": [{"gbps": 1.0}]}"#);
+        let e = read_baseline(&p3).unwrap_err().to_string();
+        assert!(e.contains("missing field `case`"), "{e}");
         for p in [p, p2, p3] {
             let _ = std::fs::remove_file(p);
         }

@@ -127,7 +127,8 @@ mod tests {
         );
     }
 
-    const PYTHON_GATHER_INDEX_8_16384_42: [i64; 8] = [0; 8];
+    const PYTHON_GATHER_INDEX_8_16384_42: [i64; 8] =
+        [15307, 11489, 5523, 2886, 10607, 6228, 12442, 13119];
 
     #[test]
     fn data_avoids_zero_and_poison() {

@@ -1,0 +1,325 @@
+//! `stridekit bench` end to end on the CPU backend (a subset of the quick suite with a short
+//! time limit): the JSON against the documented fields and their types, byte counts and
+//! rates, the CSV, the SVG, the baseline ratio column, the case spec, and the errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use stridekit::bench::record::FIELDS;
+
+fn stridekit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stridekit"))
+        .args(args)
+        .env("SLURM_JOB_ID", "4242")
+        .env("SLURM_PROCID", "3")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .output()
+        .expect("run stridekit")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stridekit-bench-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+const CASES: &str = "transpose2d_f32_16384|nchw2nhwc_f32|nhwc2nchw_f16|unfold|index_select|expand_rows|slice_step2|rand_r3_0";
+
+/// (case, bytes read, bytes written) at the quick sizes, worked out by hand.
+const QUICK_BYTES: [(&str, u64, u64); 6] = [
+    ("memcpy_f32_1GiB", 4 << 20, 4 << 20),
+    ("transpose2d_f32_16384x16384", 4 << 20, 4 << 20),
+    // 2^19 int32, windows of 1025 every 512: 1022 windows reach element 1021 * 512 + 1025.
+    ("unfold_windows_i32_1025s512", 523777 * 4, 1022 * 1025 * 4),
+    ("expand_rows_f32_16384", 1024 * 4, 1024 * 1024 * 4),
+    (
+        "index_select_rows_f16_4Mx128",
+        8192 * 128 * 2,
+        8192 * 128 * 2,
+    ),
+    ("slice_step2_f32_16384x16384", 512 * 512 * 4, 512 * 512 * 4),
+];
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn cpu_quick_run_writes_documented_reports() {
+    let (json, csv, svg, base) = (
+        tmp("out.json"),
+        tmp("out.csv"),
+        tmp("out.svg"),
+        tmp("base.json"),
+    );
+    // A hand-made baseline: two variants, one case each plus memcpy.
+    std::fs::write(
+        &base,
+        r#"{"header": {"label": "torch"}, "records": [
+            {"case": "memcpy_f32_1GiB", "variant": "torch eager", "pct_of_memcpy": 100.0},
+            {"case": "transpose2d_f32_16384x16384", "variant": "torch eager", "pct_of_memcpy": 27.6},
+            {"case": "transpose2d_f32_16384x16384", "variant": "torch.compile", "pct_of_memcpy": 77.9}
+        ]}"#,
+    )
+    .unwrap();
+    let out = stridekit(&[
+        "bench",
+        "--device",
+        "cpu",
+        "--quick",
+        "--cases",
+        CASES,
+        "--warmup",
+        "1",
+        "--min-samples",
+        "3",
+        "--min-time",
+        "0.02",
+        "--time-limit",
+        "0.2",
+        "--json",
+        json.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+        "--baseline",
+        base.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+
+    // JSON: header, then records with exactly the documented fields.
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let h = &report["header"];
+    for key in [
+        "gpu_name",
+        "gpu_uuid",
+        "driver",
+        "sm_mhz_max",
+        "mem_mhz_max",
+        "bus_width_bits",
+        "peak_gbps",
+        "stridekit_version",
+        "kernel_image",
+        "backend",
+        "host",
+        "command_line",
+        "timestamp",
+        "devices",
+    ] {
+        assert!(h.get(key).is_some(), "header lacks {key}");
+    }
+    assert_eq!(h["backend"], "cpu");
+    assert_eq!(h["stridekit_version"], env!("CARGO_PKG_VERSION"));
+    assert!(h["command_line"].as_str().unwrap().contains("--device cpu"));
+    assert!(h["timestamp"].as_str().unwrap().ends_with('Z'));
+    let records = report["records"].as_array().unwrap();
+    assert_eq!(records.len(), 9, "memcpy + 8 filtered cases");
+    assert_eq!(records[0]["case"], "memcpy_f32_1GiB");
+    let memcpy_gbps = num(&records[0]["gbps"]);
+    for r in records {
+        let name = r["case"].as_str().unwrap();
+        let mut keys: Vec<&str> = r.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        keys.sort();
+        let mut want = FIELDS.to_vec();
+        want.sort();
+        assert_eq!(keys, want, "{name}");
+        assert!(r["dtype"].is_string() && r["op"].is_string() && r["host"].is_string());
+        assert!(r["shape"].as_array().unwrap().iter().all(|d| d.is_u64()));
+        assert_eq!(r["verified"], true, "{name}");
+        let (read, written) = (
+            r["bytes_read"].as_u64().unwrap(),
+            r["bytes_written"].as_u64().unwrap(),
+        );
+        let samples = r["samples"].as_u64().unwrap();
+        assert!(samples >= 1, "{name}");
+        let (med, min, max) = (num(&r["ms_median"]), num(&r["ms_min"]), num(&r["ms_max"]));
+        assert!(min <= med && med <= max && min > 0.0, "{name}");
+        let gbps = num(&r["gbps"]);
+        let want_gbps = (read + written) as f64 / (med * 1e-3) / 1e9;
+        assert!((gbps / want_gbps - 1.0).abs() < 1e-9, "{name}");
+        let pct = num(&r["pct_of_memcpy"]);
+        assert!((pct - 100.0 * gbps / memcpy_gbps).abs() < 1e-6, "{name}");
+        // CPU backend: no peak, no telemetry, no GPU.
+        for k in [
+            "pct_of_peak",
+            "power_w_mean",
+            "power_w_max",
+            "energy_j",
+            "j_per_gb",
+            "sm_mhz_mean",
+            "mem_mhz_mean",
+            "temp_c_max",
+            "throttle_reasons",
+            "gpu_index",
+            "gpu_uuid",
+        ] {
+            assert!(r[k].is_null(), "{name}: {k} = {}", r[k]);
+        }
+        assert_eq!(r["slurm_job_id"], "4242");
+        assert_eq!(r["slurm_task_id"], "3");
+        assert_eq!(r["discarded_low_clock"], 0);
+    }
+    assert_eq!(num(&records[0]["pct_of_memcpy"]), 100.0);
+    for (case, read, written) in QUICK_BYTES {
+        let r = records.iter().find(|r| r["case"] == case).unwrap();
+        assert_eq!(r["bytes_read"], read, "{case}");
+        assert_eq!(r["bytes_written"], written, "{case}");
+    }
+    let cl = records
+        .iter()
+        .find(|r| r["case"] == "nchw2nhwc_f32_256x3x224x224")
+        .unwrap();
+    assert_eq!(
+        cl["shape"],
+        serde_json::json!([32, 3, 28, 56]),
+        "C = 3 kept"
+    );
+
+    // CSV: the documented header, one row per record.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], FIELDS.join(","));
+    assert_eq!(lines.len(), 1 + records.len());
+    assert!(lines[1].starts_with("memcpy_f32_1GiB,float32,1048576,x.clone(),4194304,4194304,"));
+
+    // SVG: one stridekit bar per case, baseline bars where the baseline has the case.
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        plot.matches("class=\"bar stridekit\"").count(),
+        records.len()
+    );
+    assert_eq!(plot.matches("class=\"bar baseline\"").count(), 3);
+    assert_eq!(
+        plot.matches("<rect").count(),
+        plot.matches("</rect>").count() + 1 + 3
+    );
+
+    // Table: a ratio column per baseline series.
+    let header = stdout.lines().next().unwrap();
+    assert!(
+        header.contains("vs torch eager") && header.contains("vs torch.compile"),
+        "{stdout}"
+    );
+    let t_row = stdout
+        .lines()
+        .find(|l| l.starts_with("transpose2d_f32_16384x16384"))
+        .unwrap();
+    let t = records
+        .iter()
+        .find(|r| r["case"] == "transpose2d_f32_16384x16384")
+        .unwrap();
+    let ratio = num(&t["pct_of_memcpy"]) / 77.9;
+    assert!(
+        t_row.trim_end().ends_with(&format!("x{ratio:.2}")),
+        "{t_row}"
+    );
+    let m: Vec<&str> = stdout
+        .lines()
+        .find(|l| l.starts_with("memcpy_f32_1GiB"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        m[m.len() - 2..],
+        ["x1.00", "-"],
+        "no memcpy in the compile series"
+    );
+}
+
+#[test]
+fn case_spec_lists_the_whole_suite() {
+    let out = stridekit(&["bench", "--list", "--json"]);
+    assert!(out.status.success());
+    let spec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = spec["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 22 + 24);
+    assert_eq!(spec["memcpy_case"], "memcpy_f32_1GiB");
+    assert_eq!(cases[0]["case"], "memcpy_f32_1GiB");
+    let names: Vec<&str> = cases.iter().map(|c| c["case"].as_str().unwrap()).collect();
+    for n in [
+        "perm6d_503142_f32_24^6",
+        "nhwc2nchw_f16_64x64x224x224",
+        "index_select_rows_f16_4Mx128",
+    ] {
+        assert!(names.contains(&n), "{n}");
+    }
+    for r in 2..=7 {
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| n.starts_with(&format!("rand_r{r}_")))
+                .count(),
+            4
+        );
+    }
+    let h = cases
+        .iter()
+        .find(|c| c["case"] == "heads_0213_f16_32x2048x32x128")
+        .unwrap();
+    assert_eq!(h["steps"][0]["dims"], serde_json::json!([0, 2, 1, 3]));
+    assert_eq!(
+        h["view"]["strides"],
+        serde_json::json!([8388608, 128, 4096, 1])
+    );
+    assert_eq!(h["bytes_read"], 536870912u64);
+    // The plain listing has one line per case after the header.
+    let out = stridekit(&["bench", "--list", "--quick", "--cases", "rand_r7"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1 + 1 + 4);
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let out = stridekit(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+}
+
+#[test]
+fn errors_are_one_clear_line() {
+    if !stridekit::backend::cuda::driver_available() {
+        fails_with(
+            &["bench", "--device", "0", "--quick"],
+            "run with --device cpu",
+        );
+        fails_with(&["bench", "--device", "all", "--quick"], "no CUDA driver");
+    }
+    fails_with(&["bench", "--device", "gpu"], "--device 'gpu'");
+    fails_with(
+        &["bench", "--device", "cpu", "--cases", "no_such_case"],
+        "--cases 'no_such_case' matches no case",
+    );
+    fails_with(
+        &[
+            "bench",
+            "--device",
+            "cpu",
+            "--baseline",
+            "/nonexistent/b.json",
+        ],
+        "baseline /nonexistent/b.json:",
+    );
+    let bad = tmp("bad.json");
+    std::fs::write(&bad, "[1, 2]").unwrap();
+    fails_with(
+        &[
+            "bench",
+            "--device",
+            "cpu",
+            "--baseline",
+            bad.to_str().unwrap(),
+        ],
+        "not a stridekit bench JSON file",
+    );
+    fails_with(
+        &["bench", "--device", "cpu", "--time-limit=-1"],
+        "--time-limit -1",
+    );
+}
