@@ -417,7 +417,9 @@ pub struct Work {
     pub kind: WorkKind,
 }
 
+/// Made once per case, so the size difference of the variants does not matter.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum WorkKind {
     /// An element copy from `view` (over the input storage) to `out`.
     Copy {
@@ -771,12 +773,11 @@ mod tests {
                 (&f.case, f.dtype, f.shape.len()),
                 (&q.case, q.dtype, q.shape.len())
             );
-            if let (Op::Copy { steps: a, .. }, Op::Copy { steps: b, .. }) = (&f.op, &q.op) {
-                if let (Some(Step::Permute { dims: a }), Some(Step::Permute { dims: b })) =
+            if let (Op::Copy { steps: a, .. }, Op::Copy { steps: b, .. }) = (&f.op, &q.op)
+                && let (Some(Step::Permute { dims: a }), Some(Step::Permute { dims: b })) =
                     (a.first(), b.first())
-                {
-                    assert_eq!(a, b);
-                }
+            {
+                assert_eq!(a, b);
             }
             let (wf, wq) = (f.work().unwrap(), q.work().unwrap());
             let ratio = wf.bytes_written as f64 / wq.bytes_written as f64;

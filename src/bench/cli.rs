@@ -47,9 +47,9 @@ pub struct BenchArgs {
     /// repeatable.
     #[arg(long, value_name = "FILE")]
     pub baseline: Vec<PathBuf>,
-    /// Stop sampling a case after this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-    pub time_limit: f64,
+    /// Stop sampling a case after this many seconds [default: 5, with --quick 1].
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
     /// Sample each case at least this long (so telemetry covers it).
     #[arg(long, value_name = "SECONDS", default_value_t = 0.25)]
     pub min_time: f64,
@@ -127,7 +127,10 @@ pub fn sampling_rule(a: &BenchArgs) -> Result<SamplingRule, BenchError> {
         min_samples: a.min_samples,
         max_rsd: a.max_rsd / 100.0,
         min_time: seconds("min-time", a.min_time)?,
-        time_limit: seconds("time-limit", a.time_limit)?,
+        time_limit: seconds(
+            "time-limit",
+            a.time_limit.unwrap_or(if a.quick { 1.0 } else { 5.0 }),
+        )?,
         ..SamplingRule::default()
     })
 }
@@ -275,12 +278,20 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
         slurm_task_id,
         ..Place::default()
     };
-    let (mut records, devices, driver) = match device {
+    let DevicesRun {
+        mut records,
+        devices,
+        driver,
+    } = match device {
         DeviceChoice::Cpu => {
             let progress = Progress::new("cpu", cases.len(), a.quiet);
             let r = run_cpu::run(&cases, &rule, &place, &progress);
             progress.close();
-            (r?, vec![], None)
+            DevicesRun {
+                records: r?,
+                devices: vec![],
+                driver: None,
+            }
         }
         DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &rule, &a, &place)?,
         DeviceChoice::All => {
@@ -330,6 +341,13 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
     write_outputs(&a, Report { header, records }, &baselines)
 }
 
+/// Every GPU's records, the GPUs, and the driver version.
+struct DevicesRun {
+    records: Vec<Record>,
+    devices: Vec<DeviceInfo>,
+    driver: Option<String>,
+}
+
 /// Runs the suite on every listed GPU, each in its own thread, sharing one NVML handle.
 fn run_gpus(
     ordinals: &[usize],
@@ -337,7 +355,7 @@ fn run_gpus(
     rule: &SamplingRule,
     a: &BenchArgs,
     place: &Place,
-) -> Result<(Vec<Record>, Vec<DeviceInfo>, Option<String>), BenchError> {
+) -> Result<DevicesRun, BenchError> {
     run_gpu::check_driver()?;
     let opts = GpuOptions {
         rule: *rule,
@@ -378,7 +396,11 @@ fn run_gpus(
         devices.push(r.info);
         driver = driver.or(r.driver);
     }
-    Ok((records, devices, driver))
+    Ok(DevicesRun {
+        records,
+        devices,
+        driver,
+    })
 }
 
 fn write_outputs(

@@ -221,7 +221,7 @@ mod tests {
                 },
             )]),
         };
-        let t = table(&[r.clone()], &[b]);
+        let t = table(std::slice::from_ref(&r), &[b]);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].ends_with("vs torch eager"), "{t}");
         let cells: Vec<&str> = lines[2].split_whitespace().collect();
