@@ -7,10 +7,11 @@ use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::layout::MemoryFormat;
 use crate::scalar::Scalar;
+use crate::storage::Device;
 use crate::tensor::Tensor;
 
-/// `torch.NAME(args)`.
-pub fn torch_function(name: &str, args: Args) -> Result<Value> {
+/// `torch.NAME(args)`; constructors make their tensor on `device`.
+pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
     let dtype_of = |b: &super::args::Bound| -> Result<Option<DType>> {
         b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()
     };
@@ -61,7 +62,7 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
             )));
         }
     };
-    Ok(Value::Tensor(t))
+    Ok(Value::Tensor(t.to_device(device)?))
 }
 
 /// The shape and row-major values of a nested list literal, with PyTorch's ragged-list
@@ -98,7 +99,7 @@ fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
                     .try_for_each(|i| walk(i, shape, depth + 1, out))
             }
             Value::Tensor(t) if t.ndim() == 0 && depth == shape.len() => {
-                out.push(t.values()[0]);
+                out.push(t.values()?[0]);
                 Ok(())
             }
             scalar if depth == shape.len() => {

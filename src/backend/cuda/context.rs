@@ -97,6 +97,13 @@ impl Gpu {
         unsafe { launch_plan(&self.kernels, plan, dst, src, stream) }
     }
 
+    /// The device's name, e.g. "NVIDIA H200".
+    pub fn name(&self) -> String {
+        self.ctx
+            .name()
+            .unwrap_or_else(|e| format!("(cuDeviceGetName failed: {e})"))
+    }
+
     /// The device ordinal N of cuda:N.
     pub fn ordinal(&self) -> usize {
         self.ctx.ordinal()
