@@ -275,7 +275,6 @@ impl Tensor {
         }
         if let Some(src_b) = self.checked_copy_source(src)? {
             let plan = CopyPlan::copy(&self.layout, self.dtype, &src_b.layout, src_b.dtype);
-            d.gpu().bind()?;
             // SAFETY: as `copy_values_from`; the stream is the caller's.
             unsafe {
                 d.gpu()

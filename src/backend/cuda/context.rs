@@ -80,6 +80,7 @@ impl Gpu {
         dst: CUdeviceptr,
         src: CUdeviceptr,
     ) -> Result<(), CudaError> {
+        self.bind()?;
         unsafe { launch_plan(&self.kernels, plan, dst, src, self.stream.cu_stream()) }
     }
 
@@ -94,6 +95,7 @@ impl Gpu {
         src: CUdeviceptr,
         stream: CUstream,
     ) -> Result<(), CudaError> {
+        self.bind()?;
         unsafe { launch_plan(&self.kernels, plan, dst, src, stream) }
     }
 
