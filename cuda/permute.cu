@@ -13,23 +13,6 @@
  * Instantiated per element width (1, 2, 4, 8, 16 bytes) and index width. */
 #include "include/common.cuh"
 
-template <typename I>
-__device__ __forceinline__ void sk_batch_offsets(const SkTile& p, I linear, I& d, I& s) {
-    d = (I)p.dst_offset;
-    s = (I)p.src_offset;
-#pragma unroll
-    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
-        if (k < p.batch_rank) {
-            I n = (I)p.batch_sizes[k];
-            I q = linear / n;
-            I r = linear - q * n;
-            d += r * (I)p.batch_dst_strides[k];
-            s += r * (I)p.batch_src_strides[k];
-            linear = q;
-        }
-    }
-}
-
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     extern __shared__ sk_v16 sk_smem_raw[];
@@ -47,8 +30,9 @@ __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __res
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
     for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
-        I d0, s0;
-        sk_batch_offsets<I>(p, bt, d0, s0);
+        I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
+        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
+                         bt, d0, s0);
         const T* s = src + s0 + a0 * src_stride_a + b0;
         T* d = dst + d0 + b0 * dst_stride_b + a0;
         /* Read along B: consecutive threads read consecutive source elements. */

@@ -20,22 +20,48 @@ template <> struct SkWord<4> { typedef unsigned int T; };
 template <> struct SkWord<8> { typedef unsigned long long T; };
 template <> struct SkWord<16> { typedef sk_v16 T; };
 
-/* Offsets of logical element `linear` (row-major over p.sizes). The loop is unrolled over
- * SK_MAX_RANK with constant indices so the parameter arrays stay in the constant bank
- * (a dynamic index would copy the struct to local memory). */
+/* Offsets of logical element `linear` (row-major over `rank` sizes) on both sides, from
+ * the base offsets. The loop is unrolled over SK_MAX_RANK with constant indices so the
+ * parameter arrays stay in the constant bank (a dynamic index would copy the struct to
+ * local memory; ptxas' report is checked for that at build time). */
+template <typename I, typename N>
+__device__ __forceinline__ void sk_offsets_of(int rank, const N (&sizes)[SK_MAX_RANK],
+                                              const N (&dst_strides)[SK_MAX_RANK],
+                                              const N (&src_strides)[SK_MAX_RANK], I linear,
+                                              I& d, I& s) {
+#pragma unroll
+    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
+        if (k < rank) {
+            I n = (I)sizes[k];
+            I q = linear / n;
+            I r = linear - q * n;
+            d += r * (I)dst_strides[k];
+            s += r * (I)src_strides[k];
+            linear = q;
+        }
+    }
+}
+
+/* The element-wise kernels' offsets (SkStrided32/SkStrided64). */
 template <typename I, typename P>
 __device__ __forceinline__ void sk_offsets(const P& p, I linear, I& d, I& s) {
     d = (I)p.dst_offset;
     s = (I)p.src_offset;
+    sk_offsets_of<I>(p.rank, p.sizes, p.dst_strides, p.src_strides, linear, d, s);
+}
+
+/* Calls f(linear) for every logical index below numel: SK_EPT indices per thread per step,
+ * consecutive threads on consecutive indices, grid-striding past the grid. The loop
+ * variable cannot overflow I: the host keeps numel <= 2^30 on the 32-bit path. */
+template <typename I, typename F>
+__device__ __forceinline__ void sk_for_each_linear(I numel, F f) {
+    const I step = (I)gridDim.x * (I)(SK_BLOCK * SK_EPT);
+    for (I base = (I)blockIdx.x * (I)(SK_BLOCK * SK_EPT) + (I)threadIdx.x; base < numel;
+         base += step) {
 #pragma unroll
-    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
-        if (k < p.rank) {
-            I n = (I)p.sizes[k];
-            I q = linear / n;
-            I r = linear - q * n;
-            d += r * (I)p.dst_strides[k];
-            s += r * (I)p.src_strides[k];
-            linear = q;
+        for (int j = 0; j < SK_EPT; ++j) {
+            const I linear = base + (I)(j * SK_BLOCK);
+            if (linear < numel) f(linear);
         }
     }
 }
