@@ -485,6 +485,40 @@ fn explain_reports_are_identical_on_the_gpu() {
     eprintln!("{n} programs: identical reports on cpu and cuda:0");
 }
 
+/// More dimensions than the kernels hold (rank 10 after folding): launched per index of
+/// the outer dimensions, same result as the CPU.
+#[test]
+fn rank_ten_copies_run_as_several_launches() {
+    let Some(_gpu) = gpu("rank_ten_copies_run_as_several_launches") else {
+        return;
+    };
+    let sizes = [2, 3, 2, 2, 3, 2, 2, 2, 3, 2];
+    let n: i64 = sizes.iter().product();
+    let x = Tensor::arange(
+        Scalar::Int(0),
+        Scalar::Int(n),
+        Scalar::Int(1),
+        Some(DType::I16),
+    )
+    .unwrap()
+    .view(&sizes)
+    .unwrap();
+    let rev: Vec<i64> = (0..10).rev().collect();
+    let want = x
+        .permute(&rev)
+        .unwrap()
+        .contiguous(MemoryFormat::Contiguous)
+        .unwrap();
+    let got = x
+        .to_device(CUDA0)
+        .unwrap()
+        .permute(&rev)
+        .unwrap()
+        .contiguous(MemoryFormat::Contiguous)
+        .unwrap();
+    assert_eq!(got.values().unwrap(), want.values().unwrap());
+}
+
 /// Over 2^31 elements (int8): the 64-bit index kernels (tiled transpose and strided
 /// gather), checked element by element against the index formula.
 #[test]

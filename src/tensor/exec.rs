@@ -120,11 +120,9 @@ impl Tensor {
                     let staged = src.clone_as(MemoryFormat::Contiguous)?;
                     return self.copy_values_from(&staged);
                 }
-                let gpu_plan = GpuPlan::new(&plan)?;
-                // SAFETY: both plans' offsets lie inside the storages (the layouts were
+                // SAFETY: the plan's offsets lie inside both storages (the layouts were
                 // checked against them when the tensors were made).
-                unsafe { dst.gpu().copy(&gpu_plan, dst.ptr(), s.ptr()) }?;
-                Ok(())
+                unsafe { run_on_gpu(dst.gpu(), &plan, dst.ptr(), s.ptr(), None) }
             }
             _ => unreachable!("same device, same kind of bytes"),
         }
@@ -164,9 +162,8 @@ impl Tensor {
                 let mut one = vec![0; self.itemsize()];
                 value.write(self.dtype, &mut one);
                 let src = DeviceBuffer::from_host(b.gpu(), &one)?;
-                let gpu_plan = GpuPlan::new(&plan)?;
                 // SAFETY: the plan addresses only element 0 of the source (strides 0).
-                unsafe { b.gpu().copy(&gpu_plan, b.ptr(), src.ptr()) }?;
+                unsafe { run_on_gpu(b.gpu(), &plan, b.ptr(), src.ptr(), None) }?;
                 // `src` is freed after the stream has finished with it (drop waits).
             }
         }
@@ -284,6 +281,30 @@ impl Tensor {
         self.storage.bump_version();
         Ok(())
     }
+}
+
+/// Runs `plan` on `gpu` (on its own stream, or on `stream`): one launch, or, for plans of
+/// more dimensions than the kernels hold, one launch per index of the outer dimensions.
+///
+/// # Safety
+/// `dst` and `src` must be device pointers of `gpu` covering every element the plan
+/// addresses; `stream`, when given, a live stream of its context.
+unsafe fn run_on_gpu(
+    gpu: &Gpu,
+    plan: &CopyPlan,
+    dst: u64,
+    src: u64,
+    stream: Option<CUstream>,
+) -> Result<()> {
+    for sub in plan.split_outer(crate::backend::cuda::choose::MAX_RANK) {
+        let g = GpuPlan::new(&sub)?;
+        // SAFETY: forwarded to the caller; a sub-plan addresses a subset of the plan.
+        match stream {
+            None => unsafe { gpu.copy(&g, dst, src) }?,
+            Some(st) => unsafe { gpu.copy_on(&g, dst, src, st) }?,
+        }
+    }
+    Ok(())
 }
 
 /// The GPU side of [`Tensor::index_select`]: indices uploaded as int64, an error flag the
