@@ -404,18 +404,8 @@ fn row_gather_matches_the_cpu_backend() {
             let plan = RowGatherPlan::new(dt, shape, index64);
             let src = src_d.cuda().unwrap();
             // SAFETY: shapes and buffers match the plan.
-            unsafe {
-                cuda::launch_row_gather(
-                    &gpu.kernels,
-                    &plan,
-                    dst.ptr(),
-                    src.ptr(),
-                    index.ptr(),
-                    flag.ptr(),
-                    gpu.stream.cu_stream(),
-                )
-            }
-            .unwrap();
+            unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }
+                .unwrap();
             assert_eq!(
                 dst.to_host().unwrap(),
                 want,

@@ -324,20 +324,9 @@ fn gpu_row_gather(
     let index = DeviceBuffer::from_host(gpu, &index_bytes)?;
     let flag = DeviceBuffer::from_host(gpu, &[0u8; 4])?;
     let plan = crate::backend::cuda::RowGatherPlan::new(dtype, *shape, true);
-    gpu.bind()?;
     // SAFETY: the shape addresses rows inside both storages; index and flag are device
     // buffers of the right sizes.
-    unsafe {
-        crate::backend::cuda::launch_row_gather(
-            &gpu.kernels,
-            &plan,
-            dst.ptr(),
-            src.ptr(),
-            index.ptr(),
-            flag.ptr(),
-            gpu.stream.cu_stream(),
-        )
-    }?;
+    unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }?;
     let mut f = [0u8; 4];
     flag.download(0, &mut f)?;
     if f != [0; 4] {
