@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use stridekit::backend::cuda::{self, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
 use stridekit::layout::contiguity::strides_for_copy;
+use stridekit::layout::view;
 use stridekit::plan::{CopyPlan, RowGatherShape};
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 
@@ -203,39 +204,61 @@ fn kernel_name(dst: &Tensor, src: &Tensor, dptr: u64, sptr: u64) -> &'static str
     }
 }
 
-/// Runs one copy on both backends and compares the whole destination storages.
-fn check_copy(rng: &mut Rng, case: usize, st: DType, dt: DType, used: &mut BTreeSet<&str>) {
-    let base = random_base(rng);
-    let src_len = storage_len(&base) + rng.range(0, 3) as usize;
-    let (src_h, src_d) = twin(random_bytes(rng, src_len, st, dt));
-    let src = random_view(rng, &src_h, base, st);
-    let dst_layout = random_destination(rng, src.sizes());
-    let (dst_hs, dst_ds) = twin(vec![POISON; storage_len(&dst_layout) * dt.itemsize()]);
+/// Runs `dst.copy_(src)` on both backends (the source over twin storages) and compares the
+/// whole destination storages, poisoned first. Returns the kernel the GPU ran.
+fn compare(
+    (src_h, src_d): &(Storage, Storage),
+    src_layout: &Layout,
+    st: DType,
+    dst_layout: &Layout,
+    dt: DType,
+    case: &str,
+) -> &'static str {
+    let (dst_hs, dst_ds) = twin(vec![POISON; storage_len(dst_layout) * dt.itemsize()]);
     let dst_h = Tensor::from_storage(dst_hs, dst_layout.clone(), dt).unwrap();
-    let dst_d = Tensor::from_storage(dst_ds, dst_layout, dt).unwrap();
-    let src_dev = Tensor::from_storage(src_d, src.layout().clone(), st).unwrap();
+    let dst_d = Tensor::from_storage(dst_ds, dst_layout.clone(), dt).unwrap();
+    let src_h = Tensor::from_storage(src_h.clone(), src_layout.clone(), st).unwrap();
+    let src_d = Tensor::from_storage(src_d.clone(), src_layout.clone(), st).unwrap();
     let what = format!(
-        "case {case}: {st} {:?}/{:?}+{} -> {dt} {:?}/{:?}+{}",
-        src.sizes(),
-        src.strides(),
-        src.storage_offset(),
+        "{case}: {st} {:?}/{:?}+{} -> {dt} {:?}/{:?}+{}",
+        src_h.sizes(),
+        src_h.strides(),
+        src_h.storage_offset(),
         dst_h.sizes(),
         dst_h.strides(),
         dst_h.storage_offset()
     );
-    dst_h.copy_(&src).expect(&what);
-    dst_d.copy_(&src_dev).expect(&what);
+    dst_h.copy_(&src_h).expect(&what);
+    dst_d.copy_(&src_d).expect(&what);
     let ptr = |t: &Tensor| t.storage().cuda().unwrap().ptr();
-    used.insert(kernel_name(&dst_d, &src_dev, ptr(&dst_d), ptr(&src_dev)));
+    let kernel = kernel_name(&dst_d, &src_d, ptr(&dst_d), ptr(&src_d));
     let want = dst_h.storage().to_host().unwrap();
     let got = dst_d.storage().to_host().unwrap();
     if want != got {
         let first = want.iter().zip(&got).position(|(a, b)| a != b).unwrap();
         panic!(
-            "{what}: GPU differs from CPU at byte {first} (want {:#04x}, got {:#04x})",
+            "{what} ({kernel}): GPU differs from CPU at byte {first} (want {:#04x}, got {:#04x})",
             want[first], got[first]
         );
     }
+    kernel
+}
+
+/// One random copy: a random view of random data into a random destination layout.
+fn check_copy(rng: &mut Rng, case: usize, st: DType, dt: DType, used: &mut BTreeSet<&str>) {
+    let base = random_base(rng);
+    let src_len = storage_len(&base) + rng.range(0, 3) as usize;
+    let storages = twin(random_bytes(rng, src_len, st, dt));
+    let src = random_view(rng, &storages.0, base, st);
+    let dst = random_destination(rng, src.sizes());
+    used.insert(compare(
+        &storages,
+        src.layout(),
+        st,
+        &dst,
+        dt,
+        &format!("case {case}"),
+    ));
 }
 
 #[test]
@@ -282,6 +305,52 @@ fn converting_copies_match_the_cpu_backend() {
     for v in stridekit::backend::cuda::kernels::CONVERT_VARIANTS {
         let name = format!("sk_convert_{v}_i32");
         assert!(used.contains(name.as_str()), "{name} never ran");
+    }
+}
+
+/// Transposes and permutes whose sizes, strides and offsets allow 16-byte words on both
+/// sides (the vector tile), next to ones that do not (the element-wise tile), for every
+/// element width, with batch dimensions and partial edge tiles.
+#[test]
+fn transposes_with_sixteen_byte_words() {
+    let Some(_gpu) = gpu("transposes_with_sixteen_byte_words") else {
+        return;
+    };
+    let mut rng = Rng(0x5EED_0005);
+    let mut used = BTreeSet::new();
+    let shapes: [&[i64]; 6] = [
+        &[64, 64],
+        &[96, 160],
+        &[200, 48],
+        &[3, 80, 112],
+        &[2, 16, 8, 48],
+        &[8, 4000],
+    ];
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        for (i, &sizes) in shapes.iter().enumerate() {
+            for offset in [0, 1, 16] {
+                let base = Layout::new(sizes, Layout::contiguous(sizes).strides(), offset).unwrap();
+                let storages = twin(random_bytes(&mut rng, storage_len(&base), dt, dt));
+                let r = sizes.len();
+                // Move the innermost dimension outward: last <-> first, and a rotation.
+                let mut swap: Vec<i64> = (0..r as i64).collect();
+                swap.swap(0, r - 1);
+                let rot: Vec<i64> = (0..r as i64).map(|k| (k + 1) % r as i64).collect();
+                for perm in [swap, rot] {
+                    let src = view::permute(&base, &perm).unwrap();
+                    let dst = Layout::contiguous(src.sizes());
+                    let case = format!("shape {i} offset {offset} perm {perm:?}");
+                    used.insert(compare(&storages, &src, dt, &dst, dt, &case));
+                }
+            }
+        }
+    }
+    eprintln!("kernels used: {used:?}");
+    for w in [1, 2, 4, 8] {
+        for family in ["tile", "tilev"] {
+            let name = format!("sk_{family}_w{w}_i32");
+            assert!(used.contains(name.as_str()), "{name} never ran");
+        }
     }
 }
 

@@ -20,6 +20,25 @@ template <> struct SkWord<4> { typedef unsigned int T; };
 template <> struct SkWord<8> { typedef unsigned long long T; };
 template <> struct SkWord<16> { typedef sk_v16 T; };
 
+/* Lane k (a compile-time constant after unrolling) of a 16-byte word holding 16 / sizeof(T)
+ * elements of the unsigned type T, little-endian as in memory. Shifts, not a reinterpreting
+ * pointer, so the word stays in registers. */
+template <typename T>
+__device__ __forceinline__ T sk_lane(const sk_v16& w, int k) {
+    const int bit = k * (int)sizeof(T) * 8;
+    return (T)((bit < 64 ? w.lo : w.hi) >> (bit & 63));
+}
+template <typename T>
+__device__ __forceinline__ void sk_set_lane(sk_v16& w, int k, T v) {
+    const int bit = k * (int)sizeof(T) * 8;
+    const unsigned long long x = (unsigned long long)v << (bit & 63);
+    if (bit < 64) {
+        w.lo |= x;
+    } else {
+        w.hi |= x;
+    }
+}
+
 /* Offsets of logical element `linear` (row-major over `rank` sizes) on both sides, from
  * the base offsets. The loop is unrolled over SK_MAX_RANK with constant indices so the
  * parameter arrays stay in the constant bank (a dynamic index would copy the struct to
