@@ -6,7 +6,7 @@
  *
  * One generic kernel dispatches on the dtypes at run time (uniform per launch); the hot
  * float pairs are compiled as specialisations. */
-#include "include/common.cuh"
+#include "include/convert.cuh"
 
 template <typename I, int SD, int DD, typename P>
 __device__ __forceinline__ void sk_convert_body(char* __restrict__ dst, const char* __restrict__ src, const P& p) {

@@ -15,8 +15,12 @@
  * and the tile extents are multiples of V and both base pointers are 16-byte aligned, and
  * the element-wise sk_tile_* otherwise.
  *
- * Instantiated per element width (1, 2, 4, 8, 16 bytes; the vector form for 1 to 8) and
- * index width. */
+ * The tile loops stride by blockDim.x (SK_BLOCK threads on a GPU; one thread when
+ * tests/kernel_emulation.rs runs a block on the host, where __syncthreads is a no-op).
+ *
+ * Instantiated per element width (1, 2, 4, 8 bytes: no dtype is 16 bytes wide, and rows
+ * are widened to 16 bytes only when both sides share the innermost dimension, which a
+ * transpose never does) and index width. */
 #include "include/common.cuh"
 
 /* This block's tile: its first A and B indices and its extents (partial at the edges). */
@@ -65,14 +69,14 @@ __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __res
     const I dst_stride_b = (I)p.dst_stride_b;
     sk_tile_batches<T, I>(dst, src, p, t, [&](const T* s, T* d) {
         /* Read along B: consecutive threads read consecutive source elements. */
-        for (int e = threadIdx.x; e < count; e += SK_BLOCK) {
+        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
             const int a = e / t.nb;
             const int b = e - a * t.nb;
             tile[a * pitch + b] = s[(I)a * src_stride_a + (I)b];
         }
         __syncthreads();
         /* Write along A: consecutive threads write consecutive destination elements. */
-        for (int e = threadIdx.x; e < count; e += SK_BLOCK) {
+        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
             const int b = e / t.na;
             const int a = e - b * t.na;
             d[(I)b * dst_stride_b + (I)a] = tile[a * pitch + b];
@@ -95,7 +99,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     const I dst_stride_b = (I)p.dst_stride_b;
     sk_tile_batches<T, I>(dst, src, p, t, [&](const T* s, T* d) {
         /* Read 16-byte words along B (source rows), spread their lanes into the tile. */
-        for (int e = threadIdx.x; e < t.na * nbv; e += SK_BLOCK) {
+        for (int e = threadIdx.x; e < t.na * nbv; e += (int)blockDim.x) {
             const int a = e / nbv;
             const int bv = e - a * nbv;
             const sk_v16 w = *(const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V));
@@ -104,7 +108,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
         }
         __syncthreads();
         /* Gather V consecutive A elements of one B column, write them as one word. */
-        for (int e = threadIdx.x; e < t.nb * nav; e += SK_BLOCK) {
+        for (int e = threadIdx.x; e < t.nb * nav; e += (int)blockDim.x) {
             const int b = e / nav;
             const int av = e - b * nav;
             sk_v16 w;
@@ -147,4 +151,3 @@ SK_TILE_KERNELS(1)
 SK_TILE_KERNELS(2)
 SK_TILE_KERNELS(4)
 SK_TILE_KERNELS(8)
-SK_TILE_KERNELS(16)

@@ -231,8 +231,8 @@ fn strided_launch(d: &Dims, kernel: KernelId, codes: (i32, i32), idx64: bool) ->
 }
 
 /// Tile extents: 32 x 32, or a tile spanning a tiny dimension and a long run of the other.
-fn tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
-    let area: i64 = if width >= 16 { 1024 } else { 2048 };
+fn tile_extents(n_a: i64, n_b: i64) -> (i64, i64) {
+    let area: i64 = 2048;
     if n_a >= 32 && n_b >= 32 {
         (32, 32)
     } else if n_a <= n_b {
@@ -259,7 +259,7 @@ fn vec_tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
 
 /// The scalar tiled transpose of `width`-byte elements.
 fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
-    let extents = tile_extents(d.sizes[a], d.sizes[b], width);
+    let extents = tile_extents(d.sizes[a], d.sizes[b]);
     tile_launch_with(
         d,
         (a, b),
@@ -347,7 +347,9 @@ fn tile_launch_with(
 /// A pure copy of `width`-byte words over `d`.
 fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
     let idx64 = !d.fits32();
+    // (Widened 16-byte words share the innermost dimension, so they are never a transpose.)
     if let Some((a, b)) = d.transpose_dims()
+        && width < 16
         && let Some(l) = tile_launch(d, a, b, width, idx64)
     {
         return l;

@@ -69,7 +69,18 @@ macro_rules! widths {
 const STRIDED: [&str; 10] = widths!("sk_strided", "i32", "i64");
 const GATHER: [&str; 10] = widths!("sk_gather", "i32", "i64");
 const SCATTER: [&str; 10] = widths!("sk_scatter", "i32", "i64");
-const TILE: [&str; 10] = widths!("sk_tile", "i32", "i64");
+/// No 16-byte tile: no dtype is 16 bytes wide, and rows are widened only when the
+/// innermost dimension is the same on both sides, which is never a transpose.
+const TILE: [&str; 8] = [
+    "sk_tile_w1_i32",
+    "sk_tile_w1_i64",
+    "sk_tile_w2_i32",
+    "sk_tile_w2_i64",
+    "sk_tile_w4_i32",
+    "sk_tile_w4_i64",
+    "sk_tile_w8_i32",
+    "sk_tile_w8_i64",
+];
 const ROWS: [&str; 10] = widths!("sk_rows", "idx32", "idx64");
 const TILEV: [&str; 8] = [
     "sk_tilev_w1_i32",
@@ -99,7 +110,7 @@ const CONVERT: [&str; 14] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 72;
+pub const KERNEL_COUNT: usize = 70;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
@@ -138,13 +149,9 @@ impl KernelId {
             Family::Strided => 0,
             Family::Gather => 10,
             Family::Scatter => 20,
-            Family::Tile => 30,
-            Family::TileVec => {
-                assert!(
-                    width < 16,
-                    "no 16-byte-access tile for {width}-byte elements"
-                );
-                64
+            Family::Tile | Family::TileVec => {
+                assert!(width < 16, "no tile kernel for {width}-byte elements");
+                if family == Family::Tile { 30 } else { 62 }
             }
         };
         KernelId(base + width_index(width) * 2 + idx64 as u16)
@@ -152,13 +159,13 @@ impl KernelId {
 
     /// A row-gather kernel for `width`-byte words and int32/int64 indices.
     pub fn rows(width: usize, index64: bool) -> KernelId {
-        KernelId(40 + width_index(width) * 2 + index64 as u16)
+        KernelId(38 + width_index(width) * 2 + index64 as u16)
     }
 
     /// A converting-copy kernel (`variant` indexes [`CONVERT_VARIANTS`]).
     pub fn convert(variant: usize, idx64: bool) -> KernelId {
         assert!(variant < CONVERT_VARIANTS.len());
-        KernelId(50 + variant as u16 * 2 + idx64 as u16)
+        KernelId(48 + variant as u16 * 2 + idx64 as u16)
     }
 
     pub fn name(self) -> &'static str {
@@ -177,8 +184,8 @@ mod tests {
             "sk_gather_w4_i32"
         );
         assert_eq!(
-            KernelId::copy(Family::Tile, 16, true).name(),
-            "sk_tile_w16_i64"
+            KernelId::copy(Family::Tile, 8, true).name(),
+            "sk_tile_w8_i64"
         );
         assert_eq!(
             KernelId::copy(Family::TileVec, 2, false).name(),
