@@ -13,6 +13,7 @@ struct SkVal {
     double f;
 };
 
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
 __device__ __forceinline__ float sk_f16_to_f32(unsigned short h) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
@@ -33,6 +34,14 @@ __device__ __forceinline__ unsigned short sk_f32_to_bf16(float f) {
     asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
     return b;
 }
+#else
+/* Compiled as host C++ (tests/kernel_emulation.rs): the harness supplies these four
+ * conversions and the CUDA intrinsics used below, with the same rounding. */
+float sk_f16_to_f32(unsigned short h);
+unsigned short sk_f32_to_f16(float f);
+float sk_bf16_to_f32(unsigned short b);
+unsigned short sk_f32_to_bf16(float f);
+#endif
 
 template <int DT>
 __device__ __forceinline__ SkVal sk_load(const char* base, long long at) {
