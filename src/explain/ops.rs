@@ -51,6 +51,11 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             let step = num("step")?.unwrap_or(Scalar::Int(1));
             Tensor::arange(start, end, step, dtype_of(&b)?)?
         }
+        "index_select" => {
+            let b = args.bind(&["input", "dim", "index"])?;
+            let x = b.req("input")?.as_tensor("input")?;
+            x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?
+        }
         "tensor" => {
             let b = args.bind(&["data", "dtype"])?;
             let (sizes, values) = flatten_nested(b.req("data")?)?;
@@ -174,6 +179,10 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
         "expand_as" => {
             let b = args.bind(&["other"])?;
             tensor(x.expand_as(b.req("other")?.as_tensor("other")?)?)
+        }
+        "index_select" => {
+            let b = args.bind(&["dim", "index"])?;
+            tensor(x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?)
         }
         "narrow" => {
             let b = args.bind(&["dim", "start", "length"])?;

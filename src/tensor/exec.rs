@@ -185,33 +185,57 @@ impl Tensor {
         Ok(())
     }
 
-    /// `torch.index_select(self, 0, index)`: the rows `index` names, as a new contiguous
-    /// tensor (the row gather embedding lookups use). `index` is a 1-d int32 or int64
-    /// tensor on any device; rows must be contiguous.
+    /// `torch.index_select(self, dim, index)`: the slices `index` names along `dim`, as a
+    /// new contiguous tensor, with PyTorch's checks and messages. `index` is a 0-d or 1-d
+    /// int32 or int64 tensor on any device. Along dim 0 this is one row gather (embedding
+    /// lookups); another dim is moved to the front, gathered, and moved back.
     pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
-        if dim != 0 {
+        let dim = crate::layout::wrap_dim(dim, self.ndim())?;
+        if index.ndim() > 1 {
             return err(
-                ErrorKind::Other,
-                format!("index_select: stridekit gathers rows along dim 0 only, got dim {dim}"),
+                ErrorKind::IndexOutOfRange,
+                "index_select(): Index is supposed to be a vector",
             );
         }
-        if index.ndim() > 1 || !matches!(index.dtype, DType::I32 | DType::I64) {
+        if !matches!(index.dtype, DType::I32 | DType::I64) {
             return err(
                 ErrorKind::DtypeUnsupported,
-                "index_select(): Expected a 1-D index tensor of dtype int32 or int64",
+                "index_select(): Expected dtype int32 or int64 for index",
             );
         }
         if self.ndim() == 0 {
+            if index.numel() != 1 {
+                return err(
+                    ErrorKind::Other,
+                    format!(
+                        "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+                        index.numel()
+                    ),
+                );
+            }
+            return self.view(&[1])?.index_select(0, index)?.view(&[]);
+        }
+        if dim != 0 {
+            let d = dim as i64;
+            let picked = self.movedim(&[d], &[0])?.index_select(0, index)?;
+            // A fresh tensor with PyTorch's strides (size-1 dimensions included).
+            let back = picked.movedim(&[0], &[d])?;
+            let out =
+                Tensor::zeroed_on(Layout::contiguous(back.sizes()), self.dtype, self.device())?;
+            out.copy_values_from(&back)?;
+            return Ok(out);
+        }
+        if self.sizes()[0] == 0 && index.numel() > 0 {
             return err(
-                ErrorKind::DimOutOfRange,
-                "index_select(): self must be at least 1-d",
+                ErrorKind::Other,
+                "index_select(): self indexing axis dim should be positive",
             );
         }
         if self.sizes()[0] > 0 && !self.select(0, 0)?.is_contiguous() {
             // The kernels copy whole rows: pack them first.
             return self
                 .clone_as(MemoryFormat::Contiguous)?
-                .index_select(dim, index);
+                .index_select(0, index);
         }
         let row_len: i64 = self.sizes()[1..].iter().product();
         let idx: Vec<i64> = index.values()?.iter().map(|v| v.to_int()).collect();
@@ -234,15 +258,9 @@ impl Tensor {
             (Bytes::Cuda(d), Bytes::Cuda(s)) => gpu_row_gather(&shape, self.dtype, d, s, &idx)?,
             _ => unreachable!("same device"),
         };
-        if let Some(pos) = bad {
-            return err(
-                ErrorKind::IndexOutOfRange,
-                format!(
-                    "index out of range in self: index {} at position {pos} is not in 0..{}",
-                    idx[pos],
-                    self.sizes()[0]
-                ),
-            );
+        if bad.is_some() {
+            // PyTorch's message names neither the index nor its position.
+            return err(ErrorKind::IndexOutOfRange, "index out of range in self");
         }
         Ok(out)
     }
