@@ -735,6 +735,17 @@ SEEDS: list[tuple[str, str]] = [
     ("index_select_empty_axis_error",
      "x = torch.zeros(0, 3)\n"
      "y = x.index_select(0, torch.tensor([0]))\n"),
+    # ---- devices: on the CPU, device="cpu" and .to("cpu") / .cpu() are the same tensor ----
+    ("device_cpu_constructors_and_moves",
+     "x = torch.zeros(2, 3, device='cpu')\n"
+     "y = x.to('cpu')\n"
+     "z = x.cpu()\n"
+     "w = x.to('cpu', torch.float16)\n"
+     "v = torch.arange(4, device='cpu').to(device='cpu', dtype=torch.int8)\n"
+     "f = torch.full((2,), 7, device='cpu')\n"
+     "t = torch.tensor([1.5, 2.5], device='cpu')\n"),
+    ("device_string_error",
+     "x = torch.zeros(2, device='gpu')\n"),
     # ---- large reports (go to large.jsonl.gz) ---------------------------------------------
     # expand(1000, 1000): 1,000,000 logical elements, still 4000 bytes of storage.
     ("tv_expand_1000x1000_keeps_4000_bytes", "e = torch.zeros(1, 1000).expand(1000, 1000)\n"),

@@ -60,3 +60,18 @@ fn info_names_the_kernel_image_and_backends() {
     assert!(text.contains("backend cpu: "), "{text}");
     assert!(text.contains("backend cuda: "), "{text}");
 }
+
+#[test]
+fn programs_may_name_their_devices() {
+    let program = "x = torch.ones(2, 3, device='cuda')\ny = x.t().contiguous().cpu()\n";
+    let report = stridekit::explain::run_to_json(program);
+    if stridekit::backend::cuda::device_count().unwrap_or(0) > 0 {
+        assert!(report["error"].is_null(), "{report}");
+        assert_eq!(report["tensors"][1]["values"].as_array().unwrap().len(), 6);
+    } else {
+        // Without a GPU: a typed device error at the first statement that needs one.
+        assert_eq!(report["error"]["kind"], "device", "{report}");
+        assert_eq!(report["error"]["statement"], 0);
+        assert!(report["tensors"].as_array().unwrap().is_empty());
+    }
+}

@@ -10,14 +10,23 @@ use crate::scalar::Scalar;
 use crate::storage::Device;
 use crate::tensor::Tensor;
 
-/// `torch.NAME(args)`; constructors make their tensor on `device`.
+/// `torch.NAME(args)`; constructors make their tensor on their `device=` argument, else on
+/// `device` (the program's, `explain --device`).
 pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
     let dtype_of = |b: &super::args::Bound| -> Result<Option<DType>> {
         b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()
     };
+    let mut device = device;
+    let mut device_of = |b: &super::args::Bound| -> Result<()> {
+        if let Some(v) = b.opt("device") {
+            device = v.as_device("device")?;
+        }
+        Ok(())
+    };
     let t = match name {
         "zeros" | "ones" | "empty" => {
-            let (sizes, b) = args.int_varargs("size", &["dtype"])?;
+            let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+            device_of(&b)?;
             let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
             match name {
                 "zeros" => Tensor::zeros(&sizes, dtype)?,
@@ -26,7 +35,8 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             }
         }
         "full" => {
-            let b = args.bind(&["size", "fill_value", "dtype"])?;
+            let b = args.bind(&["size", "fill_value", "dtype", "device"])?;
+            device_of(&b)?;
             let sizes = match b.req("size")? {
                 v @ (Value::Tuple(_) | Value::List(_)) => v.as_int_list("size")?,
                 other => {
@@ -40,7 +50,8 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             Tensor::full(&sizes, value, dtype_of(&b)?)?
         }
         "arange" => {
-            let b = args.bind(&["start", "end", "step", "dtype"])?;
+            let b = args.bind(&["start", "end", "step", "dtype", "device"])?;
+            device_of(&b)?;
             let num = |p: &str| b.opt(p).map(|v| v.as_scalar(p)).transpose();
             let (start, end) = match (num("start")?, num("end")?) {
                 (Some(s), Some(e)) => (s, e),
@@ -57,7 +68,8 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?
         }
         "tensor" => {
-            let b = args.bind(&["data", "dtype"])?;
+            let b = args.bind(&["data", "dtype", "device"])?;
+            device_of(&b)?;
             let (sizes, values) = flatten_nested(b.req("data")?)?;
             Tensor::from_values(&sizes, &values, dtype_of(&b)?)?
         }
@@ -236,14 +248,38 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             tensor(x.clone_as(memory_format(&b, MemoryFormat::Preserve)?)?)
         }
         "to" => {
-            let b = args.bind(&["dtype", "non_blocking", "copy", "memory_format"])?;
+            // PyTorch's to(device, dtype, ...) overload: a device string comes first.
+            let mut args = args;
+            let leading_device = match args.positional.first() {
+                Some(Value::Str(_)) => Some(args.positional.remove(0).as_device("device")?),
+                _ => None,
+            };
+            let b = args.bind(&["dtype", "non_blocking", "copy", "memory_format", "device"])?;
+            let device = match b.opt("device") {
+                Some(v) => Some(v.as_device("device")?),
+                None => leading_device,
+            };
             let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
             let copy = b.opt("copy").map_or(Ok(false), |v| v.as_bool("copy"))?;
             let fmt = b
                 .opt("memory_format")
                 .map(|v| v.as_memory_format("memory_format"))
                 .transpose()?;
-            tensor(x.to(dtype, fmt, copy)?)
+            let converted = x.to(dtype, fmt, copy)?;
+            match device {
+                Some(d) => tensor(converted.to_device(d)?),
+                None => tensor(converted),
+            }
+        }
+        "cuda" | "cpu" => {
+            let b = args.bind(&["device"])?;
+            let d = match (name, b.opt("device")) {
+                ("cpu", _) => Device::Cpu,
+                (_, Some(Value::Int(n))) if *n >= 0 => Device::Cuda(*n as usize),
+                (_, Some(v)) => v.as_device("device")?,
+                (_, None) => Device::Cuda(0),
+            };
+            tensor(x.to_device(d)?)
         }
         "detach" => {
             args.bind(&[])?;
