@@ -56,7 +56,7 @@ pub fn parse(report: &str) -> Vec<KernelUsage> {
 pub fn spills(usage: &[KernelUsage]) -> Vec<&KernelUsage> {
     usage
         .iter()
-        .filter(|k| k.spill_stores > 0 || k.spill_loads > 0)
+        .filter(|k| k.spill_stores > 0 || k.spill_loads > 0 || k.stack_bytes > 0)
         .collect()
 }
 

@@ -6,28 +6,21 @@
  *
  * One generic kernel dispatches on the dtypes at run time (uniform per launch); the hot
  * float pairs are compiled as specialisations. */
-#include "include/common.cuh"
+#include "include/convert.cuh"
 
 template <typename I, int SD, int DD, typename P>
 __device__ __forceinline__ void sk_convert_body(char* __restrict__ dst, const char* __restrict__ src, const P& p) {
-    const I numel = (I)p.numel;
-    const I step = (I)gridDim.x * (I)(SK_BLOCK * SK_EPT);
-    for (I base = (I)blockIdx.x * (I)(SK_BLOCK * SK_EPT) + (I)threadIdx.x; base < numel; base += step) {
-#pragma unroll
-        for (int j = 0; j < SK_EPT; ++j) {
-            I linear = base + (I)(j * SK_BLOCK);
-            if (linear < numel) {
-                I d, s;
-                sk_offsets<I>(p, linear, d, s);
-                SkVal v = SD < 0 ? sk_load_dyn(p.src_dtype, src, (long long)s) : sk_load<SD < 0 ? 0 : SD>(src, (long long)s);
-                if (DD < 0) {
-                    sk_store_dyn(p.dst_dtype, dst, (long long)d, v);
-                } else {
-                    sk_store<DD < 0 ? 0 : DD>(dst, (long long)d, v);
-                }
-            }
+    sk_for_each_linear<I>((I)p.numel, [&](I linear) {
+        I d, s;
+        sk_offsets<I>(p, linear, d, s);
+        const SkVal v = SD < 0 ? sk_load_dyn(p.src_dtype, src, (long long)s)
+                               : sk_load<SD < 0 ? 0 : SD>(src, (long long)s);
+        if (DD < 0) {
+            sk_store_dyn(p.dst_dtype, dst, (long long)d, v);
+        } else {
+            sk_store<DD < 0 ? 0 : DD>(dst, (long long)d, v);
         }
-    }
+    });
 }
 
 #define SK_CONVERT_KERNEL(NAME, SD, DD)                                                        \

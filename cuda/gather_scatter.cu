@@ -17,31 +17,21 @@
 
 template <typename T, typename I, int MODE, typename P>
 __device__ __forceinline__ void sk_copy_body(T* __restrict__ dst, const T* __restrict__ src, const P& p) {
-    const I numel = (I)p.numel;
-    const I step = (I)gridDim.x * (I)(SK_BLOCK * SK_EPT);
-    for (I base = (I)blockIdx.x * (I)(SK_BLOCK * SK_EPT) + (I)threadIdx.x; base < numel; base += step) {
-#pragma unroll
-        for (int j = 0; j < SK_EPT; ++j) {
-            I linear = base + (I)(j * SK_BLOCK);
-            if (linear < numel) {
-                I d, s;
-                if (MODE == SK_MODE_STRIDED) {
-                    sk_offsets<I>(p, linear, d, s);
-                } else if (MODE == SK_MODE_GATHER) {
-                    I unused;
-                    sk_offsets<I>(p, linear, unused, s);
-                    d = (I)p.dst_offset + linear;
-                } else {
-                    I unused;
-                    sk_offsets<I>(p, linear, d, unused);
-                    s = (I)p.src_offset + linear;
-                }
-                dst[d] = src[s];
-            }
+    sk_for_each_linear<I>((I)p.numel, [&](I linear) {
+        I d, s;
+        if (MODE == SK_MODE_STRIDED) {
+            sk_offsets<I>(p, linear, d, s);
+        } else if (MODE == SK_MODE_GATHER) {
+            I unused;
+            sk_offsets<I>(p, linear, unused, s);
+            d = (I)p.dst_offset + linear;
+        } else {
+            I unused;
+            sk_offsets<I>(p, linear, d, unused);
+            s = (I)p.src_offset + linear;
         }
-        /* The loop variable could overflow I only past numel + step; numel < max(I) / 2
-         * is guaranteed by the host for the 32-bit path. */
-    }
+        dst[d] = src[s];
+    });
 }
 
 #define SK_COPY_KERNELS(W)                                                                          \

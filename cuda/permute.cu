@@ -10,23 +10,51 @@
  * back to one element per thread. Dimensions other than A and B form a batch walked by
  * blockIdx.y (grid-stride).
  *
- * Instantiated per element width (1, 2, 4, 8, 16 bytes) and index width. */
+ * sk_tilev_* is the same transpose with 16-byte accesses on both sides (V = 16 / width
+ * elements per access): the host launches it when both sizes, both offsets, the strides
+ * and the tile extents are multiples of V and both base pointers are 16-byte aligned, and
+ * the element-wise sk_tile_* otherwise.
+ *
+ * The tile loops stride by blockDim.x (SK_BLOCK threads on a GPU; one thread when
+ * tests/kernel_emulation.rs runs a block on the host, where __syncthreads is a no-op).
+ *
+ * Instantiated per element width (1, 2, 4, 8 bytes: no dtype is 16 bytes wide, and rows
+ * are widened to 16 bytes only when both sides share the innermost dimension, which a
+ * transpose never does) and index width. */
 #include "include/common.cuh"
 
+/* This block's tile: its first A and B indices and its extents (partial at the edges). */
 template <typename I>
-__device__ __forceinline__ void sk_batch_offsets(const SkTile& p, I linear, I& d, I& s) {
-    d = (I)p.dst_offset;
-    s = (I)p.src_offset;
-#pragma unroll
-    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
-        if (k < p.batch_rank) {
-            I n = (I)p.batch_sizes[k];
-            I q = linear / n;
-            I r = linear - q * n;
-            d += r * (I)p.batch_dst_strides[k];
-            s += r * (I)p.batch_src_strides[k];
-            linear = q;
-        }
+struct SkTileSpan {
+    I a0, b0;
+    int na, nb;
+};
+
+template <typename I>
+__device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p) {
+    SkTileSpan<I> t;
+    const I ti = (I)blockIdx.x / (I)p.tiles_b;
+    const I tj = (I)blockIdx.x - ti * (I)p.tiles_b;
+    t.a0 = ti * (I)p.tile_a;
+    t.b0 = tj * (I)p.tile_b;
+    const I rem_a = (I)p.n_a - t.a0;
+    const I rem_b = (I)p.n_b - t.b0;
+    t.na = rem_a < (I)p.tile_a ? (int)rem_a : p.tile_a;
+    t.nb = rem_b < (I)p.tile_b ? (int)rem_b : p.tile_b;
+    return t;
+}
+
+/* Calls move(s, d) for every batch index this block handles, with the tile's corners in
+ * the source (s, rows along A) and the destination (d, rows along B). */
+template <typename T, typename I, typename F>
+__device__ __forceinline__ void sk_tile_batches(T* dst, const T* src, const SkTile& p,
+                                                const SkTileSpan<I>& t, F move) {
+    for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
+        I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
+        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
+                         bt, d0, s0);
+        move(src + s0 + t.a0 * (I)p.src_stride_a + t.b0,
+             dst + d0 + t.b0 * (I)p.dst_stride_b + t.a0);
     }
 }
 
@@ -35,38 +63,79 @@ __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __res
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
     const int pitch = p.tile_b + 1;
-    const I ti = (I)blockIdx.x / (I)p.tiles_b;
-    const I tj = (I)blockIdx.x - ti * (I)p.tiles_b;
-    const I a0 = ti * (I)p.tile_a;
-    const I b0 = tj * (I)p.tile_b;
-    const I rem_a = (I)p.n_a - a0;
-    const I rem_b = (I)p.n_b - b0;
-    const int na = rem_a < (I)p.tile_a ? (int)rem_a : p.tile_a;
-    const int nb = rem_b < (I)p.tile_b ? (int)rem_b : p.tile_b;
-    const int count = na * nb;
+    const SkTileSpan<I> t = sk_tile_span<I>(p);
+    const int count = t.na * t.nb;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
-    for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
-        I d0, s0;
-        sk_batch_offsets<I>(p, bt, d0, s0);
-        const T* s = src + s0 + a0 * src_stride_a + b0;
-        T* d = dst + d0 + b0 * dst_stride_b + a0;
+    sk_tile_batches<T, I>(dst, src, p, t, [&](const T* s, T* d) {
         /* Read along B: consecutive threads read consecutive source elements. */
-        for (int e = threadIdx.x; e < count; e += SK_BLOCK) {
-            const int a = e / nb;
-            const int b = e - a * nb;
+        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
+            const int a = e / t.nb;
+            const int b = e - a * t.nb;
             tile[a * pitch + b] = s[(I)a * src_stride_a + (I)b];
         }
         __syncthreads();
         /* Write along A: consecutive threads write consecutive destination elements. */
-        for (int e = threadIdx.x; e < count; e += SK_BLOCK) {
-            const int b = e / na;
-            const int a = e - b * na;
+        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
+            const int b = e / t.na;
+            const int a = e - b * t.na;
             d[(I)b * dst_stride_b + (I)a] = tile[a * pitch + b];
         }
         __syncthreads();
-    }
+    });
 }
+
+template <typename T, typename I>
+__device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
+    constexpr int V = 16 / (int)sizeof(T);
+    extern __shared__ sk_v16 sk_smem_raw[];
+    T* tile = (T*)sk_smem_raw;
+    const int pitch = p.tile_b + 1;
+    const SkTileSpan<I> t = sk_tile_span<I>(p);
+    /* Multiples of V: n_a, n_b, tile_a and tile_b all are. */
+    const int nav = t.na / V;
+    const int nbv = t.nb / V;
+    const I src_stride_a = (I)p.src_stride_a;
+    const I dst_stride_b = (I)p.dst_stride_b;
+    sk_tile_batches<T, I>(dst, src, p, t, [&](const T* s, T* d) {
+        /* Read 16-byte words along B (source rows), spread their lanes into the tile. */
+        for (int e = threadIdx.x; e < t.na * nbv; e += (int)blockDim.x) {
+            const int a = e / nbv;
+            const int bv = e - a * nbv;
+            const sk_v16 w = *(const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V));
+#pragma unroll
+            for (int k = 0; k < V; ++k) tile[a * pitch + bv * V + k] = sk_lane<T>(w, k);
+        }
+        __syncthreads();
+        /* Gather V consecutive A elements of one B column, write them as one word. */
+        for (int e = threadIdx.x; e < t.nb * nav; e += (int)blockDim.x) {
+            const int b = e / nav;
+            const int av = e - b * nav;
+            sk_v16 w;
+            w.lo = 0;
+            w.hi = 0;
+#pragma unroll
+            for (int k = 0; k < V; ++k) sk_set_lane<T>(w, k, tile[(av * V + k) * pitch + b]);
+            *(sk_v16*)(d + (I)b * dst_stride_b + (I)(av * V)) = w;
+        }
+        __syncthreads();
+    });
+}
+
+#define SK_TILEV_KERNELS(W)                                                                    \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilev_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
+        sk_tilev_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
+    }                                                                                          \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilev_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
+        sk_tilev_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
+    }
+
+SK_TILEV_KERNELS(1)
+SK_TILEV_KERNELS(2)
+SK_TILEV_KERNELS(4)
+SK_TILEV_KERNELS(8)
 
 #define SK_TILE_KERNELS(W)                                                                     \
     extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
@@ -82,4 +151,3 @@ SK_TILE_KERNELS(1)
 SK_TILE_KERNELS(2)
 SK_TILE_KERNELS(4)
 SK_TILE_KERNELS(8)
-SK_TILE_KERNELS(16)

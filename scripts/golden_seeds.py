@@ -697,6 +697,55 @@ SEEDS: list[tuple[str, str]] = [
      "m = torch.zeros(2, dtype=torch.int64)\n"
      "n = torch.zeros(2, dtype=torch.long)\n"
      "o = torch.zeros(2, dtype=torch.bool)\n"),
+    # ---- index_select (row gather, embedding lookups) ---------------------------------------
+    ("index_select_rows",
+     "x = torch.arange(12.).view(4, 3)\n"
+     "i = torch.tensor([3, 0, 3])\n"
+     "y = x.index_select(0, i)\n"
+     "z = torch.index_select(x, 0, i.to(torch.int32))\n"),
+    ("index_select_other_dims",
+     "x = torch.arange(24, dtype=torch.float16).view(2, 3, 4)\n"
+     "a = x.index_select(1, torch.tensor([2, 0]))\n"
+     "b = x.index_select(-1, torch.tensor(3))\n"
+     "c = x.permute(2, 0, 1).index_select(0, torch.tensor([1, 1, 0]))\n"
+     "d = x.index_select(2, torch.tensor([], dtype=torch.long))\n"),
+    ("index_select_strided_rows_and_scalars",
+     "x = torch.arange(20, dtype=torch.int32).view(4, 5)\n"
+     "r = x[:, ::2].index_select(0, torch.tensor([1, 3]))\n"
+     "s = torch.tensor(7.5).index_select(0, torch.tensor([0]))\n"
+     "e = x.expand(2, 4, 5).index_select(0, torch.tensor([1]))\n"),
+    ("index_select_out_of_range_error",
+     "x = torch.arange(6.).view(2, 3)\n"
+     "y = x.index_select(0, torch.tensor([2]))\n"),
+    ("index_select_negative_index_error",
+     "x = torch.arange(6.).view(2, 3)\n"
+     "y = x.index_select(0, torch.tensor([-1]))\n"),
+    ("index_select_float_index_error",
+     "x = torch.arange(6.).view(2, 3)\n"
+     "y = x.index_select(0, torch.tensor([0.0]))\n"),
+    ("index_select_matrix_index_error",
+     "x = torch.arange(6.).view(2, 3)\n"
+     "y = x.index_select(1, torch.tensor([[0]]))\n"),
+    ("index_select_dim_error",
+     "x = torch.arange(6.).view(2, 3)\n"
+     "y = x.index_select(2, torch.tensor([0]))\n"),
+    ("index_select_scalar_two_values_error",
+     "x = torch.tensor(5)\n"
+     "y = x.index_select(0, torch.tensor([0, 0]))\n"),
+    ("index_select_empty_axis_error",
+     "x = torch.zeros(0, 3)\n"
+     "y = x.index_select(0, torch.tensor([0]))\n"),
+    # ---- devices: on the CPU, device="cpu" and .to("cpu") / .cpu() are the same tensor ----
+    ("device_cpu_constructors_and_moves",
+     "x = torch.zeros(2, 3, device='cpu')\n"
+     "y = x.to('cpu')\n"
+     "z = x.cpu()\n"
+     "w = x.to('cpu', torch.float16)\n"
+     "v = torch.arange(4, device='cpu').to(device='cpu', dtype=torch.int8)\n"
+     "f = torch.full((2,), 7, device='cpu')\n"
+     "t = torch.tensor([1.5, 2.5], device='cpu')\n"),
+    ("device_string_error",
+     "x = torch.zeros(2, device='gpu')\n"),
     # ---- large reports (go to large.jsonl.gz) ---------------------------------------------
     # expand(1000, 1000): 1,000,000 logical elements, still 4000 bytes of storage.
     ("tv_expand_1000x1000_keeps_4000_bytes", "e = torch.zeros(1, 1000).expand(1000, 1000)\n"),

@@ -113,6 +113,12 @@ ERROR_KIND_TABLE: list[tuple[str, str]] = [
     ("required rank", "dim_out_of_range"),
     # flatten(1, 0): "flatten() has invalid args: start_dim cannot come after end_dim"
     ("start_dim cannot come after end_dim", "dim_out_of_range"),
+    # x.index_select(0, tensor([2])) on 2 rows (negative indices too): "index out of range in
+    # self"; a 2-d index: "index_select(): Index is supposed to be a vector"
+    ("index out of range in self", "index_out_of_range"),
+    ("Index is supposed to be a vector", "index_out_of_range"),
+    # a float index: "index_select(): Expected dtype int32 or int64 for index"
+    ("Expected dtype int32 or int64 for index", "dtype_unsupported"),
     # x[2] on size 2: "index 2 is out of bounds for dimension 0 with size 2"
     ("out of bounds for dimension", "index_out_of_range"),
     # x[0, 0, 0] on 2-D: "too many indices for tensor of dimension 2"

@@ -34,6 +34,8 @@ pub enum ErrorKind {
     DtypeUnsupported,
     /// A program that is not in the supported subset of Python.
     ParseError,
+    /// A device that is missing or failed (no GPU, a failing CUDA call).
+    Device,
     /// Anything else.
     Other,
 }
@@ -54,6 +56,7 @@ impl ErrorKind {
             ErrorKind::BadPermutation => "bad_permutation",
             ErrorKind::DtypeUnsupported => "dtype_unsupported",
             ErrorKind::ParseError => "parse_error",
+            ErrorKind::Device => "device",
             ErrorKind::Other => "other",
         }
     }
@@ -73,6 +76,12 @@ impl TensorError {
             kind,
             message: message.into(),
         }
+    }
+}
+
+impl From<crate::backend::cuda::CudaError> for TensorError {
+    fn from(e: crate::backend::cuda::CudaError) -> Self {
+        TensorError::new(ErrorKind::Device, e.to_string())
     }
 }
 

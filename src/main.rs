@@ -34,10 +34,16 @@ enum Command {
         /// Print the JSON report instead of the table.
         #[arg(long)]
         json: bool,
+        /// Where the program's tensors live: cpu, cuda (cuda:0) or cuda:N. The report is
+        /// the same on every device.
+        #[arg(long, default_value = "cpu")]
+        device: stridekit::Device,
     },
     /// Benchmark the layout-copy suite (GPU or CPU backend) with telemetry; write a table,
     /// JSON, CSV and an SVG plot.
     Bench(stridekit::bench::cli::BenchArgs),
+    /// Which backends this binary can use: kernel image, CUDA driver, devices.
+    Info,
     /// The caching device allocator: replay allocation traces under PyTorch's policy.
     Alloc {
         #[command(subcommand)]
@@ -79,7 +85,16 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
-        Command::Explain { file, code, json } => {
+        Command::Info => {
+            print!("{}", stridekit::backend::info::describe());
+            ExitCode::SUCCESS
+        }
+        Command::Explain {
+            file,
+            code,
+            json,
+            device,
+        } => {
             let source = match read_program(file, code) {
                 Ok(s) => s,
                 Err(e) => {
@@ -87,7 +102,21 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let report = stridekit::explain::run(&source);
+            if let stridekit::Device::Cuda(n) = device {
+                // One line, before anything runs: a GPU program on a machine without one.
+                match stridekit::backend::cuda::Gpu::shared(n) {
+                    Ok(gpu) => eprintln!(
+                        "stridekit explain: running on {device} ({}), kernels: {}",
+                        gpu.name(),
+                        gpu.kernels.image()
+                    ),
+                    Err(e) => {
+                        eprintln!("stridekit explain: --device {device}: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            let report = stridekit::explain::run_on(&source, device);
             let text = if json {
                 match serde_json::to_string(&report) {
                     Ok(s) => s + "\n",

@@ -154,6 +154,29 @@ impl CopyPlan {
             }
         }
     }
+    /// The plan as sub-plans of at most `max_rank` dimensions: the outermost dimensions
+    /// beyond `max_rank` are walked here, each of their indices giving one sub-plan over
+    /// the inner dimensions (for kernels with fixed-size dimension arrays). A plan within
+    /// the limit comes back whole.
+    pub fn split_outer(&self, max_rank: usize) -> impl Iterator<Item = CopyPlan> + '_ {
+        let extra = self.sizes.len().saturating_sub(max_rank);
+        let outer = if extra == 0 || self.kind == PlanKind::Empty {
+            crate::layout::IndexIter::new(&[])
+        } else {
+            crate::layout::IndexIter::new(&self.sizes[..extra])
+        };
+        outer.map(move |idx| {
+            let at = |strides: &[i64]| -> i64 { idx.iter().zip(strides).map(|(i, s)| i * s).sum() };
+            CopyPlan {
+                sizes: Dims::from_slice(&self.sizes[extra..]),
+                dst_strides: Dims::from_slice(&self.dst_strides[extra..]),
+                src_strides: Dims::from_slice(&self.src_strides[extra..]),
+                dst_offset: self.dst_offset + at(&self.dst_strides),
+                src_offset: self.src_offset + at(&self.src_strides),
+                ..self.clone()
+            }
+        })
+    }
 }
 
 #[cfg(test)]
@@ -182,6 +205,34 @@ mod tests {
         let mut rows = Vec::new();
         p.for_each_row(|d, s, n, _, _| rows.push((d, s, n)));
         assert_eq!(rows, vec![(0, 0, 4), (4, 1, 4), (8, 2, 4)]);
+    }
+
+    #[test]
+    fn split_outer_runs_the_same_copy() {
+        // Rank 10 after folding (every dimension reversed by a permute, so nothing folds).
+        let sizes = [2, 3, 2, 2, 3, 2, 2, 2, 3, 2];
+        let base = Layout::contiguous(&sizes);
+        let rev: Vec<i64> = (0..10).rev().collect();
+        let src = view::permute(&base, &rev).unwrap();
+        let dst = Layout::new(src.sizes(), Layout::contiguous(src.sizes()).strides(), 5).unwrap();
+        let p = CopyPlan::copy(&dst, DType::I16, &src, DType::I16);
+        assert_eq!(p.sizes.len(), 10);
+        let n = base.numel() as usize;
+        let input: Vec<u8> = (0..n as u16).flat_map(|v| v.to_le_bytes()).collect();
+        let mut whole = vec![0u8; (n + 5) * 2];
+        crate::backend::cpu::copy(&p, &mut whole, &input);
+        let mut parts = vec![0u8; (n + 5) * 2];
+        let subs: Vec<CopyPlan> = p.split_outer(8).collect();
+        assert_eq!(subs.len(), 2 * 3);
+        for sub in &subs {
+            assert_eq!(sub.sizes.len(), 8);
+            crate::backend::cpu::copy(sub, &mut parts, &input);
+        }
+        assert_eq!(parts, whole);
+        // Within the limit: the plan itself.
+        assert_eq!(p.split_outer(10).collect::<Vec<_>>(), vec![p.clone()]);
+        let e = CopyPlan::elementwise(&Layout::contiguous(&[0, 2]), DType::I8);
+        assert_eq!(e.split_outer(1).count(), 1);
     }
 
     #[test]

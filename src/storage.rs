@@ -5,6 +5,8 @@ use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::backend::cuda::{CudaError, DeviceBuffer, Gpu};
+
 /// Where a storage's bytes live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Device {
@@ -21,7 +23,30 @@ impl std::fmt::Display for Device {
     }
 }
 
+impl std::str::FromStr for Device {
+    type Err = String;
+
+    /// `cpu`, `cuda` (device 0) or `cuda:N`.
+    fn from_str(s: &str) -> Result<Device, String> {
+        match s {
+            "cpu" => Ok(Device::Cpu),
+            "cuda" => Ok(Device::Cuda(0)),
+            _ => s
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(Device::Cuda)
+                .ok_or_else(|| format!("unknown device '{s}': expected cpu, cuda or cuda:N")),
+        }
+    }
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The bytes themselves: host memory, or device memory on one GPU.
+pub enum Bytes {
+    Host(RwLock<Vec<u8>>),
+    Cuda(DeviceBuffer),
+}
 
 /// A reference-counted block of bytes. Cloning shares it; [`Storage::id`] tells storages
 /// apart, and [`Storage::version`] is the counter PyTorch bumps on every in-place write
@@ -34,8 +59,9 @@ pub struct Storage {
 struct Inner {
     id: u64,
     device: Device,
+    nbytes: usize,
     version: AtomicU64,
-    bytes: RwLock<Vec<u8>>,
+    bytes: Bytes,
 }
 
 impl Storage {
@@ -46,12 +72,35 @@ impl Storage {
 
     /// A host storage holding `bytes`.
     pub fn from_bytes(bytes: Vec<u8>) -> Storage {
+        Storage::new(Device::Cpu, bytes.len(), Bytes::Host(RwLock::new(bytes)))
+    }
+
+    /// A storage on `device` holding `bytes` (uploaded for a GPU).
+    pub fn on_device(device: Device, bytes: Vec<u8>) -> Result<Storage, CudaError> {
+        match device {
+            Device::Cpu => Ok(Storage::from_bytes(bytes)),
+            Device::Cuda(n) => Ok(Storage::from_device_buffer(DeviceBuffer::from_host(
+                &Gpu::shared(n)?,
+                &bytes,
+            )?)),
+        }
+    }
+
+    /// A storage over device memory: owned by the buffer, or wrapped from the caller's
+    /// pointer (see [`DeviceBuffer::external`]).
+    pub fn from_device_buffer(buffer: DeviceBuffer) -> Storage {
+        let device = Device::Cuda(buffer.gpu().ordinal());
+        Storage::new(device, buffer.nbytes(), Bytes::Cuda(buffer))
+    }
+
+    fn new(device: Device, nbytes: usize, bytes: Bytes) -> Storage {
         Storage {
             inner: Arc::new(Inner {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                device: Device::Cpu,
+                device,
+                nbytes,
                 version: AtomicU64::new(0),
-                bytes: RwLock::new(bytes),
+                bytes,
             }),
         }
     }
@@ -66,7 +115,7 @@ impl Storage {
     }
 
     pub fn nbytes(&self) -> usize {
-        self.inner.bytes.read().len()
+        self.inner.nbytes
     }
 
     pub fn is_same(&self, other: &Storage) -> bool {
@@ -83,12 +132,41 @@ impl Storage {
         self.inner.version.fetch_add(1, Ordering::AcqRel);
     }
 
-    pub fn read(&self) -> RwLockReadGuard<'_, Vec<u8>> {
-        self.inner.bytes.read()
+    /// The bytes, wherever they live.
+    pub fn bytes(&self) -> &Bytes {
+        &self.inner.bytes
     }
 
-    pub fn write(&self) -> RwLockWriteGuard<'_, Vec<u8>> {
-        self.inner.bytes.write()
+    /// The host bytes, for reading; None for device memory.
+    pub fn read(&self) -> Option<RwLockReadGuard<'_, Vec<u8>>> {
+        match &self.inner.bytes {
+            Bytes::Host(b) => Some(b.read()),
+            Bytes::Cuda(_) => None,
+        }
+    }
+
+    /// The host bytes, for writing; None for device memory.
+    pub fn write(&self) -> Option<RwLockWriteGuard<'_, Vec<u8>>> {
+        match &self.inner.bytes {
+            Bytes::Host(b) => Some(b.write()),
+            Bytes::Cuda(_) => None,
+        }
+    }
+
+    /// The device memory; None for host bytes.
+    pub fn cuda(&self) -> Option<&DeviceBuffer> {
+        match &self.inner.bytes {
+            Bytes::Cuda(b) => Some(b),
+            Bytes::Host(_) => None,
+        }
+    }
+
+    /// A host copy of every byte (downloaded from a GPU).
+    pub fn to_host(&self) -> Result<Vec<u8>, CudaError> {
+        match &self.inner.bytes {
+            Bytes::Host(b) => Ok(b.read().clone()),
+            Bytes::Cuda(b) => b.to_host(),
+        }
     }
 }
 

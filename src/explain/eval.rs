@@ -8,6 +8,7 @@ use crate::error::{ErrorKind, Result, TensorError};
 use crate::layout::MemoryFormat;
 use crate::layout::index::IndexItem;
 use crate::scalar::Scalar;
+use crate::storage::Device;
 use crate::tensor::{SetValue, Tensor};
 
 /// A failed statement: its 0-based index and the error.
@@ -19,12 +20,39 @@ pub struct StatementError {
 
 /// The program's namespace: names in Python's dict order (a rebinding keeps its place,
 /// `del` removes, a later binding appends).
-#[derive(Default)]
 pub struct Env {
     vars: Vec<(String, Value)>,
+    /// Where constructors (`torch.zeros`, ...) put their tensors.
+    device: Device,
+    /// Statements run to completion.
+    done: usize,
+}
+
+impl Default for Env {
+    fn default() -> Env {
+        Env::on(Device::Cpu)
+    }
 }
 
 impl Env {
+    /// An empty namespace whose constructors make tensors on `device`.
+    pub fn on(device: Device) -> Env {
+        Env {
+            vars: Vec::new(),
+            device,
+            done: 0,
+        }
+    }
+
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// How many statements ran to completion.
+    pub fn statements_run(&self) -> usize {
+        self.done
+    }
+
     fn get(&self, name: &str) -> Option<&Value> {
         self.vars.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
@@ -59,9 +87,10 @@ fn name_error(name: &str) -> TensorError {
     TensorError::new(ErrorKind::Other, format!("name '{name}' is not defined"))
 }
 
-/// Runs every statement until one fails; returns the namespace and the failure, if any.
-pub fn run(program: &Program) -> (Env, Option<StatementError>) {
-    let mut env = Env::default();
+/// Runs every statement until one fails, with constructors making tensors on `device`;
+/// returns the namespace and the failure, if any.
+pub fn run(program: &Program, device: Device) -> (Env, Option<StatementError>) {
+    let mut env = Env::on(device);
     for (i, stmt) in program.stmts.iter().enumerate() {
         let outcome = match &stmt.kind {
             StmtKind::Import(_) => Ok(()),
@@ -78,6 +107,7 @@ pub fn run(program: &Program) -> (Env, Option<StatementError>) {
                 }),
             );
         }
+        env.done += 1;
     }
     (env, None)
 }
@@ -143,7 +173,7 @@ fn eval(env: &Env, e: &Expr) -> Result<Value> {
                 kwargs,
             };
             match eval(env, base)? {
-                Value::Torch => super::ops::torch_function(name, args)?,
+                Value::Torch => super::ops::torch_function(name, args, env.device)?,
                 Value::Tensor(t) => super::ops::tensor_method(&t, name, args)?,
                 other => {
                     return Err(type_error(format!(
@@ -196,7 +226,7 @@ fn index_items(env: &Env, items: &[AstIndex]) -> Result<Vec<IndexItem>> {
                 Value::None => Ok(IndexItem::NewAxis),
                 Value::Ellipsis => Ok(IndexItem::Ellipsis),
                 Value::Tensor(t) if t.ndim() == 0 && !t.dtype().is_floating() && t.dtype() != DType::Bool => {
-                    Ok(IndexItem::Int(t.values()[0].to_int()))
+                    Ok(IndexItem::Int(t.values()?[0].to_int()))
                 }
                 other => Err(TensorError::new(
                     ErrorKind::IndexOutOfRange,

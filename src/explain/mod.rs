@@ -13,13 +13,20 @@ pub mod value;
 pub use report::Report;
 
 use crate::error::ErrorKind;
+use crate::storage::Device;
 
 /// Parses and runs `source`; a parse error becomes the report's error (kind `parse_error`,
 /// statement 0, message with line and column) and nothing runs.
 pub fn run(source: &str) -> Report {
+    run_on(source, Device::Cpu)
+}
+
+/// [`run`] with every tensor on `device`: the report is the same as the CPU backend's
+/// (values are read back from the device).
+pub fn run_on(source: &str, device: Device) -> Report {
     match parse::parse(source) {
         Ok(program) => {
-            let (env, error) = eval::run(&program);
+            let (env, error) = eval::run(&program, device);
             Report::build(&env, error)
         }
         Err(e) => Report::build(

@@ -7,16 +7,26 @@ use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::layout::MemoryFormat;
 use crate::scalar::Scalar;
+use crate::storage::Device;
 use crate::tensor::Tensor;
 
-/// `torch.NAME(args)`.
-pub fn torch_function(name: &str, args: Args) -> Result<Value> {
+/// `torch.NAME(args)`; constructors make their tensor on their `device=` argument, else on
+/// `device` (the program's, `explain --device`).
+pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
     let dtype_of = |b: &super::args::Bound| -> Result<Option<DType>> {
         b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()
     };
+    let mut device = device;
+    let mut device_of = |b: &super::args::Bound| -> Result<()> {
+        if let Some(v) = b.opt("device") {
+            device = v.as_device("device")?;
+        }
+        Ok(())
+    };
     let t = match name {
         "zeros" | "ones" | "empty" => {
-            let (sizes, b) = args.int_varargs("size", &["dtype"])?;
+            let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+            device_of(&b)?;
             let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
             match name {
                 "zeros" => Tensor::zeros(&sizes, dtype)?,
@@ -25,7 +35,8 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
             }
         }
         "full" => {
-            let b = args.bind(&["size", "fill_value", "dtype"])?;
+            let b = args.bind(&["size", "fill_value", "dtype", "device"])?;
+            device_of(&b)?;
             let sizes = match b.req("size")? {
                 v @ (Value::Tuple(_) | Value::List(_)) => v.as_int_list("size")?,
                 other => {
@@ -39,7 +50,8 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
             Tensor::full(&sizes, value, dtype_of(&b)?)?
         }
         "arange" => {
-            let b = args.bind(&["start", "end", "step", "dtype"])?;
+            let b = args.bind(&["start", "end", "step", "dtype", "device"])?;
+            device_of(&b)?;
             let num = |p: &str| b.opt(p).map(|v| v.as_scalar(p)).transpose();
             let (start, end) = match (num("start")?, num("end")?) {
                 (Some(s), Some(e)) => (s, e),
@@ -50,8 +62,14 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
             let step = num("step")?.unwrap_or(Scalar::Int(1));
             Tensor::arange(start, end, step, dtype_of(&b)?)?
         }
+        "index_select" => {
+            let b = args.bind(&["input", "dim", "index"])?;
+            let x = b.req("input")?.as_tensor("input")?;
+            x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?
+        }
         "tensor" => {
-            let b = args.bind(&["data", "dtype"])?;
+            let b = args.bind(&["data", "dtype", "device"])?;
+            device_of(&b)?;
             let (sizes, values) = flatten_nested(b.req("data")?)?;
             Tensor::from_values(&sizes, &values, dtype_of(&b)?)?
         }
@@ -61,7 +79,7 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
             )));
         }
     };
-    Ok(Value::Tensor(t))
+    Ok(Value::Tensor(t.to_device(device)?))
 }
 
 /// The shape and row-major values of a nested list literal, with PyTorch's ragged-list
@@ -98,7 +116,7 @@ fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
                     .try_for_each(|i| walk(i, shape, depth + 1, out))
             }
             Value::Tensor(t) if t.ndim() == 0 && depth == shape.len() => {
-                out.push(t.values()[0]);
+                out.push(t.values()?[0]);
                 Ok(())
             }
             scalar if depth == shape.len() => {
@@ -174,6 +192,10 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             let b = args.bind(&["other"])?;
             tensor(x.expand_as(b.req("other")?.as_tensor("other")?)?)
         }
+        "index_select" => {
+            let b = args.bind(&["dim", "index"])?;
+            tensor(x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?)
+        }
         "narrow" => {
             let b = args.bind(&["dim", "start", "length"])?;
             tensor(x.narrow(b.int("dim")?, b.int("start")?, b.int("length")?)?)
@@ -226,14 +248,38 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             tensor(x.clone_as(memory_format(&b, MemoryFormat::Preserve)?)?)
         }
         "to" => {
-            let b = args.bind(&["dtype", "non_blocking", "copy", "memory_format"])?;
+            // PyTorch's to(device, dtype, ...) overload: a device string comes first.
+            let mut args = args;
+            let leading_device = match args.positional.first() {
+                Some(Value::Str(_)) => Some(args.positional.remove(0).as_device("device")?),
+                _ => None,
+            };
+            let b = args.bind(&["dtype", "non_blocking", "copy", "memory_format", "device"])?;
+            let device = match b.opt("device") {
+                Some(v) => Some(v.as_device("device")?),
+                None => leading_device,
+            };
             let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
             let copy = b.opt("copy").map_or(Ok(false), |v| v.as_bool("copy"))?;
             let fmt = b
                 .opt("memory_format")
                 .map(|v| v.as_memory_format("memory_format"))
                 .transpose()?;
-            tensor(x.to(dtype, fmt, copy)?)
+            let converted = x.to(dtype, fmt, copy)?;
+            match device {
+                Some(d) => tensor(converted.to_device(d)?),
+                None => tensor(converted),
+            }
+        }
+        "cuda" | "cpu" => {
+            let b = args.bind(&["device"])?;
+            let d = match (name, b.opt("device")) {
+                ("cpu", _) => Device::Cpu,
+                (_, Some(Value::Int(n))) if *n >= 0 => Device::Cuda(*n as usize),
+                (_, Some(v)) => v.as_device("device")?,
+                (_, None) => Device::Cuda(0),
+            };
+            tensor(x.to_device(d)?)
         }
         "detach" => {
             args.bind(&[])?;

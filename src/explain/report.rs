@@ -4,7 +4,7 @@
 
 use super::eval::{Env, StatementError};
 use crate::accounting::{Accounting, account};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, TensorError};
 use serde::Serialize;
 use serde_json::Value as Json;
 use std::fmt::Write;
@@ -43,6 +43,9 @@ pub struct Report {
 impl Report {
     pub fn build(env: &Env, error: Option<StatementError>) -> Report {
         let acc = account(env.tensors());
+        // Reading values back can fail only on a device (a failing download): the first
+        // such failure becomes the report's error when the program itself succeeded.
+        let mut read_error = None;
         let tensors = env
             .tensors()
             .map(|(name, t)| TensorReport {
@@ -57,9 +60,22 @@ impl Report {
                 is_contiguous: t.is_contiguous(),
                 is_channels_last: t.is_channels_last(),
                 version: t.version(),
-                values: t.values().into_iter().map(|v| v.to_json()).collect(),
+                values: match t.values() {
+                    Ok(v) => v.into_iter().map(|v| v.to_json()).collect(),
+                    Err(e) => {
+                        read_error.get_or_insert(StatementError {
+                            statement: env.statements_run(),
+                            error: TensorError::new(
+                                e.kind,
+                                format!("reading the values of '{name}': {}", e.message),
+                            ),
+                        });
+                        Vec::new()
+                    }
+                },
             })
             .collect();
+        let error = error.or(read_error);
         let Accounting { storages, totals } = acc;
         Report {
             tensors,

@@ -108,6 +108,24 @@ impl Value {
         }
     }
 
+    /// A device string: `"cpu"`, `"cuda"` or `"cuda:N"`.
+    pub fn as_device(&self, what: &str) -> Result<crate::storage::Device> {
+        match self {
+            Value::Str(s) => s.parse().map_err(|_| {
+                TensorError::new(
+                    ErrorKind::Other,
+                    format!(
+                        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {s}"
+                    ),
+                )
+            }),
+            other => Err(type_error(format!(
+                "{what} must be torch.device, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
     pub fn as_memory_format(&self, what: &str) -> Result<MemoryFormat> {
         match self {
             Value::MemoryFormat(m) => Ok(*m),

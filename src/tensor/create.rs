@@ -3,11 +3,9 @@
 
 use super::Tensor;
 use super::convert::{checked_fill_value, literal_value};
-use crate::backend::cpu;
 use crate::dtype::{Category, DType};
 use crate::error::{ErrorKind, Result, err};
 use crate::layout::{Layout, check_sizes_nonnegative, fmt_dims, view};
-use crate::plan::CopyPlan;
 use crate::scalar::Scalar;
 use crate::storage::Storage;
 
@@ -50,7 +48,7 @@ impl Tensor {
 
     pub fn ones(sizes: &[i64], dtype: DType) -> Result<Tensor> {
         let t = Tensor::uninitialized(Self::checked_sizes("ones", sizes)?, dtype);
-        t.fill_raw(Scalar::Int(1));
+        t.fill_raw(Scalar::Int(1))?;
         Ok(t)
     }
 
@@ -65,7 +63,7 @@ impl Tensor {
         let layout = Self::checked_sizes("full", sizes)?;
         let v = checked_fill_value(value, dtype)?;
         let t = Tensor::uninitialized(layout, dtype);
-        t.fill_raw(v);
+        t.fill_raw(v)?;
         Ok(t)
     }
 
@@ -90,7 +88,7 @@ impl Tensor {
         }
         let t = Tensor::uninitialized(layout, dtype);
         {
-            let mut bytes = t.storage.write();
+            let mut bytes = t.storage.write().expect("new tensors are on the host");
             let sz = dtype.itemsize();
             for (i, v) in values.iter().enumerate() {
                 literal_value(*v, dtype)?.write(dtype, &mut bytes[i * sz..(i + 1) * sz]);
@@ -154,7 +152,7 @@ impl Tensor {
         let n = len as i64;
         let t = Tensor::uninitialized(Layout::contiguous(&[n]), dtype);
         {
-            let mut bytes = t.storage.write();
+            let mut bytes = t.storage.write().expect("new tensors are on the host");
             let sz = dtype.itemsize();
             for i in 0..n {
                 let v = match dtype {
@@ -171,12 +169,5 @@ impl Tensor {
             }
         }
         Ok(t)
-    }
-
-    /// Writes `value` (already converted) into every element, without checks or a version
-    /// bump: for constructors.
-    pub(crate) fn fill_raw(&self, value: Scalar) {
-        let plan = CopyPlan::elementwise(&self.layout, self.dtype);
-        cpu::fill(&plan, &mut self.storage.write(), value);
     }
 }

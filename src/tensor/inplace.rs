@@ -7,7 +7,6 @@
 
 use super::Tensor;
 use super::convert::checked_fill_value;
-use crate::backend::cpu;
 use crate::dtype::{Category, DType};
 use crate::error::{
     ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, TensorError, err,
@@ -15,7 +14,6 @@ use crate::error::{
 use crate::layout::index::IndexItem;
 use crate::layout::overlap::{Overlap, has_internal_overlap, overlap_status};
 use crate::layout::{Dims, Layout, fmt_dims};
-use crate::plan::CopyPlan;
 use crate::scalar::Scalar;
 
 /// The right-hand side of `x[index] = value`.
@@ -88,38 +86,27 @@ impl Tensor {
         Ok(src.expand(a)?.layout)
     }
 
-    /// Copies `src` (same shape) into this tensor. For fresh tensors: no checks, no bump.
-    pub(crate) fn copy_values_from(&self, src: &Tensor) -> Result<()> {
-        let plan = CopyPlan::copy(&self.layout, self.dtype, &src.layout, src.dtype);
-        if self.shares_storage(src) {
-            // Disjoint views of one storage: read a snapshot, then write.
-            let snapshot = src.storage.read().clone();
-            cpu::copy(&plan, &mut self.storage.write(), &snapshot);
-        } else if self.storage.id() < src.storage.id() {
-            let mut dst = self.storage.write();
-            cpu::copy(&plan, &mut dst, &src.storage.read());
-        } else {
-            let s = src.storage.read();
-            cpu::copy(&plan, &mut self.storage.write(), &s);
-        }
-        Ok(())
-    }
-
-    /// `self.copy_(src)`: broadcasting, converting dtype.
-    pub fn copy_(&self, src: &Tensor) -> Result<()> {
+    /// PyTorch's `copy_` checks, in its order: the source broadcast to this tensor's
+    /// shape, or None when both are the same data (nothing to move).
+    pub(super) fn checked_copy_source(&self, src: &Tensor) -> Result<Option<Tensor>> {
         if self.is_same_data(src) {
-            self.storage.bump_version();
-            return Ok(());
+            return Ok(None);
         }
         self.check_no_internal_overlap()?;
         self.check_no_partial_overlap(src)?;
-        let src_layout = self.broadcast_source(src)?;
-        let src_b = Tensor {
+        let layout = self.broadcast_source(src)?;
+        Ok(Some(Tensor {
             storage: src.storage.clone(),
-            layout: src_layout,
+            layout,
             dtype: src.dtype,
-        };
-        self.copy_values_from(&src_b)?;
+        }))
+    }
+
+    /// `self.copy_(src)`: broadcasting, converting dtype, across devices.
+    pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        if let Some(src_b) = self.checked_copy_source(src)? {
+            self.copy_values_from(&src_b)?;
+        }
         self.storage.bump_version();
         Ok(())
     }
@@ -128,7 +115,7 @@ impl Tensor {
     /// same value), and so does stridekit.
     pub fn fill_(&self, value: Scalar) -> Result<()> {
         let v = checked_fill_value(value, self.dtype)?;
-        self.fill_raw(v);
+        self.fill_raw(v)?;
         self.storage.bump_version();
         Ok(())
     }
@@ -141,8 +128,8 @@ impl Tensor {
     /// itself.
     fn fill_from_scalar_tensor(&self, value: &Tensor) -> Result<()> {
         self.check_no_internal_overlap()?;
-        let v = value.values()[0].cast(self.dtype);
-        self.fill_raw(v);
+        let v = value.values()?[0].cast(self.dtype);
+        self.fill_raw(v)?;
         self.storage.bump_version();
         Ok(())
     }
@@ -179,8 +166,7 @@ impl Tensor {
             Category::Floating => {
                 Scalar::Float((a.to_f32() + alpha.to_f32() * other.to_f32()) as f64)
             }
-        });
-        Ok(())
+        })
     }
 
     /// `self.mul_(other)` with a Python number.
@@ -195,8 +181,7 @@ impl Tensor {
                 Scalar::Float(a.to_f64() * other.to_f64())
             }
             Category::Floating => Scalar::Float((a.to_f32() * other.to_f32()) as f64),
-        });
-        Ok(())
+        })
     }
 
     /// PyTorch's in-place type rule: a number of a higher category promotes the result to
@@ -219,19 +204,13 @@ impl Tensor {
         Ok(())
     }
 
-    fn update(&self, f: impl Fn(Scalar) -> Scalar) {
-        let plan = CopyPlan::elementwise(&self.layout, self.dtype);
-        cpu::update(&plan, &mut self.storage.write(), f);
-        self.storage.bump_version();
-    }
-
     /// `self[index] = value`, as PyTorch's `__setitem__` does it for basic indexing.
     pub fn setitem(&self, items: &[IndexItem], value: &SetValue) -> Result<()> {
         let src = match value {
             SetValue::Scalar(v) => {
                 let v = checked_fill_value(*v, self.dtype)?;
                 let t = Tensor::uninitialized(Layout::contiguous(&[]), self.dtype);
-                t.fill_raw(v);
+                t.fill_raw(v)?;
                 t
             }
             SetValue::Tensor(t) => t.clone(),

@@ -4,16 +4,15 @@
 
 mod convert;
 mod create;
+mod exec;
 mod inplace;
 pub use inplace::SetValue;
 
 pub use convert::checked_fill_value;
 
-use crate::backend::cpu;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::{self, Layout, MemoryFormat, index::IndexItem, view};
-use crate::scalar::Scalar;
 use crate::storage::Storage;
 
 /// A dense strided tensor. Cloning a `Tensor` makes another handle to the same tensor (same
@@ -117,11 +116,6 @@ impl Tensor {
     /// Whether two tensors share a storage.
     pub fn shares_storage(&self, other: &Tensor) -> bool {
         self.storage.is_same(&other.storage)
-    }
-
-    /// Every element in logical (row-major) order.
-    pub fn values(&self) -> Vec<Scalar> {
-        cpu::read_values(&self.layout, self.dtype, &self.storage.read())
     }
 
     // ---- views: metadata only, same storage ----
@@ -287,7 +281,7 @@ impl Tensor {
     fn copy_to_new(&self, dtype: DType, format: MemoryFormat) -> Result<Tensor> {
         let strides = layout::contiguity::strides_for_copy(self.sizes(), self.strides(), format)?;
         let out_layout = Layout::new(self.sizes(), &strides, 0)?;
-        let out = Tensor::uninitialized(out_layout, dtype);
+        let out = Tensor::zeroed_on(out_layout, dtype, self.device())?;
         out.copy_values_from(self)?;
         Ok(out)
     }

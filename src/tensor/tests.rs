@@ -1,5 +1,6 @@
 use super::*;
 use crate::error::ErrorKind;
+use crate::scalar::Scalar;
 
 fn arange_f32(n: i64) -> Tensor {
     Tensor::arange(
@@ -12,7 +13,7 @@ fn arange_f32(n: i64) -> Tensor {
 }
 
 fn floats(t: &Tensor) -> Vec<f64> {
-    t.values().iter().map(|v| v.to_f64()).collect()
+    t.values().unwrap().iter().map(|v| v.to_f64()).collect()
 }
 
 #[test]
@@ -124,7 +125,7 @@ fn channels_last_copy() {
     let cl = x.to(None, Some(MemoryFormat::ChannelsLast), false).unwrap();
     assert_eq!(cl.strides(), &[60, 1, 15, 3]);
     assert!(!cl.is_contiguous() && cl.is_channels_last());
-    assert_eq!(cl.values(), x.values());
+    assert_eq!(cl.values().unwrap(), x.values().unwrap());
 }
 
 #[test]
@@ -143,4 +144,75 @@ fn setitem_transposed_write_through() {
         .unwrap();
     assert_eq!(floats(&x), vec![0., 1., 2., 30., 4., 5.]);
     assert_eq!(x.version(), 1);
+}
+
+#[test]
+fn index_select_gathers_rows_on_the_host() {
+    let x = arange_f32(12).view(&[4, 3]).unwrap();
+    let idx = Tensor::from_values(
+        &[3],
+        &[Scalar::Int(3), Scalar::Int(0), Scalar::Int(3)],
+        Some(DType::I32),
+    )
+    .unwrap();
+    let y = x.index_select(0, &idx).unwrap();
+    assert_eq!(y.sizes(), &[3, 3]);
+    assert!(y.is_contiguous() && !y.shares_storage(&x));
+    assert_eq!(floats(&y), [9., 10., 11., 0., 1., 2., 9., 10., 11.]);
+    // Rows that are not contiguous are packed first: same values as the reference.
+    let xt = x.t().unwrap();
+    let idx2 = Tensor::from_values(&[2], &[Scalar::Int(2), Scalar::Int(1)], None).unwrap();
+    assert_eq!(
+        floats(&xt.index_select(0, &idx2).unwrap()),
+        [2., 5., 8., 11., 1., 4., 7., 10.]
+    );
+    // An empty index gives zero rows.
+    let none = Tensor::from_values(&[0], &[], Some(DType::I64)).unwrap();
+    assert_eq!(x.index_select(0, &none).unwrap().sizes(), &[0, 3]);
+}
+
+#[test]
+fn index_select_refusals_are_typed() {
+    let x = arange_f32(6).view(&[2, 3]).unwrap();
+    let ix = |v: i64| Tensor::from_values(&[1], &[Scalar::Int(v)], None).unwrap();
+    let e = x.index_select(0, &ix(2)).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::IndexOutOfRange);
+    assert_eq!(e.message, "index out of range in self");
+    assert_eq!(
+        x.index_select(0, &ix(-1)).unwrap_err().kind,
+        ErrorKind::IndexOutOfRange
+    );
+    assert_eq!(
+        x.index_select(0, &arange_f32(1)).unwrap_err().kind,
+        ErrorKind::DtypeUnsupported
+    );
+    assert_eq!(
+        x.index_select(2, &ix(0)).unwrap_err().kind,
+        ErrorKind::DimOutOfRange
+    );
+    // Along another dim: moved to the front, gathered, moved back, contiguous (with
+    // PyTorch's strides, size-1 dimensions included).
+    let y = x.index_select(1, &ix(2)).unwrap();
+    assert_eq!((y.sizes(), y.strides()), (&[2, 1][..], &[1, 1][..]));
+    assert_eq!(floats(&y), [2., 5.]);
+}
+
+#[test]
+fn to_device_on_the_same_device_aliases() {
+    let x = arange_f32(6);
+    let y = x.to_device(crate::storage::Device::Cpu).unwrap();
+    assert!(y.shares_storage(&x));
+    assert_eq!(x.device(), crate::storage::Device::Cpu);
+    assert_eq!(
+        "cuda:3".parse::<crate::storage::Device>(),
+        Ok(crate::storage::Device::Cuda(3))
+    );
+    assert_eq!("cuda".parse(), Ok(crate::storage::Device::Cuda(0)));
+    assert!("cuda:x".parse::<crate::storage::Device>().is_err());
+    // Without a GPU, asking for one is a typed device error, never a panic.
+    if !crate::backend::cuda::driver_available() {
+        let e = x.to_device(crate::storage::Device::Cuda(0)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Device);
+        assert!(e.message.contains("no CUDA driver"), "{}", e.message);
+    }
 }

@@ -231,8 +231,8 @@ fn strided_launch(d: &Dims, kernel: KernelId, codes: (i32, i32), idx64: bool) ->
 }
 
 /// Tile extents: 32 x 32, or a tile spanning a tiny dimension and a long run of the other.
-fn tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
-    let area: i64 = if width >= 16 { 1024 } else { 2048 };
+fn tile_extents(n_a: i64, n_b: i64) -> (i64, i64) {
+    let area: i64 = 2048;
     if n_a >= 32 && n_b >= 32 {
         (32, 32)
     } else if n_a <= n_b {
@@ -242,9 +242,68 @@ fn tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
     }
 }
 
+/// Tile extents for the 16-byte-access transpose: multiples of V = 16 / width (the sizes
+/// are), 64 x 64 for 1- and 2-byte elements and 32 x 32 otherwise, a tiny dimension taken
+/// whole with a longer run of the other.
+fn vec_tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
+    let v = (16 / width) as i64;
+    let edge = if width <= 2 { 64 } else { 32 };
+    let area = edge * edge;
+    let long = |other: i64, n: i64| n.min((area / other).max(edge) / v * v);
+    match (n_a >= edge, n_b >= edge) {
+        (true, true) => (edge, edge),
+        (false, _) if n_a <= n_b => (n_a, long(n_a, n_b)),
+        _ => (long(n_b, n_a), n_b),
+    }
+}
+
+/// The scalar tiled transpose of `width`-byte elements.
 fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
+    let extents = tile_extents(d.sizes[a], d.sizes[b]);
+    tile_launch_with(
+        d,
+        (a, b),
+        extents,
+        KernelId::copy(Family::Tile, width, idx64),
+        width,
+    )
+}
+
+/// The transpose with 16-byte accesses on both sides, when V = 16 / width elements divide
+/// both sizes, both offsets, the strides the tile walks and every batch stride (the base
+/// pointers' 16-byte alignment is checked at launch).
+fn vec_tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
+    if width >= 16 {
+        return None;
+    }
+    let v = (16 / width) as i64;
+    let batch = (0..d.rank).filter(|&k| k != a && k != b);
+    let multiples = [
+        d.sizes[a],
+        d.sizes[b],
+        d.dst_offset,
+        d.src_offset,
+        d.dst[b],
+        d.src[a],
+    ]
+    .into_iter()
+    .chain(batch.flat_map(|k| [d.dst[k], d.src[k]]));
+    if !multiples.into_iter().all(|x| x % v == 0) {
+        return None;
+    }
+    let extents = vec_tile_extents(d.sizes[a], d.sizes[b], width);
+    let kernel = KernelId::copy(Family::TileVec, width, idx64);
+    tile_launch_with(d, (a, b), extents, kernel, width)
+}
+
+fn tile_launch_with(
+    d: &Dims,
+    (a, b): (usize, usize),
+    (ta, tb): (i64, i64),
+    kernel: KernelId,
+    width: usize,
+) -> Option<GpuLaunch> {
     let (n_a, n_b) = (d.sizes[a], d.sizes[b]);
-    let (ta, tb) = tile_extents(n_a, n_b, width);
     let shared = (ta * (tb + 1)) as usize * width;
     let tiles_a = (n_a + ta - 1) / ta;
     let tiles_b = (n_b + tb - 1) / tb;
@@ -277,7 +336,7 @@ fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Optio
     p.batch_rank = n as i32;
     p.batch = batch;
     Some(GpuLaunch {
-        kernel: KernelId::copy(Family::Tile, width, idx64),
+        kernel,
         grid: ((tiles_a * tiles_b) as u32, batch.min(65535) as u32, 1),
         block: (BLOCK, 1, 1),
         shared_bytes: shared as u32,
@@ -288,7 +347,9 @@ fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Optio
 /// A pure copy of `width`-byte words over `d`.
 fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
     let idx64 = !d.fits32();
+    // (Widened 16-byte words share the innermost dimension, so they are never a transpose.)
     if let Some((a, b)) = d.transpose_dims()
+        && width < 16
         && let Some(l) = tile_launch(d, a, b, width, idx64)
     {
         return l;
@@ -341,8 +402,16 @@ impl GpuPlan {
         }
         let narrow = copy_launch(&d, dsz);
         let mut wide = None;
-        if narrow.kernel.name().starts_with("sk_tile") {
-            return Ok(GpuPlan::Kernel { narrow, wide });
+        if let LaunchParams::Tile(_) = narrow.params {
+            // A transpose: the 16-byte-access tile when sizes, strides and offsets allow.
+            let (a, b) = d
+                .transpose_dims()
+                .expect("a tile launch has transpose dims");
+            let vec = vec_tile_launch(&d, a, b, dsz, !d.fits32());
+            return Ok(GpuPlan::Kernel {
+                narrow,
+                wide: vec.map(|l| (l, 16)),
+            });
         }
         let mut k = (16 / dsz) as i64;
         while k >= 2 {

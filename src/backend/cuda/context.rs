@@ -9,9 +9,9 @@ use parking_lot::Mutex;
 use cudarc::driver::sys::{CUdeviceptr, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 
-use super::choose::GpuPlan;
+use super::choose::{GpuPlan, RowGatherPlan};
 use super::error::{Call, CudaError};
-use super::launch::launch_plan;
+use super::launch::{launch_plan, launch_row_gather};
 use super::module::Kernels;
 
 /// Whether libcuda can be loaded (false on a machine without an NVIDIA driver).
@@ -80,6 +80,7 @@ impl Gpu {
         dst: CUdeviceptr,
         src: CUdeviceptr,
     ) -> Result<(), CudaError> {
+        self.bind()?;
         unsafe { launch_plan(&self.kernels, plan, dst, src, self.stream.cu_stream()) }
     }
 
@@ -94,7 +95,35 @@ impl Gpu {
         src: CUdeviceptr,
         stream: CUstream,
     ) -> Result<(), CudaError> {
+        self.bind()?;
         unsafe { launch_plan(&self.kernels, plan, dst, src, stream) }
+    }
+
+    /// Runs a planned row gather on this GPU's stream (asynchronously). `index` holds the
+    /// plan's int32 or int64 indices; `error_flag` (0: none) a device int32 that an
+    /// out-of-range index sets to 1.
+    ///
+    /// # Safety
+    /// As [`launch_row_gather`]: every pointer is a device allocation of this context
+    /// covering what the plan addresses.
+    pub unsafe fn row_gather(
+        &self,
+        plan: &RowGatherPlan,
+        dst: CUdeviceptr,
+        src: CUdeviceptr,
+        index: CUdeviceptr,
+        error_flag: CUdeviceptr,
+    ) -> Result<(), CudaError> {
+        self.bind()?;
+        let stream = self.stream.cu_stream();
+        unsafe { launch_row_gather(&self.kernels, plan, dst, src, index, error_flag, stream) }
+    }
+
+    /// The device's name, e.g. "NVIDIA H200".
+    pub fn name(&self) -> String {
+        self.ctx
+            .name()
+            .unwrap_or_else(|e| format!("(cuDeviceGetName failed: {e})"))
     }
 
     /// The device ordinal N of cuda:N.

@@ -36,6 +36,8 @@ pub enum Family {
     Scatter,
     /// Shared-memory tiled transpose.
     Tile,
+    /// The tiled transpose with 16-byte accesses on both sides (widths 1 to 8).
+    TileVec,
 }
 
 /// Converting-copy kernels: the generic one and compiled specialisations.
@@ -67,8 +69,29 @@ macro_rules! widths {
 const STRIDED: [&str; 10] = widths!("sk_strided", "i32", "i64");
 const GATHER: [&str; 10] = widths!("sk_gather", "i32", "i64");
 const SCATTER: [&str; 10] = widths!("sk_scatter", "i32", "i64");
-const TILE: [&str; 10] = widths!("sk_tile", "i32", "i64");
+/// No 16-byte tile: no dtype is 16 bytes wide, and rows are widened only when the
+/// innermost dimension is the same on both sides, which is never a transpose.
+const TILE: [&str; 8] = [
+    "sk_tile_w1_i32",
+    "sk_tile_w1_i64",
+    "sk_tile_w2_i32",
+    "sk_tile_w2_i64",
+    "sk_tile_w4_i32",
+    "sk_tile_w4_i64",
+    "sk_tile_w8_i32",
+    "sk_tile_w8_i64",
+];
 const ROWS: [&str; 10] = widths!("sk_rows", "idx32", "idx64");
+const TILEV: [&str; 8] = [
+    "sk_tilev_w1_i32",
+    "sk_tilev_w1_i64",
+    "sk_tilev_w2_i32",
+    "sk_tilev_w2_i64",
+    "sk_tilev_w4_i32",
+    "sk_tilev_w4_i64",
+    "sk_tilev_w8_i32",
+    "sk_tilev_w8_i64",
+];
 const CONVERT: [&str; 14] = [
     "sk_convert_any_i32",
     "sk_convert_any_i64",
@@ -87,12 +110,12 @@ const CONVERT: [&str; 14] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 64;
+pub const KERNEL_COUNT: usize = 70;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
     let mut all = [""; KERNEL_COUNT];
-    let groups: [&[&str]; 6] = [&STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT];
+    let groups: [&[&str]; 7] = [&STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV];
     let mut n = 0;
     let mut g = 0;
     while g < groups.len() {
@@ -126,20 +149,23 @@ impl KernelId {
             Family::Strided => 0,
             Family::Gather => 10,
             Family::Scatter => 20,
-            Family::Tile => 30,
+            Family::Tile | Family::TileVec => {
+                assert!(width < 16, "no tile kernel for {width}-byte elements");
+                if family == Family::Tile { 30 } else { 62 }
+            }
         };
         KernelId(base + width_index(width) * 2 + idx64 as u16)
     }
 
     /// A row-gather kernel for `width`-byte words and int32/int64 indices.
     pub fn rows(width: usize, index64: bool) -> KernelId {
-        KernelId(40 + width_index(width) * 2 + index64 as u16)
+        KernelId(38 + width_index(width) * 2 + index64 as u16)
     }
 
     /// A converting-copy kernel (`variant` indexes [`CONVERT_VARIANTS`]).
     pub fn convert(variant: usize, idx64: bool) -> KernelId {
         assert!(variant < CONVERT_VARIANTS.len());
-        KernelId(50 + variant as u16 * 2 + idx64 as u16)
+        KernelId(48 + variant as u16 * 2 + idx64 as u16)
     }
 
     pub fn name(self) -> &'static str {
@@ -158,8 +184,16 @@ mod tests {
             "sk_gather_w4_i32"
         );
         assert_eq!(
-            KernelId::copy(Family::Tile, 16, true).name(),
-            "sk_tile_w16_i64"
+            KernelId::copy(Family::Tile, 8, true).name(),
+            "sk_tile_w8_i64"
+        );
+        assert_eq!(
+            KernelId::copy(Family::TileVec, 2, false).name(),
+            "sk_tilev_w2_i32"
+        );
+        assert_eq!(
+            KernelId::copy(Family::TileVec, 8, true).name(),
+            "sk_tilev_w8_i64"
         );
         assert_eq!(KernelId::rows(2, true).name(), "sk_rows_w2_idx64");
         assert_eq!(

@@ -13,6 +13,7 @@ use super::kernels::{FATBIN, KERNEL_COUNT, KernelId, NVRTC_SOURCE};
 /// The loaded kernel module; functions are looked up once, on first use.
 pub struct Kernels {
     module: Arc<CudaModule>,
+    image: String,
     functions: [OnceLock<CudaFunction>; KERNEL_COUNT],
 }
 
@@ -65,15 +66,27 @@ impl Kernels {
             .compute_capability()
             .call("cuDeviceGetAttribute(COMPUTE_CAPABILITY)")?;
         let arch = nvrtc_arch(major, minor).ok_or(CudaError::UnsupportedArch { major, minor })?;
-        let ptx = match FATBIN {
-            Some(bytes) => Ptx::from_binary(bytes.to_vec()),
-            None => compile_nvrtc(arch)?,
+        let (ptx, image) = match FATBIN {
+            Some(bytes) => (
+                Ptx::from_binary(bytes.to_vec()),
+                super::kernels::kernel_image().to_string(),
+            ),
+            None => (
+                compile_nvrtc(arch)?,
+                format!("NVRTC PTX for {arch}, compiled at load"),
+            ),
         };
         let module = ctx.load_module(ptx).call("cuModuleLoadData")?;
         Ok(Kernels {
             module,
+            image,
             functions: std::array::from_fn(|_| OnceLock::new()),
         })
+    }
+
+    /// What was loaded: the fatbin (and the toolkit that built it), or NVRTC's PTX.
+    pub fn image(&self) -> &str {
+        &self.image
     }
 
     /// The kernel's handle (cuModuleGetFunction on first use only).

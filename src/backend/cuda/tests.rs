@@ -69,15 +69,62 @@ fn transpose_uses_the_tile_kernel() {
     let t = view::transpose(&base, 0, 1).unwrap();
     let out = Layout::contiguous(&[96, 64]);
     let p = plan(&out, DType::F32, &t, DType::F32);
-    assert_eq!(kernel(&p, true), "sk_tile_w4_i32");
-    let l = p.launch_for(0, 0).unwrap();
-    let LaunchParams::Tile(tp) = l.params else {
-        panic!()
+    // Aligned pointers: 16-byte accesses; otherwise the element-wise tile.
+    assert_eq!(kernel(&p, true), "sk_tilev_w4_i32");
+    assert_eq!(kernel(&p, false), "sk_tile_w4_i32");
+    for aligned in [0x1000, 0x1004] {
+        let l = p.launch_for(aligned, aligned).unwrap();
+        let LaunchParams::Tile(tp) = l.params else {
+            panic!()
+        };
+        assert_eq!((tp.tile_a, tp.tile_b), (32, 32));
+        assert_eq!((tp.n_a, tp.n_b), (64, 96));
+        assert_eq!(l.grid, (2 * 3, 1, 1));
+        assert_eq!(l.shared_bytes, 32 * 33 * 4);
+    }
+}
+
+#[test]
+fn vector_tiles_need_multiples_of_sixteen_bytes() {
+    let tp = |p: &GpuPlan| match p.launch_for(0, 0).unwrap().params {
+        LaunchParams::Tile(tp) => tp,
+        other => panic!("{other:?}"),
     };
-    assert_eq!((tp.tile_a, tp.tile_b), (32, 32));
-    assert_eq!((tp.n_a, tp.n_b), (64, 96));
-    assert_eq!(l.grid, (2 * 3, 1, 1));
-    assert_eq!(l.shared_bytes, 32 * 33 * 4);
+    // int8 32768 x 32768 scaled down: 64 x 64 tiles of 16-byte words.
+    let x = Layout::contiguous(&[256, 512]);
+    let p = plan(
+        &Layout::contiguous(&[512, 256]),
+        DType::I8,
+        &view::t(&x).unwrap(),
+        DType::I8,
+    );
+    assert_eq!(kernel(&p, true), "sk_tilev_w1_i32");
+    assert_eq!((tp(&p).tile_a, tp(&p).tile_b), (64, 64));
+    // A tiny dimension that is a multiple of V: taken whole, with a long run of the other.
+    let x = Layout::contiguous(&[4, 4096]);
+    let p = plan(
+        &Layout::contiguous(&[4096, 4]),
+        DType::F32,
+        &view::t(&x).unwrap(),
+        DType::F32,
+    );
+    assert_eq!(kernel(&p, true), "sk_tilev_w4_i32");
+    assert_eq!((tp(&p).n_a, tp(&p).tile_a, tp(&p).tile_b), (4, 4, 256));
+    // Sizes, offsets or strides that are not multiples of V: the element-wise tile only.
+    let x = Layout::contiguous(&[64, 90]);
+    let p = plan(
+        &Layout::contiguous(&[90, 64]),
+        DType::F16,
+        &view::t(&x).unwrap(),
+        DType::F16,
+    );
+    assert_eq!(kernel(&p, true), "sk_tile_w2_i32");
+    let off = Layout::new(&[64, 96], &[1, 64], 4).unwrap();
+    let p = plan(&Layout::contiguous(&[64, 96]), DType::F16, &off, DType::F16);
+    assert_eq!(kernel(&p, true), "sk_tile_w2_i32");
+    let off = Layout::new(&[64, 96], &[1, 64], 8).unwrap();
+    let p = plan(&Layout::contiguous(&[64, 96]), DType::F16, &off, DType::F16);
+    assert_eq!(kernel(&p, true), "sk_tilev_w2_i32");
 }
 
 #[test]

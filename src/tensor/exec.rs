@@ -1,0 +1,355 @@
+//! Where data moves: every copy, fill and in-place update of a tensor runs here, on the
+//! backend its storage lives on. The plan is the same [`CopyPlan`] for both backends; the
+//! CPU backend runs it over host bytes, the CUDA backend turns it into one kernel launch
+//! (or a memcpy) on the GPU's stream.
+//!
+//! Copies between devices are staged: the source is made contiguous on its own device,
+//! its bytes cross over, and the destination's device runs the remaining (possibly
+//! converting, possibly strided) copy. Arithmetic updates (`add_`, `mul_`) on a GPU tensor
+//! run on the host over a downloaded copy of the storage and are uploaded back: stridekit
+//! has copy kernels, not arithmetic ones.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUstream;
+
+use super::Tensor;
+use crate::backend::cpu;
+use crate::backend::cuda::{DeviceBuffer, Gpu, GpuPlan};
+use crate::dtype::DType;
+use crate::error::{ErrorKind, Result, err};
+use crate::layout::overlap::{Overlap, overlap_status};
+use crate::layout::{Layout, MemoryFormat, view};
+use crate::plan::{CopyPlan, RowGatherShape};
+use crate::scalar::Scalar;
+use crate::storage::{Bytes, Device, Storage};
+
+impl Tensor {
+    /// The device the tensor's storage lives on.
+    pub fn device(&self) -> Device {
+        self.storage.device()
+    }
+
+    /// A fresh, zero-filled tensor on `device` with exactly the storage `layout` needs.
+    pub(crate) fn zeroed_on(layout: Layout, dtype: DType, device: Device) -> Result<Tensor> {
+        let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
+        let storage = match device {
+            Device::Cpu => Storage::zeroed(nbytes),
+            Device::Cuda(n) => {
+                let buf = DeviceBuffer::alloc(&Gpu::shared(n)?, nbytes)?;
+                buf.memset(0)?;
+                Storage::from_device_buffer(buf)
+            }
+        };
+        Ok(Tensor {
+            storage,
+            layout,
+            dtype,
+        })
+    }
+
+    /// Every element in logical (row-major) order (downloaded from a GPU).
+    pub fn values(&self) -> Result<Vec<Scalar>> {
+        Ok(match self.storage.read() {
+            Some(bytes) => cpu::read_values(&self.layout, self.dtype, &bytes),
+            None => cpu::read_values(&self.layout, self.dtype, &self.storage.to_host()?),
+        })
+    }
+
+    /// `x.to(device)`: the same tensor when it is already there, else a copy with the
+    /// strides PyTorch gives it (kept for non-overlapping, dense tensors).
+    pub fn to_device(&self, device: Device) -> Result<Tensor> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        let strides = crate::layout::contiguity::strides_for_copy(
+            self.sizes(),
+            self.strides(),
+            MemoryFormat::Preserve,
+        )?;
+        let out = Tensor::zeroed_on(Layout::new(self.sizes(), &strides, 0)?, self.dtype, device)?;
+        out.copy_values_from(self)?;
+        Ok(out)
+    }
+
+    /// A tensor over device memory the caller owns (an inference server's buffers): the
+    /// layout is checked against `nbytes`; the memory is never freed by stridekit.
+    ///
+    /// # Safety
+    /// As [`DeviceBuffer::external`]: `ptr` must address `nbytes` bytes on device
+    /// `ordinal` for as long as the tensor and its views live.
+    pub unsafe fn from_device_ptr(
+        ordinal: usize,
+        ptr: u64,
+        nbytes: usize,
+        layout: Layout,
+        dtype: DType,
+    ) -> Result<Tensor> {
+        let gpu = Gpu::shared(ordinal)?;
+        // SAFETY: forwarded to the caller.
+        let buf = unsafe { DeviceBuffer::external(&gpu, ptr, nbytes) };
+        Tensor::from_storage(Storage::from_device_buffer(buf), layout, dtype)
+    }
+
+    /// Copies `src` (same shape) into this tensor. For fresh tensors: no checks, no bump.
+    pub(crate) fn copy_values_from(&self, src: &Tensor) -> Result<()> {
+        if self.device() != src.device() {
+            return self.copy_across_devices(src);
+        }
+        let plan = CopyPlan::copy(&self.layout, self.dtype, &src.layout, src.dtype);
+        match (self.storage.bytes(), src.storage.bytes()) {
+            (Bytes::Host(dst), Bytes::Host(s)) => {
+                if self.shares_storage(src) {
+                    // Disjoint views of one storage: read a snapshot, then write.
+                    let snapshot = s.read().clone();
+                    cpu::copy(&plan, &mut dst.write(), &snapshot);
+                } else if self.storage.id() < src.storage.id() {
+                    let mut d = dst.write();
+                    cpu::copy(&plan, &mut d, &s.read());
+                } else {
+                    let s = s.read();
+                    cpu::copy(&plan, &mut dst.write(), &s);
+                }
+                Ok(())
+            }
+            (Bytes::Cuda(dst), Bytes::Cuda(s)) => {
+                if self.shares_storage(src)
+                    && overlap_status(&self.layout, &src.layout) != Overlap::No
+                {
+                    // As the CPU's snapshot: read everything before writing anything.
+                    let staged = src.clone_as(MemoryFormat::Contiguous)?;
+                    return self.copy_values_from(&staged);
+                }
+                // SAFETY: the plan's offsets lie inside both storages (the layouts were
+                // checked against them when the tensors were made).
+                unsafe { run_on_gpu(dst.gpu(), &plan, dst.ptr(), s.ptr(), None) }
+            }
+            _ => unreachable!("same device, same kind of bytes"),
+        }
+    }
+
+    /// A copy between devices: contiguous on the source's device, the bytes across, then
+    /// the rest of the copy on the destination's device.
+    fn copy_across_devices(&self, src: &Tensor) -> Result<()> {
+        let packed = if src.is_contiguous() {
+            src.clone()
+        } else {
+            src.clone_as(MemoryFormat::Contiguous)?
+        };
+        let itemsize = packed.itemsize();
+        let start = packed.storage_offset() as usize * itemsize;
+        let len = packed.numel() as usize * itemsize;
+        let mut bytes = vec![0; len];
+        match packed.storage.bytes() {
+            Bytes::Host(b) => bytes.copy_from_slice(&b.read()[start..start + len]),
+            Bytes::Cuda(b) => b.download(start, &mut bytes)?,
+        }
+        let moved = Tensor {
+            storage: Storage::on_device(self.device(), bytes)?,
+            layout: Layout::contiguous(packed.sizes()),
+            dtype: packed.dtype,
+        };
+        self.copy_values_from(&moved)
+    }
+
+    /// Writes `value` (already converted) into every element, without checks or a version
+    /// bump. On a GPU, a broadcast copy from a one-element source (every stride 0).
+    pub(crate) fn fill_raw(&self, value: Scalar) -> Result<()> {
+        let plan = CopyPlan::elementwise(&self.layout, self.dtype);
+        match self.storage.bytes() {
+            Bytes::Host(b) => cpu::fill(&plan, &mut b.write(), value),
+            Bytes::Cuda(b) => {
+                let mut one = vec![0; self.itemsize()];
+                value.write(self.dtype, &mut one);
+                let src = DeviceBuffer::from_host(b.gpu(), &one)?;
+                // SAFETY: the plan addresses only element 0 of the source (strides 0).
+                unsafe { run_on_gpu(b.gpu(), &plan, b.ptr(), src.ptr(), None) }?;
+                // `src` is freed after the stream has finished with it (drop waits).
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces every element with `f(old)` and bumps the version.
+    pub(super) fn update(&self, f: impl Fn(Scalar) -> Scalar) -> Result<()> {
+        let plan = CopyPlan::elementwise(&self.layout, self.dtype);
+        match self.storage.bytes() {
+            Bytes::Host(b) => cpu::update(&plan, &mut b.write(), f),
+            Bytes::Cuda(b) => {
+                let mut host = b.to_host()?;
+                cpu::update(&plan, &mut host, f);
+                b.upload(0, &host)?;
+            }
+        }
+        self.storage.bump_version();
+        Ok(())
+    }
+
+    /// `torch.index_select(self, dim, index)`: the slices `index` names along `dim`, as a
+    /// new contiguous tensor, with PyTorch's checks and messages. `index` is a 0-d or 1-d
+    /// int32 or int64 tensor on any device. Along dim 0 this is one row gather (embedding
+    /// lookups); another dim is moved to the front, gathered, and moved back.
+    pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+        let dim = crate::layout::wrap_dim(dim, self.ndim())?;
+        if index.ndim() > 1 {
+            return err(
+                ErrorKind::IndexOutOfRange,
+                "index_select(): Index is supposed to be a vector",
+            );
+        }
+        if !matches!(index.dtype, DType::I32 | DType::I64) {
+            return err(
+                ErrorKind::DtypeUnsupported,
+                "index_select(): Expected dtype int32 or int64 for index",
+            );
+        }
+        if self.ndim() == 0 {
+            if index.numel() != 1 {
+                return err(
+                    ErrorKind::Other,
+                    format!(
+                        "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+                        index.numel()
+                    ),
+                );
+            }
+            return self.view(&[1])?.index_select(0, index)?.view(&[]);
+        }
+        if dim != 0 {
+            let d = dim as i64;
+            let picked = self.movedim(&[d], &[0])?.index_select(0, index)?;
+            // A fresh tensor with PyTorch's strides (size-1 dimensions included).
+            let back = picked.movedim(&[0], &[d])?;
+            let out =
+                Tensor::zeroed_on(Layout::contiguous(back.sizes()), self.dtype, self.device())?;
+            out.copy_values_from(&back)?;
+            return Ok(out);
+        }
+        if self.sizes()[0] == 0 && index.numel() > 0 {
+            return err(
+                ErrorKind::Other,
+                "index_select(): self indexing axis dim should be positive",
+            );
+        }
+        if self.sizes()[0] > 0 && !self.select(0, 0)?.is_contiguous() {
+            // The kernels copy whole rows: pack them first.
+            return self
+                .clone_as(MemoryFormat::Contiguous)?
+                .index_select(0, index);
+        }
+        let row_len: i64 = self.sizes()[1..].iter().product();
+        let idx: Vec<i64> = index.values()?.iter().map(|v| v.to_int()).collect();
+        let mut sizes = self.sizes().to_vec();
+        sizes[0] = idx.len() as i64;
+        let out = Tensor::zeroed_on(Layout::contiguous(&sizes), self.dtype, self.device())?;
+        let shape = RowGatherShape {
+            num_rows: idx.len() as i64,
+            row_len,
+            src_rows: self.sizes()[0],
+            src_row_stride: self.strides()[0],
+            dst_row_stride: row_len,
+            src_offset: self.storage_offset(),
+            dst_offset: 0,
+        };
+        let bad = match (out.storage.bytes(), self.storage.bytes()) {
+            (Bytes::Host(d), Bytes::Host(s)) => {
+                cpu::row_gather(&shape, self.dtype, &mut d.write(), &s.read(), &idx).err()
+            }
+            (Bytes::Cuda(d), Bytes::Cuda(s)) => gpu_row_gather(&shape, self.dtype, d, s, &idx)?,
+            _ => unreachable!("same device"),
+        };
+        if bad.is_some() {
+            // PyTorch's message names neither the index nor its position.
+            return err(ErrorKind::IndexOutOfRange, "index out of range in self");
+        }
+        Ok(out)
+    }
+
+    /// `dst.copy_(src)` on a stream the caller owns, for tensors on one GPU: PyTorch's
+    /// checks, then the planned kernel, enqueued without waiting (the caller synchronises).
+    ///
+    /// # Safety
+    /// `stream` must be a live stream of the tensors' device context; the storages must
+    /// outlive the work enqueued on it.
+    pub unsafe fn copy_on_stream(&self, src: &Tensor, stream: CUstream) -> Result<()> {
+        let (Bytes::Cuda(d), Bytes::Cuda(s)) = (self.storage.bytes(), src.storage.bytes()) else {
+            return err(
+                ErrorKind::Device,
+                "copy_on_stream: both tensors must be on the same CUDA device",
+            );
+        };
+        if self.device() != src.device() {
+            return err(
+                ErrorKind::Device,
+                format!(
+                    "copy_on_stream: tensors on {} and {}",
+                    self.device(),
+                    src.device()
+                ),
+            );
+        }
+        if let Some(src_b) = self.checked_copy_source(src)? {
+            let plan = CopyPlan::copy(&self.layout, self.dtype, &src_b.layout, src_b.dtype);
+            // SAFETY: as `copy_values_from`; the stream is the caller's.
+            unsafe {
+                d.gpu()
+                    .copy_on(&GpuPlan::new(&plan)?, d.ptr(), s.ptr(), stream)
+            }?;
+        }
+        self.storage.bump_version();
+        Ok(())
+    }
+}
+
+/// Runs `plan` on `gpu` (on its own stream, or on `stream`): one launch, or, for plans of
+/// more dimensions than the kernels hold, one launch per index of the outer dimensions.
+///
+/// # Safety
+/// `dst` and `src` must be device pointers of `gpu` covering every element the plan
+/// addresses; `stream`, when given, a live stream of its context.
+unsafe fn run_on_gpu(
+    gpu: &Gpu,
+    plan: &CopyPlan,
+    dst: u64,
+    src: u64,
+    stream: Option<CUstream>,
+) -> Result<()> {
+    for sub in plan.split_outer(crate::backend::cuda::choose::MAX_RANK) {
+        let g = GpuPlan::new(&sub)?;
+        // SAFETY: forwarded to the caller; a sub-plan addresses a subset of the plan.
+        match stream {
+            None => unsafe { gpu.copy(&g, dst, src) }?,
+            Some(st) => unsafe { gpu.copy_on(&g, dst, src, st) }?,
+        }
+    }
+    Ok(())
+}
+
+/// The GPU side of [`Tensor::index_select`]: indices uploaded as int64, an error flag the
+/// kernel sets on an out-of-range index. Returns the first bad position, if any.
+fn gpu_row_gather(
+    shape: &RowGatherShape,
+    dtype: DType,
+    dst: &DeviceBuffer,
+    src: &DeviceBuffer,
+    idx: &[i64],
+) -> Result<Option<usize>> {
+    if let Some(pos) = idx.iter().position(|&i| i < 0 || i >= shape.src_rows) {
+        return Ok(Some(pos));
+    }
+    let gpu: &Arc<Gpu> = dst.gpu();
+    let index_bytes: Vec<u8> = idx.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let index = DeviceBuffer::from_host(gpu, &index_bytes)?;
+    let flag = DeviceBuffer::from_host(gpu, &[0u8; 4])?;
+    let plan = crate::backend::cuda::RowGatherPlan::new(dtype, *shape, true);
+    // SAFETY: the shape addresses rows inside both storages; index and flag are device
+    // buffers of the right sizes.
+    unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }?;
+    let mut f = [0u8; 4];
+    flag.download(0, &mut f)?;
+    if f != [0; 4] {
+        // The indices were checked above: a set flag means the kernel disagrees.
+        return Err(crate::backend::cuda::CudaError::IndexOutOfRange.into());
+    }
+    Ok(None)
+}

@@ -1,0 +1,163 @@
+//! Shared by the kernel tests (tests/gpu_kernels.rs on a GPU, tests/kernel_emulation.rs
+//! on the host): a seeded generator, random data, random views and random destination
+//! layouts.
+
+#![allow(dead_code)]
+
+use stridekit::layout::contiguity::strides_for_copy;
+use stridekit::{DType, Layout, MemoryFormat, Scalar, Storage, Tensor};
+
+/// The byte every destination is filled with before a copy.
+pub const POISON: u8 = 0xA5;
+
+/// splitmix64: a small seeded generator, so a failure names a reproducible case.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i as u64 + 1) as usize);
+        }
+    }
+}
+
+/// Source values every backend converts the same way: for integral or bool destinations,
+/// non-negative values (eighths for float sources, so truncation is exercised); for float
+/// destinations from float sources, full-precision values (rounding is exercised).
+pub fn value(rng: &mut Rng, src: DType, dst: DType) -> Scalar {
+    match (src.is_floating(), dst.is_floating()) {
+        (true, true) => Scalar::Float((rng.unit() - 0.5) * 2000.0),
+        (true, false) => Scalar::Float(rng.range(0, 799) as f64 / 8.0),
+        (false, _) if src == DType::Bool => Scalar::Bool(rng.below(2) == 1),
+        (false, _) if dst.is_floating() && src != DType::U8 => Scalar::Int(rng.range(-100, 100)),
+        (false, _) => Scalar::Int(rng.range(0, 100)),
+    }
+}
+
+pub fn random_bytes(rng: &mut Rng, n: usize, src: DType, dst: DType) -> Vec<u8> {
+    let sz = src.itemsize();
+    let mut b = vec![0; n * sz];
+    for i in 0..n {
+        value(rng, src, dst).write(src, &mut b[i * sz..(i + 1) * sz]);
+    }
+    b
+}
+
+/// A random contiguous base: rank 1 to 6, sizes up to 7 (sometimes 0), offset 0 to 5.
+pub fn random_base(rng: &mut Rng) -> Layout {
+    let rank = rng.range(1, 6) as usize;
+    let mut sizes: Vec<i64> = (0..rank).map(|_| rng.range(1, 7)).collect();
+    if rng.below(25) == 0 {
+        sizes[rng.below(rank as u64) as usize] = 0;
+    }
+    Layout::new(
+        &sizes,
+        Layout::contiguous(&sizes).strides(),
+        rng.range(0, 5),
+    )
+    .unwrap()
+}
+
+/// A random view of `base` over `storage`: permutes, narrows, steps, unsqueezes and
+/// expands. Ranks 1 to 8; size-0, size-1 and stride-0 dimensions all occur.
+pub fn random_view(rng: &mut Rng, storage: &Storage, base: Layout, dtype: DType) -> Tensor {
+    let mut t = Tensor::from_storage(storage.clone(), base, dtype).unwrap();
+    for _ in 0..rng.below(5) {
+        let r = t.ndim() as i64;
+        let d = rng.range(0, (r - 1).max(0));
+        t = match rng.below(6) {
+            0 => {
+                let mut p: Vec<i64> = (0..r).collect();
+                rng.shuffle(&mut p);
+                t.permute(&p).unwrap()
+            }
+            1 if r > 0 && t.sizes()[d as usize] > 0 => {
+                let n = t.sizes()[d as usize];
+                let start = rng.range(0, n - 1);
+                t.narrow(d, start, rng.range(1, n - start)).unwrap()
+            }
+            2 if r > 0 => {
+                // A step: every k-th element along d.
+                let k = rng.range(2, 3);
+                let mut s = t.sizes().to_vec();
+                let mut st = t.strides().to_vec();
+                s[d as usize] = (s[d as usize] + k - 1) / k;
+                st[d as usize] *= k;
+                t.as_strided(&s, &st, None).unwrap()
+            }
+            3 if r < 8 => t.unsqueeze(rng.range(0, r)).unwrap(),
+            4 => match t.sizes().iter().position(|&s| s == 1) {
+                Some(i) => {
+                    let mut s = t.sizes().to_vec();
+                    s[i] = rng.range(2, 4);
+                    t.expand(&s).unwrap()
+                }
+                None if r < 8 => t.unsqueeze(0).unwrap(),
+                None => t,
+            },
+            _ if r >= 2 => t.transpose(d, rng.range(0, r - 1)).unwrap(),
+            _ => t,
+        };
+    }
+    t
+}
+
+/// A destination layout for `sizes`: contiguous, channels_last (4-d/5-d), a permuted
+/// contiguous block, or a view with gaps (a narrowed block or every other element: the
+/// scatter and strided kernels), each at a small (misaligning) offset.
+pub fn random_destination(rng: &mut Rng, sizes: &[i64]) -> Layout {
+    let offset = rng.range(0, 3);
+    let contiguous = |s: &[i64]| Layout::contiguous(s).strides().to_vec();
+    let strides: Vec<i64> = match rng.below(5) {
+        0 => contiguous(sizes),
+        1 if sizes.len() == 4 || sizes.len() == 5 => {
+            let f = if sizes.len() == 4 {
+                MemoryFormat::ChannelsLast
+            } else {
+                MemoryFormat::ChannelsLast3d
+            };
+            strides_for_copy(sizes, &contiguous(sizes), f)
+                .unwrap()
+                .to_vec()
+        }
+        2 => {
+            // A narrowed view of a block padded along every dimension.
+            let padded: Vec<i64> = sizes.iter().map(|&n| n + rng.range(0, 2)).collect();
+            contiguous(&padded)
+        }
+        3 => contiguous(sizes).iter().map(|s| s * 2).collect(),
+        _ => {
+            // A contiguous block of the permuted shape, viewed back in `sizes` order.
+            let mut p: Vec<usize> = (0..sizes.len()).collect();
+            rng.shuffle(&mut p);
+            let permuted: Vec<i64> = p.iter().map(|&i| sizes[i]).collect();
+            let cs = contiguous(&permuted);
+            let mut st = vec![0; sizes.len()];
+            for (k, &i) in p.iter().enumerate() {
+                st[i] = cs[k];
+            }
+            st
+        }
+    };
+    Layout::new(sizes, &strides, offset).unwrap()
+}
+
+pub fn storage_len(layout: &Layout) -> usize {
+    stridekit::layout::view::required_storage_bytes(layout, 1) as usize
+}

@@ -1,0 +1,504 @@
+//! The CUDA backend against the CPU backend, on a real GPU.
+//!
+//! Every test opens cuda:0 first; on a machine without a GPU (or without a driver) it
+//! prints that it was skipped and why, and passes. On a GPU, each test compares whole
+//! storages byte for byte: destinations are poisoned first, so a kernel that writes too
+//! little, too much or in the wrong place fails. `scripts/gpu-check` runs these binaries
+//! (and compute-sanitizer over them) on the GPU machine.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+mod common;
+use common::{
+    POISON, Rng, random_base, random_bytes, random_destination, random_view, storage_len,
+};
+
+use stridekit::backend::cuda::{self, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
+use stridekit::layout::view;
+use stridekit::plan::{CopyPlan, RowGatherShape};
+use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
+const CUDA0: Device = Device::Cuda(0);
+
+/// cuda:0, or None after printing why the test is skipped. With STRIDEKIT_REQUIRE_GPU=1
+/// (scripts/gpu-check run) a missing GPU fails the test instead.
+fn gpu(test: &str) -> Option<Arc<Gpu>> {
+    let why = match cuda::device_count() {
+        Ok(0) => "the CUDA driver sees no device".to_string(),
+        Ok(_) => match Gpu::shared(0) {
+            Ok(g) => return Some(g),
+            Err(e) => format!("cuda:0 cannot be opened: {e}"),
+        },
+        Err(e) => e.to_string(),
+    };
+    if std::env::var_os("STRIDEKIT_REQUIRE_GPU").is_some_and(|v| v == "1") {
+        panic!("{test}: STRIDEKIT_REQUIRE_GPU=1 but {why}");
+    }
+    eprintln!("{test}: skipped: {why}");
+    None
+}
+
+/// The same bytes on the host and on cuda:0.
+fn twin(bytes: Vec<u8>) -> (Storage, Storage) {
+    let dev = Storage::on_device(CUDA0, bytes.clone()).expect("upload");
+    (Storage::from_bytes(bytes), dev)
+}
+
+/// The kernel a copy launches (for coverage), from the same plan the tensor code builds.
+fn kernel_name(dst: &Tensor, src: &Tensor, dptr: u64, sptr: u64) -> &'static str {
+    let plan = CopyPlan::copy(dst.layout(), dst.dtype(), src.layout(), src.dtype());
+    match GpuPlan::new(&plan).unwrap() {
+        GpuPlan::Empty => "empty",
+        GpuPlan::Memcpy { .. } => "memcpy",
+        p => p.launch_for(dptr, sptr).unwrap().kernel.name(),
+    }
+}
+
+/// Runs `dst.copy_(src)` on both backends (the source over twin storages) and compares the
+/// whole destination storages, poisoned first. Returns the kernel the GPU ran.
+fn compare(
+    (src_h, src_d): &(Storage, Storage),
+    src_layout: &Layout,
+    st: DType,
+    dst_layout: &Layout,
+    dt: DType,
+    case: &str,
+) -> &'static str {
+    let (dst_hs, dst_ds) = twin(vec![POISON; storage_len(dst_layout) * dt.itemsize()]);
+    let dst_h = Tensor::from_storage(dst_hs, dst_layout.clone(), dt).unwrap();
+    let dst_d = Tensor::from_storage(dst_ds, dst_layout.clone(), dt).unwrap();
+    let src_h = Tensor::from_storage(src_h.clone(), src_layout.clone(), st).unwrap();
+    let src_d = Tensor::from_storage(src_d.clone(), src_layout.clone(), st).unwrap();
+    let what = format!(
+        "{case}: {st} {:?}/{:?}+{} -> {dt} {:?}/{:?}+{}",
+        src_h.sizes(),
+        src_h.strides(),
+        src_h.storage_offset(),
+        dst_h.sizes(),
+        dst_h.strides(),
+        dst_h.storage_offset()
+    );
+    dst_h.copy_(&src_h).expect(&what);
+    dst_d.copy_(&src_d).expect(&what);
+    let ptr = |t: &Tensor| t.storage().cuda().unwrap().ptr();
+    let kernel = kernel_name(&dst_d, &src_d, ptr(&dst_d), ptr(&src_d));
+    let want = dst_h.storage().to_host().unwrap();
+    let got = dst_d.storage().to_host().unwrap();
+    if want != got {
+        let first = want.iter().zip(&got).position(|(a, b)| a != b).unwrap();
+        panic!(
+            "{what} ({kernel}): GPU differs from CPU at byte {first} (want {:#04x}, got {:#04x})",
+            want[first], got[first]
+        );
+    }
+    kernel
+}
+
+/// One random copy: a random view of random data into a random destination layout.
+fn check_copy(rng: &mut Rng, case: usize, st: DType, dt: DType, used: &mut BTreeSet<&str>) {
+    let base = random_base(rng);
+    let src_len = storage_len(&base) + rng.range(0, 3) as usize;
+    let storages = twin(random_bytes(rng, src_len, st, dt));
+    let src = random_view(rng, &storages.0, base, st);
+    let dst = random_destination(rng, src.sizes());
+    used.insert(compare(
+        &storages,
+        src.layout(),
+        st,
+        &dst,
+        dt,
+        &format!("case {case}"),
+    ));
+}
+
+#[test]
+fn pure_copies_match_the_cpu_backend() {
+    let Some(_gpu) = gpu("pure_copies_match_the_cpu_backend") else {
+        return;
+    };
+    let mut rng = Rng(0x5EED_0001);
+    let mut used = BTreeSet::new();
+    for case in 0..3000 {
+        let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+        check_copy(&mut rng, case, dt, dt, &mut used);
+    }
+    eprintln!("kernels used: {used:?}");
+    for family in ["strided", "gather", "scatter", "tile"] {
+        for w in [1, 2, 4, 8] {
+            let name = format!("sk_{family}_w{w}_i32");
+            assert!(used.contains(name.as_str()), "{name} never ran");
+        }
+    }
+    assert!(used.contains("sk_gather_w16_i32") && used.contains("memcpy"));
+}
+
+#[test]
+fn converting_copies_match_the_cpu_backend() {
+    let Some(_gpu) = gpu("converting_copies_match_the_cpu_backend") else {
+        return;
+    };
+    let mut rng = Rng(0x5EED_0002);
+    let mut used = BTreeSet::new();
+    let mut case = 0;
+    for &st in &DType::ALL {
+        for &dt in &DType::ALL {
+            if st == dt {
+                continue;
+            }
+            for _ in 0..12 {
+                check_copy(&mut rng, case, st, dt, &mut used);
+                case += 1;
+            }
+        }
+    }
+    eprintln!("kernels used: {used:?}");
+    for v in stridekit::backend::cuda::kernels::CONVERT_VARIANTS {
+        let name = format!("sk_convert_{v}_i32");
+        assert!(used.contains(name.as_str()), "{name} never ran");
+    }
+}
+
+/// Transposes and permutes whose sizes, strides and offsets allow 16-byte words on both
+/// sides (the vector tile), next to ones that do not (the element-wise tile), for every
+/// element width, with batch dimensions and partial edge tiles.
+#[test]
+fn transposes_with_sixteen_byte_words() {
+    let Some(_gpu) = gpu("transposes_with_sixteen_byte_words") else {
+        return;
+    };
+    let mut rng = Rng(0x5EED_0005);
+    let mut used = BTreeSet::new();
+    let shapes: [&[i64]; 6] = [
+        &[64, 64],
+        &[96, 160],
+        &[200, 48],
+        &[3, 80, 112],
+        &[2, 16, 8, 48],
+        &[8, 4000],
+    ];
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        for (i, &sizes) in shapes.iter().enumerate() {
+            for offset in [0, 1, 16] {
+                let base = Layout::new(sizes, Layout::contiguous(sizes).strides(), offset).unwrap();
+                let storages = twin(random_bytes(&mut rng, storage_len(&base), dt, dt));
+                let r = sizes.len();
+                // Move the innermost dimension outward: last <-> first, and a rotation.
+                let mut swap: Vec<i64> = (0..r as i64).collect();
+                swap.swap(0, r - 1);
+                let rot: Vec<i64> = (0..r as i64).map(|k| (k + 1) % r as i64).collect();
+                for perm in [swap, rot] {
+                    let src = view::permute(&base, &perm).unwrap();
+                    let dst = Layout::contiguous(src.sizes());
+                    let case = format!("shape {i} offset {offset} perm {perm:?}");
+                    used.insert(compare(&storages, &src, dt, &dst, dt, &case));
+                }
+            }
+        }
+    }
+    eprintln!("kernels used: {used:?}");
+    for w in [1, 2, 4, 8] {
+        for family in ["tile", "tilev"] {
+            let name = format!("sk_{family}_w{w}_i32");
+            assert!(used.contains(name.as_str()), "{name} never ran");
+        }
+    }
+}
+
+/// Misaligned base pointers (a wrapped external pointer one element past an aligned one)
+/// must take the element-width launch, not the widened one.
+#[test]
+fn misaligned_external_pointers_fall_back_to_narrow_words() {
+    let Some(gpu) = gpu("misaligned_external_pointers_fall_back_to_narrow_words") else {
+        return;
+    };
+    let mut rng = Rng(0x5EED_0003);
+    for dt in [DType::U8, DType::F16, DType::F32] {
+        let n = 64 * 33 + 1;
+        let bytes = random_bytes(&mut rng, n, dt, dt);
+        let sz = dt.itemsize();
+        let src_buf = DeviceBuffer::from_host(&gpu, &bytes).unwrap();
+        let dst_buf = DeviceBuffer::alloc(&gpu, n * sz).unwrap();
+        dst_buf.memset(POISON).unwrap();
+        let rows = Layout::new(&[64, 32], &[33, 1], 0).unwrap();
+        // SAFETY: both wrap the tail of live buffers, which outlive the tensors.
+        let (src, dst) = unsafe {
+            (
+                Tensor::from_device_ptr(0, src_buf.ptr() + sz as u64, (n - 1) * sz, rows, dt)
+                    .unwrap(),
+                Tensor::from_device_ptr(
+                    0,
+                    dst_buf.ptr() + sz as u64,
+                    (n - 1) * sz,
+                    Layout::contiguous(&[64, 32]),
+                    dt,
+                )
+                .unwrap(),
+            )
+        };
+        dst.copy_(&src).unwrap();
+        let got = dst.values().unwrap();
+        let host = Tensor::from_storage(
+            Storage::from_bytes(bytes[sz..].to_vec()),
+            Layout::new(&[64, 32], &[33, 1], 0).unwrap(),
+            dt,
+        )
+        .unwrap();
+        assert_eq!(got, host.values().unwrap(), "{dt}");
+        let mut head = vec![0; sz];
+        dst_buf.download(0, &mut head).unwrap();
+        assert!(
+            head.iter().all(|&b| b == POISON),
+            "{dt}: wrote before the start"
+        );
+    }
+}
+
+#[test]
+fn copy_on_an_external_stream() {
+    let Some(gpu) = gpu("copy_on_an_external_stream") else {
+        return;
+    };
+    let stream = gpu.ctx.new_stream().unwrap();
+    let x = Tensor::arange(Scalar::Int(0), Scalar::Int(4096), Scalar::Int(1), None)
+        .unwrap()
+        .view(&[64, 64])
+        .unwrap();
+    let xd = x.to_device(CUDA0).unwrap();
+    let out = Tensor::zeros(&[64, 64], DType::I64)
+        .unwrap()
+        .to_device(CUDA0)
+        .unwrap();
+    // SAFETY: the stream belongs to cuda:0's context and is synchronised below.
+    unsafe { out.copy_on_stream(&xd.t().unwrap(), stream.cu_stream()) }.unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(
+        out.values().unwrap(),
+        x.t()
+            .unwrap()
+            .contiguous(MemoryFormat::Contiguous)
+            .unwrap()
+            .values()
+            .unwrap()
+    );
+    assert_eq!(out.version(), 1);
+}
+
+#[test]
+fn row_gather_matches_the_cpu_backend() {
+    let Some(gpu) = gpu("row_gather_matches_the_cpu_backend") else {
+        return;
+    };
+    let mut rng = Rng(0x5EED_0004);
+    for case in 0..200 {
+        let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+        let rows = rng.range(1, 300);
+        let row_len = rng.range(1, 40);
+        let offset = rng.range(0, 3);
+        let src_len = (offset + rows * row_len) as usize;
+        let (src_h, src_d) = twin(random_bytes(&mut rng, src_len, dt, dt));
+        let num = rng.range(0, 500) as usize;
+        let idx: Vec<i64> = (0..num).map(|_| rng.range(0, rows - 1)).collect();
+        let shape = RowGatherShape {
+            num_rows: num as i64,
+            row_len,
+            src_rows: rows,
+            src_row_stride: row_len,
+            dst_row_stride: row_len + 1,
+            src_offset: offset,
+            dst_offset: 1,
+        };
+        let dst_len = (1 + num as i64 * (row_len + 1)) as usize * dt.itemsize();
+        let mut want = vec![POISON; dst_len];
+        stridekit::backend::cpu::row_gather(&shape, dt, &mut want, &src_h.to_host().unwrap(), &idx)
+            .unwrap();
+        for index64 in [false, true] {
+            let ib: Vec<u8> = if index64 {
+                idx.iter().flat_map(|i| i.to_le_bytes()).collect()
+            } else {
+                idx.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect()
+            };
+            let index = DeviceBuffer::from_host(&gpu, &ib).unwrap();
+            let flag = DeviceBuffer::from_host(&gpu, &[0; 4]).unwrap();
+            let dst = DeviceBuffer::from_host(&gpu, &vec![POISON; dst_len]).unwrap();
+            let plan = RowGatherPlan::new(dt, shape, index64);
+            let src = src_d.cuda().unwrap();
+            // SAFETY: shapes and buffers match the plan.
+            unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }
+                .unwrap();
+            assert_eq!(
+                dst.to_host().unwrap(),
+                want,
+                "case {case} {dt} idx64={index64}"
+            );
+            assert_eq!(flag.to_host().unwrap(), vec![0; 4]);
+        }
+    }
+    // Out of range: the flag is set and the tensor API reports it.
+    let x = Tensor::ones(&[4, 8], DType::F32)
+        .unwrap()
+        .to_device(CUDA0)
+        .unwrap();
+    let bad = Tensor::from_values(&[2], &[Scalar::Int(1), Scalar::Int(4)], None).unwrap();
+    let e = x.index_select(0, &bad).unwrap_err();
+    assert_eq!(e.kind, stridekit::ErrorKind::IndexOutOfRange);
+    let good = Tensor::from_values(
+        &[3],
+        &[Scalar::Int(3), Scalar::Int(0), Scalar::Int(3)],
+        None,
+    )
+    .unwrap();
+    let x = Tensor::arange(
+        Scalar::Int(0),
+        Scalar::Int(32),
+        Scalar::Int(1),
+        Some(DType::F16),
+    )
+    .unwrap()
+    .view(&[4, 8])
+    .unwrap();
+    let got = x.to_device(CUDA0).unwrap().index_select(0, &good).unwrap();
+    assert_eq!(got.device(), CUDA0);
+    assert_eq!(
+        got.values().unwrap(),
+        x.index_select(0, &good).unwrap().values().unwrap()
+    );
+}
+
+/// `stridekit explain --device cuda` must report exactly what the CPU backend reports:
+/// every golden program (fills, setitem, copies, conversions, errors) on both.
+#[test]
+fn explain_reports_are_identical_on_the_gpu() {
+    let Some(_gpu) = gpu("explain_reports_are_identical_on_the_gpu") else {
+        return;
+    };
+    // The build's checkout, or (test binaries copied to the GPU machine by
+    // scripts/gpu-check) the working directory's.
+    let built = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+    let dir = if std::path::Path::new(built).is_dir() {
+        built
+    } else {
+        "tests/golden"
+    };
+    let mut n = 0;
+    for file in ["seeds.jsonl", "random.jsonl"] {
+        let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let case: serde_json::Value = serde_json::from_str(line).unwrap();
+            let program = case["program"].as_str().unwrap();
+            let cpu = stridekit::explain::run_on(program, Device::Cpu).to_json();
+            let gpu = stridekit::explain::run_on(program, CUDA0).to_json();
+            assert_eq!(gpu, cpu, "{}: {program}", case["name"]);
+            n += 1;
+        }
+    }
+    eprintln!("{n} programs: identical reports on cpu and cuda:0");
+}
+
+/// More dimensions than the kernels hold (rank 10 after folding): launched per index of
+/// the outer dimensions, same result as the CPU.
+#[test]
+fn rank_ten_copies_run_as_several_launches() {
+    let Some(_gpu) = gpu("rank_ten_copies_run_as_several_launches") else {
+        return;
+    };
+    let sizes = [2, 3, 2, 2, 3, 2, 2, 2, 3, 2];
+    let n: i64 = sizes.iter().product();
+    let x = Tensor::arange(
+        Scalar::Int(0),
+        Scalar::Int(n),
+        Scalar::Int(1),
+        Some(DType::I16),
+    )
+    .unwrap()
+    .view(&sizes)
+    .unwrap();
+    let rev: Vec<i64> = (0..10).rev().collect();
+    let want = x
+        .permute(&rev)
+        .unwrap()
+        .contiguous(MemoryFormat::Contiguous)
+        .unwrap();
+    let got = x
+        .to_device(CUDA0)
+        .unwrap()
+        .permute(&rev)
+        .unwrap()
+        .contiguous(MemoryFormat::Contiguous)
+        .unwrap();
+    assert_eq!(got.values().unwrap(), want.values().unwrap());
+}
+
+/// Over 2^31 elements (int8): the 64-bit index kernels (tiled transpose and strided
+/// gather), checked element by element against the index formula.
+#[test]
+fn tensors_over_two_to_the_31_elements() {
+    let Some(gpu) = gpu("tensors_over_two_to_the_31_elements") else {
+        return;
+    };
+    let (rows, cols): (i64, i64) = (65_600, 32_768); // 2_149_580_800 elements > 2^31
+    let n = (rows * cols) as usize;
+    let byte = |i: usize| (i.wrapping_mul(0x9E37_79B9) >> 13) as u8;
+    let host: Vec<u8> = (0..n).map(byte).collect();
+    let src = DeviceBuffer::from_host(&gpu, &host).unwrap();
+    drop(host);
+    let out = DeviceBuffer::alloc(&gpu, n).unwrap();
+    out.memset(POISON).unwrap();
+    // SAFETY: both buffers hold n bytes and outlive the tensors.
+    let (x, y) = unsafe {
+        (
+            Tensor::from_device_ptr(
+                0,
+                src.ptr(),
+                n,
+                Layout::contiguous(&[rows, cols]),
+                DType::I8,
+            )
+            .unwrap(),
+            Tensor::from_device_ptr(
+                0,
+                out.ptr(),
+                n,
+                Layout::contiguous(&[cols, rows]),
+                DType::I8,
+            )
+            .unwrap(),
+        )
+    };
+    let xt = x.t().unwrap();
+    let name = kernel_name(&y, &xt, out.ptr(), src.ptr());
+    assert!(name.ends_with("_i64"), "{name}");
+    y.copy_(&xt).unwrap();
+    let got = out.to_host().unwrap();
+    for j in 0..cols as usize {
+        for i in 0..rows as usize {
+            let (g, w) = (got[j * rows as usize + i], byte(i * cols as usize + j));
+            assert_eq!(g, w, "transpose: out[{j}, {i}]");
+        }
+    }
+    drop(got);
+    // Every other column (a strided gather of 2^30 + elements from a 2^31 + source).
+    let half = unsafe {
+        Tensor::from_device_ptr(
+            0,
+            out.ptr(),
+            n / 2,
+            Layout::contiguous(&[rows, cols / 2]),
+            DType::I8,
+        )
+        .unwrap()
+    };
+    let cols2 = x
+        .as_strided(&[rows, cols / 2], &[cols, 2], Some(1))
+        .unwrap();
+    let name = kernel_name(&half, &cols2, out.ptr(), src.ptr());
+    assert!(name.ends_with("_i64"), "{name}");
+    half.copy_(&cols2).unwrap();
+    let mut got = vec![0; n / 2];
+    out.download(0, &mut got).unwrap();
+    for i in 0..rows as usize {
+        for j in 0..cols as usize / 2 {
+            let w = byte(i * cols as usize + 2 * j + 1);
+            assert_eq!(got[i * cols as usize / 2 + j], w, "gather: out[{i}, {j}]");
+        }
+    }
+}
