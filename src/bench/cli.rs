@@ -299,8 +299,10 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
             run_gpus(&run_gpu::all_devices()?, &cases, &rule, &a, &place)?
         }
     };
-    let peaks: Vec<(usize, Option<f64>)> =
-        devices.iter().map(|d| (d.gpu_index, d.peak_gbps)).collect();
+    let peaks: Vec<(usize, Option<f64>)> = devices
+        .iter()
+        .map(|d| (d.gpu_index, d.facts.peak_gbps))
+        .collect();
     record::derive_rates(&mut records, |g| {
         peaks
             .iter()
@@ -308,15 +310,12 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
             .and_then(|(_, p)| *p)
     });
     let gpu = device != DeviceChoice::Cpu;
-    let one = (devices.len() == 1).then(|| devices[0].clone());
     let header = Header {
-        gpu_name: one.as_ref().and_then(|d| d.gpu_name.clone()),
-        gpu_uuid: one.as_ref().and_then(|d| d.gpu_uuid.clone()),
+        gpu: match &devices[..] {
+            [one] => one.facts.clone(),
+            _ => Default::default(),
+        },
         driver,
-        sm_mhz_max: one.as_ref().and_then(|d| d.sm_mhz_max),
-        mem_mhz_max: one.as_ref().and_then(|d| d.mem_mhz_max),
-        bus_width_bits: one.as_ref().and_then(|d| d.bus_width_bits),
-        peak_gbps: one.as_ref().and_then(|d| d.peak_gbps),
         stridekit_version: env!("CARGO_PKG_VERSION").into(),
         kernel_image: crate::backend::cuda::kernel_image().into(),
         backend: if gpu { "cuda" } else { "cpu" }.into(),
@@ -425,7 +424,7 @@ fn write_outputs(
         let h = &report.header;
         let title = format!(
             "stridekit bench: % of same-run memcpy, {}{}",
-            h.gpu_name.as_deref().unwrap_or(&h.backend),
+            h.gpu.gpu_name.as_deref().unwrap_or(&h.backend),
             if h.quick { " (--quick)" } else { "" }
         );
         write_file(p, &plot::svg(&title, &report.records, baselines))?;

@@ -32,7 +32,7 @@ use timing::Samples;
 pub const POISON: u8 = 0xA5;
 
 /// Where records were measured: host, device, batch-job ids.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Place {
     pub host: String,
     pub gpu_index: Option<usize>,
@@ -64,25 +64,12 @@ pub fn make_record(
         ms_min: s.map(|s| s.min),
         ms_max: s.map(|s| s.max),
         samples: s.map_or(0, |s| s.count),
-        gbps: ms
-            .filter(|m| *m > 0.0)
-            .map(|m| (work.bytes_read + work.bytes_written) as f64 / (m * 1e-3) / 1e9),
+        gbps: record::gbps(work.bytes_read + work.bytes_written, ms),
         pct_of_memcpy: None,
         pct_of_peak: None,
-        power_w_mean: t.power_w_mean,
-        power_w_max: t.power_w_max,
-        energy_j: t.energy_j,
-        j_per_gb: t.j_per_gb,
-        sm_mhz_mean: t.sm_mhz_mean,
-        mem_mhz_mean: t.mem_mhz_mean,
-        temp_c_max: t.temp_c_max,
-        throttle_reasons: t.throttle_reasons,
+        telemetry: t,
         verified,
-        host: place.host.clone(),
-        gpu_index: place.gpu_index,
-        gpu_uuid: place.gpu_uuid.clone(),
-        slurm_job_id: place.slurm_job_id.clone(),
-        slurm_task_id: place.slurm_task_id.clone(),
+        place: place.clone(),
         discarded_low_clock: samples.discarded_low_clock,
     }
 }

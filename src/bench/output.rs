@@ -83,7 +83,9 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 
 /// The results table. `several_devices` adds a device column.
 pub fn table(records: &[Record], baselines: &[Baseline]) -> String {
-    let several = records.iter().any(|r| r.gpu_index != records[0].gpu_index);
+    let several = records
+        .iter()
+        .any(|r| r.place.gpu_index != records[0].place.gpu_index);
     let mut head: Vec<String> = ["case", "dtype", "shape", "ms", "GB/s", "%memcpy", "%peak"]
         .iter()
         .map(|s| s.to_string())
@@ -105,12 +107,12 @@ pub fn table(records: &[Record], baselines: &[Baseline]) -> String {
             opt(r.gbps, 1),
             opt(r.pct_of_memcpy, 1),
             opt(r.pct_of_peak, 1),
-            opt(r.power_w_mean, 0),
-            opt(r.j_per_gb, 3),
+            opt(r.telemetry.power_w_mean, 0),
+            opt(r.telemetry.j_per_gb, 3),
             if r.verified { "yes" } else { "NO" }.into(),
         ];
         if several {
-            row.insert(1, r.gpu_index.map_or("cpu".into(), |g| g.to_string()));
+            row.insert(1, r.place.gpu_index.map_or("cpu".into(), |g| g.to_string()));
         }
         for b in baselines {
             row.push(
@@ -196,31 +198,14 @@ pub fn case_list(cases: &[Case]) -> Result<String, super::error::BenchError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::record::BaselineRecord;
-    use std::collections::BTreeMap;
+    use crate::bench::record::tests::{baseline, record};
 
     #[test]
     fn table_has_a_ratio_column_per_baseline() {
-        let json = r#"{"case":"t","dtype":"float32","shape":[4,8],"op":"x","bytes_read":8,
-            "bytes_written":8,"ms_median":1.0,"ms_min":1.0,"ms_max":1.0,"samples":3,"gbps":2.0,
-            "pct_of_memcpy":50.0,"pct_of_peak":null,"power_w_mean":null,"power_w_max":null,
-            "energy_j":null,"j_per_gb":null,"sm_mhz_mean":null,"mem_mhz_mean":null,
-            "temp_c_max":null,"throttle_reasons":null,"verified":true,"host":"h","gpu_index":null,
-            "gpu_uuid":null,"slurm_job_id":null,"slurm_task_id":null,"discarded_low_clock":0}"#;
-        let r: Record = serde_json::from_str(json).unwrap();
-        let b = Baseline {
-            label: "torch eager".into(),
-            by_case: BTreeMap::from([(
-                "t".to_string(),
-                BaselineRecord {
-                    case: "t".into(),
-                    variant: None,
-                    ms_median: None,
-                    gbps: None,
-                    pct_of_memcpy: Some(25.0),
-                },
-            )]),
-        };
+        let mut r = record("t", Some(1.0), None);
+        r.gbps = Some(2.0);
+        r.pct_of_memcpy = Some(50.0);
+        let b = baseline("torch eager", "t", 25.0);
         let t = table(std::slice::from_ref(&r), &[b]);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].ends_with("vs torch eager"), "{t}");

@@ -18,8 +18,10 @@ fn esc(s: &str) -> String {
 /// The plot. One group per record (case, and GPU when several ran): a stridekit bar, then
 /// one bar per baseline series that has the case (a missing value draws no bar).
 pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
-    let several = records.iter().any(|r| r.gpu_index != records[0].gpu_index);
-    let label = |r: &Record| match (several, r.gpu_index) {
+    let several = records
+        .iter()
+        .any(|r| r.place.gpu_index != records[0].place.gpu_index);
+    let label = |r: &Record| match (several, r.place.gpu_index) {
         (true, Some(g)) => format!("{} (cuda:{g})", r.case),
         _ => r.case.clone(),
     };
@@ -120,20 +122,13 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::record::{BaselineRecord, Record};
-    use std::collections::BTreeMap;
+    use crate::bench::record::Record;
+    use crate::bench::record::tests::{baseline, record};
 
     fn rec(case: &str, pct: Option<f64>) -> Record {
-        let json = format!(
-            r#"{{"case":"{case}","dtype":"float32","shape":[4],"op":"x","bytes_read":8,
-            "bytes_written":8,"ms_median":1.0,"ms_min":1.0,"ms_max":1.0,"samples":3,"gbps":2.0,
-            "pct_of_memcpy":{},"pct_of_peak":null,"power_w_mean":null,"power_w_max":null,
-            "energy_j":null,"j_per_gb":null,"sm_mhz_mean":null,"mem_mhz_mean":null,
-            "temp_c_max":null,"throttle_reasons":null,"verified":true,"host":"h","gpu_index":0,
-            "gpu_uuid":null,"slurm_job_id":null,"slurm_task_id":null,"discarded_low_clock":0}}"#,
-            pct.map_or("null".to_string(), |p| p.to_string())
-        );
-        serde_json::from_str(&json).unwrap()
+        let mut r = record(case, Some(1.0), Some(0));
+        r.pct_of_memcpy = pct;
+        r
     }
 
     fn widths(svg: &str, class: &str) -> Vec<f64> {
@@ -153,19 +148,7 @@ mod tests {
             rec("c", Some(120.0)),
             rec("d", None),
         ];
-        let b = Baseline {
-            label: "torch & co".into(),
-            by_case: BTreeMap::from([(
-                "c".to_string(),
-                BaselineRecord {
-                    case: "c".into(),
-                    variant: None,
-                    ms_median: None,
-                    gbps: None,
-                    pct_of_memcpy: Some(60.0),
-                },
-            )]),
-        };
+        let b = baseline("torch & co", "c", 60.0);
         let s = svg("t", &records, &[b]);
         assert!(s.starts_with("<svg") && s.ends_with("</svg>\n"));
         assert_eq!(s.matches("class=\"bar stridekit\"").count(), 2);

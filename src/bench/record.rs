@@ -6,8 +6,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::Place;
 use super::cases::MEMCPY_CASE;
 use super::error::BenchError;
+use super::telemetry::WindowStats;
 
 /// One case on one device. The field order is the CSV column order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,20 +27,13 @@ pub struct Record {
     pub gbps: Option<f64>,
     pub pct_of_memcpy: Option<f64>,
     pub pct_of_peak: Option<f64>,
-    pub power_w_mean: Option<f64>,
-    pub power_w_max: Option<f64>,
-    pub energy_j: Option<f64>,
-    pub j_per_gb: Option<f64>,
-    pub sm_mhz_mean: Option<f64>,
-    pub mem_mhz_mean: Option<f64>,
-    pub temp_c_max: Option<u32>,
-    pub throttle_reasons: Option<Vec<String>>,
+    /// power_w_mean ... throttle_reasons
+    #[serde(flatten)]
+    pub telemetry: WindowStats,
     pub verified: bool,
-    pub host: String,
-    pub gpu_index: Option<usize>,
-    pub gpu_uuid: Option<String>,
-    pub slurm_job_id: Option<String>,
-    pub slurm_task_id: Option<String>,
+    /// host, gpu_index, gpu_uuid, slurm_job_id, slurm_task_id
+    #[serde(flatten)]
+    pub place: Place,
     pub discarded_low_clock: usize,
 }
 
@@ -74,17 +69,24 @@ pub const FIELDS: [&str; 28] = [
     "discarded_low_clock",
 ];
 
-/// One GPU of the run (absent for the CPU backend).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DeviceInfo {
-    pub gpu_index: usize,
+/// What a GPU is: name, UUID, maximum clocks, bus width, theoretical peak.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuFacts {
     pub gpu_name: Option<String>,
     pub gpu_uuid: Option<String>,
     pub sm_mhz_max: Option<u32>,
     pub mem_mhz_max: Option<u32>,
     pub bus_width_bits: Option<u32>,
-    /// 2 x memory clock x bus width / 8.
+    /// 2 x memory clock x bus width / 8, in GB/s.
     pub peak_gbps: Option<f64>,
+}
+
+/// One GPU of the run (absent for the CPU backend).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub gpu_index: usize,
+    #[serde(flatten)]
+    pub facts: GpuFacts,
     pub l2_bytes: Option<u64>,
     /// "available", or why NVML telemetry is not.
     pub telemetry: String,
@@ -94,13 +96,9 @@ pub struct DeviceInfo {
 /// the CPU backend or several GPUs (see `devices`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
-    pub gpu_name: Option<String>,
-    pub gpu_uuid: Option<String>,
+    #[serde(flatten)]
+    pub gpu: GpuFacts,
     pub driver: Option<String>,
-    pub sm_mhz_max: Option<u32>,
-    pub mem_mhz_max: Option<u32>,
-    pub bus_width_bits: Option<u32>,
-    pub peak_gbps: Option<f64>,
     pub stridekit_version: String,
     pub kernel_image: String,
     /// "cuda" or "cpu".
@@ -125,6 +123,12 @@ pub struct Report {
     pub records: Vec<Record>,
 }
 
+/// Bytes moved per second, in GB/s (None without a positive time).
+pub fn gbps(bytes: u64, ms: Option<f64>) -> Option<f64> {
+    ms.filter(|ms| *ms > 0.0)
+        .map(|ms| bytes as f64 / (ms * 1e-3) / 1e9)
+}
+
 /// Fills `gbps`, `pct_of_memcpy` (against the memcpy record of the same device) and
 /// `pct_of_peak`.
 pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) -> Option<f64>) {
@@ -135,18 +139,18 @@ pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) ->
             .map(|ms| (r.bytes_read + r.bytes_written) as f64 / (ms * 1e-3) / 1e9);
         r.pct_of_peak = r
             .gbps
-            .zip(peak_gbps(r.gpu_index))
+            .zip(peak_gbps(r.place.gpu_index))
             .map(|(g, p)| 100.0 * g / p);
     }
     let memcpy: BTreeMap<Option<usize>, f64> = records
         .iter()
         .filter(|r| r.case == MEMCPY_CASE)
-        .filter_map(|r| r.gbps.map(|g| (r.gpu_index, g)))
+        .filter_map(|r| r.gbps.map(|g| (r.place.gpu_index, g)))
         .collect();
     for r in records.iter_mut() {
         r.pct_of_memcpy = r
             .gbps
-            .zip(memcpy.get(&r.gpu_index))
+            .zip(memcpy.get(&r.place.gpu_index))
             .map(|(g, m)| 100.0 * g / m);
     }
 }
@@ -352,9 +356,25 @@ pub fn rfc3339_utc(secs: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// A one-case baseline series for tests.
+    pub(crate) fn baseline(label: &str, case: &str, pct_of_memcpy: f64) -> Baseline {
+        let r = BaselineRecord {
+            case: case.into(),
+            variant: None,
+            ms_median: None,
+            gbps: None,
+            pct_of_memcpy: Some(pct_of_memcpy),
+        };
+        Baseline {
+            label: label.into(),
+            by_case: BTreeMap::from([(case.to_string(), r)]),
+        }
+    }
+
+    /// A record for tests: 1 GB moved, the given median, no telemetry.
     pub(crate) fn record(case: &str, ms: Option<f64>, gpu: Option<usize>) -> Record {
         Record {
             case: case.into(),
@@ -370,20 +390,16 @@ mod tests {
             gbps: None,
             pct_of_memcpy: None,
             pct_of_peak: None,
-            power_w_mean: None,
-            power_w_max: None,
-            energy_j: None,
-            j_per_gb: None,
-            sm_mhz_mean: None,
-            mem_mhz_mean: None,
-            temp_c_max: None,
-            throttle_reasons: Some(vec!["gpu_idle".into(), "sw_power_cap".into()]),
+            telemetry: WindowStats {
+                throttle_reasons: Some(vec!["gpu_idle".into(), "sw_power_cap".into()]),
+                ..WindowStats::default()
+            },
             verified: true,
-            host: "h".into(),
-            gpu_index: gpu,
-            gpu_uuid: None,
-            slurm_job_id: None,
-            slurm_task_id: None,
+            place: Place {
+                host: "h".into(),
+                gpu_index: gpu,
+                ..Place::default()
+            },
             discarded_low_clock: 0,
         }
     }

@@ -15,7 +15,7 @@ use nvml_wrapper::Nvml;
 use super::cases::{Case, Work, WorkKind};
 use super::error::BenchError;
 use super::output::Progress;
-use super::record::{DeviceInfo, Record};
+use super::record::{DeviceInfo, GpuFacts, Record};
 use super::run_cpu::{self, HostBuffers};
 use super::telemetry::{Gauge, Recorder, peak_gbps, summarize};
 use super::timing::{SamplingRule, clock_ok, sample_until};
@@ -320,12 +320,14 @@ pub fn run(
     let max_sm_mhz = nvml_info.as_ref().and_then(|i| i.max_sm_mhz);
     let info = DeviceInfo {
         gpu_index: ordinal,
-        gpu_name: Some(name),
-        gpu_uuid: Some(uuid.clone()),
-        sm_mhz_max: max_sm_mhz,
-        mem_mhz_max: mem_mhz,
-        bus_width_bits: bus,
-        peak_gbps: mem_mhz.zip(bus).map(|(m, b)| peak_gbps(m, b)),
+        facts: GpuFacts {
+            gpu_name: Some(name),
+            gpu_uuid: Some(uuid.clone()),
+            sm_mhz_max: max_sm_mhz,
+            mem_mhz_max: mem_mhz,
+            bus_width_bits: bus,
+            peak_gbps: mem_mhz.zip(bus).map(|(m, b)| peak_gbps(m, b)),
+        },
         l2_bytes: Some(l2_bytes),
         telemetry: match &gauge {
             Ok(_) => "available".into(),

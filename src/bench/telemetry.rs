@@ -118,7 +118,7 @@ impl Recorder {
 
 /// A case window's telemetry; every field is None without NVML (or when NVML could not
 /// read that quantity).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WindowStats {
     pub power_w_mean: Option<f64>,
     pub power_w_max: Option<f64>,
