@@ -323,3 +323,25 @@ fn errors_are_one_clear_line() {
         "--time-limit -1",
     );
 }
+
+/// scripts/compare_torch.py picks the same gathered rows as stridekit (its pure-Python
+/// path; the numpy path computes the same bijection vectorised).
+#[test]
+fn compare_torch_gathers_the_same_rows() {
+    let scripts = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts");
+    let code = "import sys, json; sys.path.insert(0, sys.argv[1]); import compare_torch as c; \
+                print(json.dumps([c.gather_index(500, 1000, 7), c.gather_index(64, 1 << 14, 42)]))";
+    let Ok(out) = Command::new("python3").args(["-c", code, scripts]).output() else {
+        eprintln!("skipped: python3 not found");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<Vec<i64>> = serde_json::from_slice(&out.stdout).unwrap();
+    use stridekit::bench::rng::distinct_rows;
+    assert_eq!(got[0], distinct_rows(500, 1000, 7));
+    assert_eq!(got[1], distinct_rows(64, 1 << 14, 42));
+}

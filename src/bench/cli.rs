@@ -284,7 +284,7 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
         driver,
     } = match device {
         DeviceChoice::Cpu => {
-            let progress = Progress::new("cpu", cases.len(), a.quiet);
+            let progress = Progress::new("cpu", cases.len(), true, a.quiet);
             let r = run_cpu::run(&cases, &rule, &place, &progress);
             progress.close();
             DevicesRun {
@@ -370,7 +370,12 @@ fn run_gpus(
                 let opts = &opts;
                 let place = place.clone();
                 s.spawn(move || {
-                    let progress = Progress::new(&format!("cuda:{n}"), cases.len(), a.quiet);
+                    let progress = Progress::new(
+                        &format!("cuda:{n}"),
+                        cases.len(),
+                        ordinals.len() == 1,
+                        a.quiet,
+                    );
                     let r = run_gpu::run(n, cases, opts, nvml_ref, place, &progress);
                     progress.close();
                     r

@@ -18,12 +18,13 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// `label` names the device ("cpu", "cuda:0").
-    pub fn new(label: &str, total: usize, quiet: bool) -> Progress {
+    /// `label` names the device ("cpu", "cuda:0"); `alone`: no other device reports at
+    /// the same time (the line is then rewritten in place on a terminal).
+    pub fn new(label: &str, total: usize, alone: bool, quiet: bool) -> Progress {
         Progress {
             label: label.to_string(),
             total,
-            tty: std::io::stderr().is_terminal(),
+            tty: alone && std::io::stderr().is_terminal(),
             quiet,
             done: AtomicUsize::new(0),
         }
@@ -67,6 +68,13 @@ impl Progress {
             self.total,
             r.case
         ));
+    }
+
+    /// A note on its own line (e.g. telemetry unavailable).
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            let _ = writeln!(std::io::stderr(), "[{}] {text}", self.label);
+        }
     }
 
     /// Ends the in-place line.

@@ -485,6 +485,38 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn reads_compare_torch_output() {
+        // One record as scripts/compare_torch.py writes it (every field, plus variant and,
+        // for a failed variant, error), and a failed one without figures.
+        let p = write(
+            "compare_torch.json",
+            r#"{"header": {"gpu_name": "NVIDIA H200", "backend": "torch", "label": "torch",
+                "torch_version": "2.11.0+cu130", "telemetry": "available"},
+              "records": [
+                {"case": "memcpy_f32_1GiB", "dtype": "float32", "shape": [268435456],
+                 "op": "x.clone()", "bytes_read": 1073741824, "bytes_written": 1073741824,
+                 "ms_median": 0.518, "ms_min": 0.513, "ms_max": 0.546, "samples": 40,
+                 "gbps": 4145.6, "pct_of_memcpy": 100.0, "pct_of_peak": 86.1,
+                 "power_w_mean": 420.5, "power_w_max": 510.0, "energy_j": 8.4,
+                 "j_per_gb": 0.1, "sm_mhz_mean": 1980.0, "mem_mhz_mean": 3201.0,
+                 "temp_c_max": 51, "throttle_reasons": ["gpu_idle"], "verified": true,
+                 "host": "h", "gpu_index": 0, "gpu_uuid": "GPU-1", "slurm_job_id": null,
+                 "slurm_task_id": null, "discarded_low_clock": 0, "variant": "torch eager"},
+                {"case": "memcpy_f32_1GiB", "dtype": "float32", "shape": [268435456],
+                 "op": "x.clone()", "bytes_read": 1073741824, "bytes_written": 1073741824,
+                 "ms_median": null, "ms_min": null, "ms_max": null, "samples": 0,
+                 "gbps": null, "pct_of_memcpy": null, "verified": false,
+                 "variant": "torch.compile", "error": "compile failed"}
+              ]}"#,
+        );
+        let b = read_baseline(&p).unwrap();
+        assert_eq!(b.len(), 1, "the failed variant has no figure to compare");
+        assert_eq!(b[0].label, "torch eager");
+        assert_eq!(b[0].by_case["memcpy_f32_1GiB"].pct_of_memcpy, Some(100.0));
+        let _ = std::fs::remove_file(p);
+    }
+
+    #[test]
     fn bad_baselines_name_the_file_and_the_problem() {
         let missing = std::path::Path::new("/nonexistent/base.json");
         let e = read_baseline(missing).unwrap_err().to_string();

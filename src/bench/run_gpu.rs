@@ -334,6 +334,9 @@ pub fn run(
             Err(why) => format!("unavailable: {why}"),
         },
     };
+    if let Err(why) = &gauge {
+        progress.note(&format!("telemetry unavailable: {why}"));
+    }
     place.gpu_index = Some(ordinal);
     place.gpu_uuid = Some(uuid);
     let recorder = Recorder::default();
