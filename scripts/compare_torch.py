@@ -253,31 +253,37 @@ def main():
     ap.add_argument("--max-rsd", type=float, default=0.5, help="percent")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--telemetry-interval", type=float, default=50.0, help="ms")
-    ap.add_argument("--out", required=True, help="baseline JSON file to write")
+    ap.add_argument("--out", help="baseline JSON file to write")
+    ap.add_argument("--check-cpu", action="store_true",
+                    help="no timing: build every case on the CPU, check each view against "
+                         "stridekit's spec and each output against the view (use with --quick)")
     args = ap.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     for v in variants:
         if v not in ("eager", "compile"):
             sys.exit(f"compare_torch: unknown variant {v!r} (eager, compile)")
 
+    if not args.out and not args.check_cpu:
+        sys.exit("compare_torch: give --out FILE (or --check-cpu)")
     spec = load_spec(args)
     import torch
 
-    if not torch.cuda.is_available():
-        sys.exit("compare_torch: PyTorch sees no CUDA device")
-    dev = torch.device(f"cuda:{args.device}")
-    torch.cuda.set_device(dev)
-    props = torch.cuda.get_device_properties(dev)
-    l2 = int(getattr(props, "L2_cache_size", 50 << 20))
-    flush_buf = torch.empty(2 * l2, dtype=torch.uint8, device=dev)
-    tel = Telemetry(torch, args.device)
-    max_sm = tel.max_clock("sm")
-    max_mem, bus = tel.max_clock("mem"), tel.bus_width()
-    peak = 2 * max_mem * 1e6 * bus / 8 / 1e9 if max_mem and bus else None
-    sampler = None
-    if tel.nv is not None:
-        sampler = threading.Thread(target=tel.run, args=(args.telemetry_interval / 1000.0,), daemon=True)
-        sampler.start()
+    if args.check_cpu:
+        dev = torch.device("cpu")
+    else:
+        if not torch.cuda.is_available():
+            sys.exit("compare_torch: PyTorch sees no CUDA device")
+        dev = torch.device(f"cuda:{args.device}")
+        torch.cuda.set_device(dev)
+        props = torch.cuda.get_device_properties(dev)
+        l2 = int(getattr(props, "L2_cache_size", 50 << 20))
+        flush_buf = torch.empty(2 * l2, dtype=torch.uint8, device=dev)
+        tel = Telemetry(torch, args.device)
+        max_sm = tel.max_clock("sm")
+        max_mem, bus = tel.max_clock("mem"), tel.bus_width()
+        peak = 2 * max_mem * 1e6 * bus / 8 / 1e9 if max_mem and bus else None
+        if tel.nv is not None:
+            threading.Thread(target=tel.run, args=(args.telemetry_interval / 1000.0,), daemon=True).start()
 
     def apply_steps(x, steps):
         for s in steps:
@@ -360,6 +366,16 @@ def main():
         energy = (e1 - e0) / 1000.0 if e0 is not None and e1 is not None else None
         stats = summarize(tel.window(t0, t1), energy, working_set * (len(kept) + discarded))
         return kept, discarded, stats
+
+    if args.check_cpu:
+        for c in spec["cases"]:
+            x, fn, extra, want, out_fmt = make_case(c)
+            out = fn(x, *extra)
+            ok = out.shape == want.shape and out.is_contiguous(memory_format=out_fmt) and torch.equal(out, want)
+            if not ok:
+                sys.exit(f"compare_torch: {c['case']}: output differs from the view it materialises")
+        print(f"check-cpu: {len(spec['cases'])} cases: views match stridekit's spec, outputs match", file=sys.stderr)
+        return
 
     host = socket.gethostname()
     slurm_job = os.environ.get("SLURM_JOB_ID")

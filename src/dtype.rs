@@ -4,8 +4,7 @@ use crate::error::{ErrorKind, Result, TensorError};
 use serde::Serialize;
 
 /// The element types stridekit stores. 16-bit floats use the `half` crate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
     U8,
@@ -17,6 +16,14 @@ pub enum DType {
     BF16,
     F32,
     F64,
+}
+
+/// Serialised under PyTorch's name (`"float32"`, `"bfloat16"`, ...), as reports and
+/// benchmark files print it and `getattr(torch, name)` reads it back.
+impl Serialize for DType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.torch_name())
+    }
 }
 
 /// How values of a dtype behave in arithmetic and promotion.

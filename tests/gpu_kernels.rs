@@ -116,7 +116,7 @@ fn pure_copies_match_the_cpu_backend() {
     let Some(_gpu) = gpu("pure_copies_match_the_cpu_backend") else {
         return;
     };
-    let mut rng = Rng(0x5EED_0001);
+    let mut rng = Rng::new(0x5EED_0001);
     let mut used = BTreeSet::new();
     for case in 0..3000 {
         let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
@@ -137,7 +137,7 @@ fn converting_copies_match_the_cpu_backend() {
     let Some(_gpu) = gpu("converting_copies_match_the_cpu_backend") else {
         return;
     };
-    let mut rng = Rng(0x5EED_0002);
+    let mut rng = Rng::new(0x5EED_0002);
     let mut used = BTreeSet::new();
     let mut case = 0;
     for &st in &DType::ALL {
@@ -166,7 +166,7 @@ fn transposes_with_sixteen_byte_words() {
     let Some(_gpu) = gpu("transposes_with_sixteen_byte_words") else {
         return;
     };
-    let mut rng = Rng(0x5EED_0005);
+    let mut rng = Rng::new(0x5EED_0005);
     let mut used = BTreeSet::new();
     let shapes: [&[i64]; 6] = [
         &[64, 64],
@@ -211,7 +211,7 @@ fn misaligned_external_pointers_fall_back_to_narrow_words() {
     let Some(gpu) = gpu("misaligned_external_pointers_fall_back_to_narrow_words") else {
         return;
     };
-    let mut rng = Rng(0x5EED_0003);
+    let mut rng = Rng::new(0x5EED_0003);
     for dt in [DType::U8, DType::F16, DType::F32] {
         let n = 64 * 33 + 1;
         let bytes = random_bytes(&mut rng, n, dt, dt);
@@ -288,7 +288,7 @@ fn row_gather_matches_the_cpu_backend() {
     let Some(gpu) = gpu("row_gather_matches_the_cpu_backend") else {
         return;
     };
-    let mut rng = Rng(0x5EED_0004);
+    let mut rng = Rng::new(0x5EED_0004);
     for case in 0..200 {
         let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
         let rows = rng.range(1, 300);

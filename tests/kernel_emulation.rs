@@ -431,7 +431,7 @@ fn random_copies_run_the_kernels_source_like_the_cpu_backend() {
     let Some(exe) = harness() else {
         return;
     };
-    let mut rng = Rng(0xE3u64 << 32 | 1);
+    let mut rng = Rng::new(0xE3u64 << 32 | 1);
     let mut jobs = Vec::new();
     for case in 0..1500 {
         let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
@@ -461,7 +461,7 @@ fn transposes_run_both_tile_kernels_like_the_cpu_backend() {
     let Some(exe) = harness() else {
         return;
     };
-    let mut rng = Rng(0xE3u64 << 32 | 2);
+    let mut rng = Rng::new(0xE3u64 << 32 | 2);
     let shapes: [&[i64]; 7] = [
         &[64, 64],
         &[96, 160],
@@ -507,7 +507,7 @@ fn converting_copies_run_like_the_cpu_backend() {
     let Some(exe) = harness() else {
         return;
     };
-    let mut rng = Rng(0xE3u64 << 32 | 4);
+    let mut rng = Rng::new(0xE3u64 << 32 | 4);
     let mut jobs = Vec::new();
     for &st in &DType::ALL {
         for &dt in &DType::ALL {
@@ -616,7 +616,7 @@ fn row_gathers_run_like_the_cpu_backend() {
     let Some(exe) = harness() else {
         return;
     };
-    let mut rng = Rng(0xE3u64 << 32 | 3);
+    let mut rng = Rng::new(0xE3u64 << 32 | 3);
     let mut jobs = Vec::new();
     for case in 0..300 {
         let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];

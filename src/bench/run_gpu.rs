@@ -23,7 +23,6 @@ use super::{POISON, Place, make_record};
 use crate::backend::cuda::error::Call;
 use crate::backend::cuda::{
     CudaError, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan, device_count, driver_available,
-    launch_row_gather,
 };
 
 /// When to flush L2 between samples.
@@ -146,15 +145,10 @@ impl Bench<'_> {
         unsafe {
             match w {
                 DeviceWork::Copy(p) => self.gpu.copy(p, dst.ptr(), src.ptr()),
-                DeviceWork::Gather { plan, index, flag } => launch_row_gather(
-                    &self.gpu.kernels,
-                    plan,
-                    dst.ptr(),
-                    src.ptr(),
-                    index.ptr(),
-                    flag.ptr(),
-                    self.gpu.stream.cu_stream(),
-                ),
+                DeviceWork::Gather { plan, index, flag } => {
+                    self.gpu
+                        .row_gather(plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr())
+                }
             }
         }
     }

@@ -4,31 +4,29 @@
 
 #![allow(dead_code)]
 
+use stridekit::bench::rng::SplitMix64;
 use stridekit::layout::contiguity::strides_for_copy;
 use stridekit::{DType, Layout, MemoryFormat, Scalar, Storage, Tensor};
 
 /// The byte every destination is filled with before a copy.
 pub const POISON: u8 = 0xA5;
 
-/// splitmix64: a small seeded generator, so a failure names a reproducible case.
-pub struct Rng(pub u64);
+/// The crate's seeded splitmix64, with the helpers these tests use: a failure names a
+/// reproducible case.
+pub struct Rng(SplitMix64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    pub fn new(seed: u64) -> Rng {
+        Rng(SplitMix64(seed))
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.0.below(n.max(1))
     }
     pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         lo + self.below((hi - lo + 1) as u64) as i64
     }
     pub fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit()
     }
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         for i in (1..v.len()).rev() {
