@@ -165,17 +165,22 @@ impl CopyPlan {
         } else {
             crate::layout::IndexIter::new(&self.sizes[..extra])
         };
-        outer.map(move |idx| {
-            let at = |strides: &[i64]| -> i64 { idx.iter().zip(strides).map(|(i, s)| i * s).sum() };
-            CopyPlan {
-                sizes: Dims::from_slice(&self.sizes[extra..]),
-                dst_strides: Dims::from_slice(&self.dst_strides[extra..]),
-                src_strides: Dims::from_slice(&self.src_strides[extra..]),
-                dst_offset: self.dst_offset + at(&self.dst_strides),
-                src_offset: self.src_offset + at(&self.src_strides),
-                ..self.clone()
-            }
-        })
+        outer.map(move |idx| self.inner(&idx))
+    }
+
+    /// The plan over the dimensions after the first `idx.len()`, at index `idx` of those:
+    /// same inner sizes and strides, offsets moved to that index.
+    pub fn inner(&self, idx: &[i64]) -> CopyPlan {
+        let n = idx.len();
+        let at = |strides: &[i64]| -> i64 { idx.iter().zip(strides).map(|(i, s)| i * s).sum() };
+        CopyPlan {
+            sizes: Dims::from_slice(&self.sizes[n..]),
+            dst_strides: Dims::from_slice(&self.dst_strides[n..]),
+            src_strides: Dims::from_slice(&self.src_strides[n..]),
+            dst_offset: self.dst_offset + at(&self.dst_strides),
+            src_offset: self.src_offset + at(&self.src_strides),
+            ..self.clone()
+        }
     }
 }
 
