@@ -345,3 +345,26 @@ fn compare_torch_gathers_the_same_rows() {
     assert_eq!(got[0], distinct_rows(500, 1000, 7));
     assert_eq!(got[1], distinct_rows(64, 1 << 14, 42));
 }
+
+/// The committed anchor figures read as a baseline: one series per recorded variant.
+#[test]
+fn anchor_baseline_file_reads_as_series() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bench/anchors/torch_h200_anchor.json");
+    let series = stridekit::bench::record::read_baseline(&path).unwrap();
+    let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "torch eager (anchor run 1)",
+            "torch eager (anchor run 2)",
+            "torch.compile (anchor run 2)",
+            "CuPy (anchor run 2)"
+        ]
+    );
+    let eager = &series[0].by_case["transpose2d_f32_16384x16384"];
+    assert!((eager.pct_of_memcpy.unwrap() - 27.65).abs() < 0.01);
+    let compiled = &series[2].by_case["perm4d_3210_f32_64x64x64x64"];
+    assert!((compiled.pct_of_memcpy.unwrap() - 34.6).abs() < 0.1);
+    assert_eq!(series[0].by_case.len(), 22); // 21 anchor cases + the memcpy line
+}

@@ -1,4 +1,4 @@
-//! The benchmark suite: the anchor cases (shared/anchors/README.md, same names and sizes),
+//! The benchmark suite: the anchor cases (bench/anchors/: PyTorch's recorded figures, same names and sizes),
 //! the 1 GiB device-to-device copy that is the 100% line, and a random-permutation suite
 //! in cuTT's manner. Pure: a [`Case`] is a recipe (input shape and memory format, then
 //! PyTorch view steps, then the output format), the same one `stridekit bench --list
@@ -652,7 +652,7 @@ mod tests {
         s.iter().find(|c| c.case == name).unwrap()
     }
 
-    /// (case, read_bytes, write_bytes) from shared/anchors/torch_layout_h200.json.
+    /// (case, read_bytes, write_bytes) from the anchors (bench/anchors/torch_h200_anchor.json, "anchor run 1").
     const ANCHOR_BYTES: [(&str, u64, u64); 22] = [
         ("memcpy_f32_1GiB", 1073741824, 1073741824),
         ("transpose2d_f32_16384x16384", 1073741824, 1073741824),

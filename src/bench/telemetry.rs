@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn h200_peak() {
-        // shared/GPU.md: 2 x 3201 MHz x 6016 bits / 8 = 4814.3 GB/s ("4815").
+        // The H200 test machine (NVML): 2 x 3201 MHz x 6016 bits / 8 = 4814.3 GB/s ("4815").
         assert!((peak_gbps(3201, 6016) - 4814.304).abs() < 1e-9);
     }
 
