@@ -12,10 +12,10 @@ use std::sync::Arc;
 mod common;
 use common::{
     POISON, Rng, random_base, random_bytes, random_destination, random_view, storage_len,
+    transpose_cases,
 };
 
 use stridekit::backend::cuda::{self, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
-use stridekit::layout::view;
 use stridekit::plan::{CopyPlan, RowGatherShape};
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
@@ -168,31 +168,10 @@ fn transposes_with_sixteen_byte_words() {
     };
     let mut rng = Rng::new(0x5EED_0005);
     let mut used = BTreeSet::new();
-    let shapes: [&[i64]; 6] = [
-        &[64, 64],
-        &[96, 160],
-        &[200, 48],
-        &[3, 80, 112],
-        &[2, 16, 8, 48],
-        &[8, 4000],
-    ];
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
-        for (i, &sizes) in shapes.iter().enumerate() {
-            for offset in [0, 1, 16] {
-                let base = Layout::new(sizes, Layout::contiguous(sizes).strides(), offset).unwrap();
-                let storages = twin(random_bytes(&mut rng, storage_len(&base), dt, dt));
-                let r = sizes.len();
-                // Move the innermost dimension outward: last <-> first, and a rotation.
-                let mut swap: Vec<i64> = (0..r as i64).collect();
-                swap.swap(0, r - 1);
-                let rot: Vec<i64> = (0..r as i64).map(|k| (k + 1) % r as i64).collect();
-                for perm in [swap, rot] {
-                    let src = view::permute(&base, &perm).unwrap();
-                    let dst = Layout::contiguous(src.sizes());
-                    let case = format!("shape {i} offset {offset} perm {perm:?}");
-                    used.insert(compare(&storages, &src, dt, &dst, dt, &case));
-                }
-            }
+        for c in transpose_cases(&mut rng, dt) {
+            let storages = twin(c.bytes);
+            used.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
         }
     }
     eprintln!("kernels used: {used:?}");

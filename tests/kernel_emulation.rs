@@ -21,12 +21,12 @@ use std::process::Command;
 
 use common::{
     POISON, Rng, random_base, random_bytes, random_destination, random_view, storage_len,
+    transpose_cases,
 };
 use stridekit::backend::cpu;
 use stridekit::backend::cuda::kernels::KERNEL_NAMES;
 use stridekit::backend::cuda::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
 use stridekit::backend::cuda::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
-use stridekit::layout::view;
 use stridekit::plan::{CopyPlan, RowGatherShape};
 use stridekit::{DType, Layout, Storage};
 
@@ -462,32 +462,10 @@ fn transposes_run_both_tile_kernels_like_the_cpu_backend() {
         return;
     };
     let mut rng = Rng::new(0xE3u64 << 32 | 2);
-    let shapes: [&[i64]; 7] = [
-        &[64, 64],
-        &[96, 160],
-        &[200, 48],
-        &[3, 80, 112],
-        &[2, 16, 8, 48],
-        &[8, 600],
-        &[2, 3, 20, 30],
-    ];
     let mut jobs = Vec::new();
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
-        for (i, &sizes) in shapes.iter().enumerate() {
-            for offset in [0, 1, 16] {
-                let base = Layout::new(sizes, Layout::contiguous(sizes).strides(), offset).unwrap();
-                let bytes = random_bytes(&mut rng, storage_len(&base), dt, dt);
-                let r = sizes.len();
-                let mut swap: Vec<i64> = (0..r as i64).collect();
-                swap.swap(0, r - 1);
-                let rot: Vec<i64> = (0..r as i64).map(|k| (k + 1) % r as i64).collect();
-                for perm in [swap, rot] {
-                    let src = view::permute(&base, &perm).unwrap();
-                    let dst = Layout::contiguous(src.sizes());
-                    let what = format!("shape {i} offset {offset} perm {perm:?}");
-                    jobs.extend(copy_jobs((&src, dt), &bytes, (&dst, dt), &what));
-                }
-            }
+        for c in transpose_cases(&mut rng, dt) {
+            jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
         }
     }
     let used = run_jobs(&exe, &jobs).unwrap();

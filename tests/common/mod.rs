@@ -159,3 +159,48 @@ pub fn random_destination(rng: &mut Rng, sizes: &[i64]) -> Layout {
 pub fn storage_len(layout: &Layout) -> usize {
     stridekit::layout::view::required_storage_bytes(layout, 1) as usize
 }
+
+/// A copy to check: random source bytes, the source view over them, a destination layout.
+pub struct CopyCase {
+    pub what: String,
+    pub bytes: Vec<u8>,
+    pub src: Layout,
+    pub dst: Layout,
+}
+
+/// Transposes that move the innermost dimension outward (last <-> first, and a rotation)
+/// over shapes with batch dimensions, tiny dimensions and partial edge tiles, at element
+/// offsets 0, 1 and 16: sizes and offsets that allow 16-byte words (the vector tile) next
+/// to ones that do not (the element-wise tile), into contiguous outputs.
+pub fn transpose_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
+    let shapes: [&[i64]; 7] = [
+        &[64, 64],
+        &[96, 160],
+        &[200, 48],
+        &[3, 80, 112],
+        &[2, 16, 8, 48],
+        &[8, 600],
+        &[2, 3, 20, 30],
+    ];
+    let mut cases = Vec::new();
+    for (i, &sizes) in shapes.iter().enumerate() {
+        for offset in [0, 1, 16] {
+            let base = Layout::new(sizes, Layout::contiguous(sizes).strides(), offset).unwrap();
+            let bytes = random_bytes(rng, storage_len(&base), dt, dt);
+            let r = sizes.len() as i64;
+            let mut swap: Vec<i64> = (0..r).collect();
+            swap.swap(0, r as usize - 1);
+            let rot: Vec<i64> = (0..r).map(|k| (k + 1) % r).collect();
+            for perm in [swap, rot] {
+                let src = stridekit::layout::view::permute(&base, &perm).unwrap();
+                cases.push(CopyCase {
+                    what: format!("shape {i} offset {offset} perm {perm:?}"),
+                    bytes: bytes.clone(),
+                    dst: Layout::contiguous(src.sizes()),
+                    src,
+                });
+            }
+        }
+    }
+    cases
+}
