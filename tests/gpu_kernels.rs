@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 mod common;
 use common::{
-    POISON, Rng, random_base, random_bytes, random_destination, random_view, storage_len,
-    transpose_cases,
+    POISON, Rng, random_base, random_bytes, random_destination, random_gather, random_view,
+    storage_len, transpose_cases,
 };
 
 use stridekit::backend::cuda::{self, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
-use stridekit::plan::{CopyPlan, RowGatherShape};
+use stridekit::plan::CopyPlan;
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
 
@@ -269,33 +269,11 @@ fn row_gather_matches_the_cpu_backend() {
     };
     let mut rng = Rng::new(0x5EED_0004);
     for case in 0..200 {
-        let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
-        let rows = rng.range(1, 300);
-        let row_len = rng.range(1, 40);
-        let offset = rng.range(0, 3);
-        let src_len = (offset + rows * row_len) as usize;
-        let (src_h, src_d) = twin(random_bytes(&mut rng, src_len, dt, dt));
-        let num = rng.range(0, 500) as usize;
-        let idx: Vec<i64> = (0..num).map(|_| rng.range(0, rows - 1)).collect();
-        let shape = RowGatherShape {
-            num_rows: num as i64,
-            row_len,
-            src_rows: rows,
-            src_row_stride: row_len,
-            dst_row_stride: row_len + 1,
-            src_offset: offset,
-            dst_offset: 1,
-        };
-        let dst_len = (1 + num as i64 * (row_len + 1)) as usize * dt.itemsize();
-        let mut want = vec![POISON; dst_len];
-        stridekit::backend::cpu::row_gather(&shape, dt, &mut want, &src_h.to_host().unwrap(), &idx)
-            .unwrap();
+        let c = random_gather(&mut rng, 300, 500);
+        let (dt, shape, dst_len) = (c.dtype, c.shape, c.want.len());
+        let (_, src_d) = twin(c.src.clone());
         for index64 in [false, true] {
-            let ib: Vec<u8> = if index64 {
-                idx.iter().flat_map(|i| i.to_le_bytes()).collect()
-            } else {
-                idx.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect()
-            };
+            let ib = c.index_bytes(index64);
             let index = DeviceBuffer::from_host(&gpu, &ib).unwrap();
             let flag = DeviceBuffer::from_host(&gpu, &[0; 4]).unwrap();
             let dst = DeviceBuffer::from_host(&gpu, &vec![POISON; dst_len]).unwrap();
@@ -306,7 +284,7 @@ fn row_gather_matches_the_cpu_backend() {
                 .unwrap();
             assert_eq!(
                 dst.to_host().unwrap(),
-                want,
+                c.want,
                 "case {case} {dt} idx64={index64}"
             );
             assert_eq!(flag.to_host().unwrap(), vec![0; 4]);

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{
-    POISON, Rng, random_base, random_bytes, random_destination, random_view, storage_len,
-    transpose_cases,
+    POISON, Rng, random_base, random_bytes, random_destination, random_gather, random_view,
+    storage_len, transpose_cases,
 };
 use stridekit::backend::cpu;
 use stridekit::backend::cuda::kernels::KERNEL_NAMES;
@@ -597,31 +597,10 @@ fn row_gathers_run_like_the_cpu_backend() {
     let mut rng = Rng::new(0xE3u64 << 32 | 3);
     let mut jobs = Vec::new();
     for case in 0..300 {
-        let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
-        let (rows, row_len, offset) = (rng.range(1, 60), rng.range(1, 40), rng.range(0, 3));
-        let src = random_bytes(&mut rng, (offset + rows * row_len) as usize, dt, dt);
-        let num = rng.range(0, 80) as usize;
-        let idx: Vec<i64> = (0..num).map(|_| rng.range(0, rows - 1)).collect();
-        let shape = RowGatherShape {
-            num_rows: num as i64,
-            row_len,
-            src_rows: rows,
-            src_row_stride: row_len,
-            dst_row_stride: row_len + rng.range(0, 1),
-            src_offset: offset,
-            dst_offset: rng.range(0, 2),
-        };
-        let dst_len =
-            (shape.dst_offset + num as i64 * shape.dst_row_stride) as usize * dt.itemsize();
-        let dst = vec![POISON; dst_len];
-        let mut want = dst.clone();
-        cpu::row_gather(&shape, dt, &mut want, &src, &idx).unwrap();
+        let c = random_gather(&mut rng, 60, 80);
+        let (dt, shape) = (c.dtype, c.shape);
         for index64 in [false, true] {
-            let index: Vec<u8> = if index64 {
-                idx.iter().flat_map(|i| i.to_le_bytes()).collect()
-            } else {
-                idx.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect()
-            };
+            let index = c.index_bytes(index64);
             let plan = RowGatherPlan::new(dt, shape, index64);
             for l in [Some(plan.narrow), plan.wide.map(|(w, _)| w)]
                 .into_iter()
@@ -634,10 +613,10 @@ fn row_gathers_run_like_the_cpu_backend() {
                         LaunchParams::Rows(p) => p,
                         other => panic!("{other:?}"),
                     }),
-                    dst: dst.clone(),
-                    src: src.clone(),
+                    dst: vec![POISON; c.want.len()],
+                    src: c.src.clone(),
                     index: index.clone(),
-                    want: want.clone(),
+                    want: c.want.clone(),
                     what: format!("case {case}: {dt} {shape:?}"),
                 });
             }

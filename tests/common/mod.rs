@@ -204,3 +204,56 @@ pub fn transpose_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
     }
     cases
 }
+
+/// A row gather to check: source bytes, indices, the shape, and what the CPU backend writes
+/// into a destination of `want.len()` poisoned bytes.
+pub struct GatherCase {
+    pub dtype: DType,
+    pub shape: stridekit::plan::RowGatherShape,
+    pub src: Vec<u8>,
+    pub idx: Vec<i64>,
+    pub want: Vec<u8>,
+}
+
+impl GatherCase {
+    /// The indices as int64 or int32 little-endian bytes.
+    pub fn index_bytes(&self, index64: bool) -> Vec<u8> {
+        if index64 {
+            self.idx.iter().flat_map(|i| i.to_le_bytes()).collect()
+        } else {
+            self.idx
+                .iter()
+                .flat_map(|&i| (i as i32).to_le_bytes())
+                .collect()
+        }
+    }
+}
+
+/// A random row gather of up to `max_rows` source rows and `max_num` indices: any dtype,
+/// rows of 1 to 40 elements, source offsets 0 to 3, destination rows with or without a gap.
+pub fn random_gather(rng: &mut Rng, max_rows: i64, max_num: i64) -> GatherCase {
+    let dtype = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+    let (rows, row_len, offset) = (rng.range(1, max_rows), rng.range(1, 40), rng.range(0, 3));
+    let src = random_bytes(rng, (offset + rows * row_len) as usize, dtype, dtype);
+    let num = rng.range(0, max_num);
+    let idx: Vec<i64> = (0..num).map(|_| rng.range(0, rows - 1)).collect();
+    let shape = stridekit::plan::RowGatherShape {
+        num_rows: num,
+        row_len,
+        src_rows: rows,
+        src_row_stride: row_len,
+        dst_row_stride: row_len + rng.range(0, 1),
+        src_offset: offset,
+        dst_offset: rng.range(0, 2),
+    };
+    let dst_len = (shape.dst_offset + num * shape.dst_row_stride) as usize * dtype.itemsize();
+    let mut want = vec![POISON; dst_len];
+    stridekit::backend::cpu::row_gather(&shape, dtype, &mut want, &src, &idx).unwrap();
+    GatherCase {
+        dtype,
+        shape,
+        src,
+        idx,
+        want,
+    }
+}
