@@ -21,7 +21,8 @@ until the relative standard deviation is at most --max-rsd percent (after --min-
 flushed (a fill of 2x its size) before each sample when the working set is under 4x L2;
 with pynvml installed, samples taken while the SM clock is under 75% of its maximum are
 discarded and counted, and power, energy, clocks, temperature and throttle reasons are
-sampled every --telemetry-interval ms. `pct_of_memcpy` of both variants is against the
+sampled every --telemetry-interval ms; power and energy come from a separate window of
+back-to-back runs (--energy-window s), as in stridekit. `pct_of_memcpy` of both variants is against the
 eager `x.clone()` of the 1 GiB memcpy case measured in the same run.
 
 The output has stridekit's JSON form: {"header": {...}, "records": [...]}, the same record
@@ -41,6 +42,7 @@ import threading
 import time
 
 MIX = (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)
+SLEEP_CYCLES = 200_000  # torch.cuda._sleep before each sample: ~100 us at 2 GHz
 THROTTLE_NAMES = [
     (0x1, "gpu_idle"),
     (0x2, "applications_clocks_setting"),
@@ -253,6 +255,8 @@ def main():
     ap.add_argument("--max-rsd", type=float, default=0.5, help="percent")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--telemetry-interval", type=float, default=50.0, help="ms")
+    ap.add_argument("--energy-window", type=float, default=0.5,
+                    help="seconds of back-to-back runs per case for power and energy (as stridekit)")
     ap.add_argument("--out", help="baseline JSON file to write")
     ap.add_argument("--check-cpu", action="store_true",
                     help="no timing: build every case on the CPU, check each view against "
@@ -339,8 +343,7 @@ def main():
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         flush = working_set < 4 * l2
         kept, discarded = [], 0
-        e0, t0 = tel.energy_mj(), time.perf_counter()
-        tel.push()
+        t0 = time.perf_counter()
         k = 0
         while True:
             el = time.perf_counter() - t0
@@ -351,6 +354,10 @@ def main():
             if flush:
                 k += 1
                 flush_buf.fill_(k & 0xFF)
+            # Keep the stream busy (~100 us) so the start event is not recorded on an idle
+            # stream, where it would also time Python's dispatch (and torch.compile's guards)
+            # before the kernel; stridekit's side queues a memset for the same reason.
+            torch.cuda._sleep(SLEEP_CYCLES)
             start.record()
             fn(*fargs)
             end.record()
@@ -361,10 +368,23 @@ def main():
                 discarded += 1
             else:
                 kept.append(ms)
-        tel.push()
-        t1, e1 = time.perf_counter(), tel.energy_mj()
-        energy = (e1 - e0) / 1000.0 if e0 is not None and e1 is not None else None
-        stats = summarize(tel.window(t0, t1), energy, working_set * (len(kept) + discarded))
+        # Power and energy of the case alone: back-to-back runs, no flush, one wait per batch.
+        stats = summarize([], None, 0)
+        if tel.nv is not None:
+            torch.cuda.synchronize()
+            e0, t0, runs = tel.energy_mj(), time.perf_counter(), 0
+            tel.push()
+            while True:
+                for _ in range(64):
+                    fn(*fargs)
+                runs += 64
+                torch.cuda.synchronize()
+                if time.perf_counter() - t0 >= args.energy_window:
+                    break
+            tel.push()
+            t1, e1 = time.perf_counter(), tel.energy_mj()
+            energy = (e1 - e0) / 1000.0 if e0 is not None and e1 is not None else None
+            stats = summarize(tel.window(t0, t1), energy, working_set * runs)
         return kept, discarded, stats
 
     if args.check_cpu:

@@ -16,7 +16,7 @@ use common::{
 };
 
 use stridekit::backend::cuda::{self, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
-use stridekit::plan::CopyPlan;
+use stridekit::plan::{CopyPlan, RowGatherShape};
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
 
@@ -91,6 +91,37 @@ fn compare(
             want[first], got[first]
         );
     }
+    kernel
+}
+
+/// `compare` through the 64-bit index kernels: the plan is forced to them and launched on
+/// the twin storages directly. Returns the kernel run.
+fn compare_64bit(
+    (src_h, src_d): &(Storage, Storage),
+    src_layout: &Layout,
+    st: DType,
+    dst_layout: &Layout,
+    dt: DType,
+    case: &str,
+) -> &'static str {
+    let gpu = Gpu::shared(0).unwrap();
+    let plan = CopyPlan::copy(dst_layout, dt, src_layout, st);
+    let g = GpuPlan::with_64bit_indices(&plan).unwrap();
+    let mut want = vec![POISON; storage_len(dst_layout) * dt.itemsize()];
+    stridekit::backend::cpu::copy(&plan, &mut want, &src_h.to_host().unwrap());
+    let dst = DeviceBuffer::from_host(&gpu, &vec![POISON; want.len()]).unwrap();
+    let src = src_d.cuda().unwrap();
+    // SAFETY: both buffers hold every element the plan addresses.
+    unsafe { gpu.copy(&g, dst.ptr(), src.ptr()) }.unwrap();
+    let kernel = match g.launch_for(dst.ptr(), src.ptr()) {
+        Some(l) => l.kernel.name(),
+        None => "memcpy or empty",
+    };
+    assert_eq!(
+        dst.to_host().unwrap(),
+        want,
+        "{case} ({kernel}): 64-bit kernels differ"
+    );
     kernel
 }
 
@@ -183,6 +214,45 @@ fn transposes_with_sixteen_byte_words() {
     }
 }
 
+/// The 64-bit index kernels on small tensors (forced), so every one of them runs here and
+/// under compute-sanitizer, not only in the one test over 2^31 elements.
+#[test]
+fn sixty_four_bit_kernels_match_the_cpu_backend() {
+    let Some(_gpu) = gpu("sixty_four_bit_kernels_match_the_cpu_backend") else {
+        return;
+    };
+    let mut rng = Rng::new(0x5EED_0006);
+    let mut used = BTreeSet::new();
+    for case in 0..600 {
+        let st = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+        let dt = if rng.below(3) == 0 {
+            DType::ALL[rng.below(DType::ALL.len() as u64) as usize]
+        } else {
+            st
+        };
+        let base = random_base(&mut rng);
+        let len = storage_len(&base) + rng.range(0, 3) as usize;
+        let storages = twin(random_bytes(&mut rng, len, st, dt));
+        let src = random_view(&mut rng, &storages.0, base, st);
+        let dst = random_destination(&mut rng, src.sizes());
+        let what = format!("case {case}");
+        used.insert(compare_64bit(&storages, src.layout(), st, &dst, dt, &what));
+    }
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        for c in transpose_cases(&mut rng, dt) {
+            let storages = twin(c.bytes);
+            used.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
+        }
+    }
+    eprintln!("kernels used: {used:?}");
+    for family in ["gather", "scatter", "strided", "tile", "tilev"] {
+        for w in [1, 2, 4, 8] {
+            let name = format!("sk_{family}_w{w}_i64");
+            assert!(used.contains(name.as_str()), "{name} never ran");
+        }
+    }
+}
+
 /// Misaligned base pointers (a wrapped external pointer one element past an aligned one)
 /// must take the element-width launch, not the widened one.
 #[test]
@@ -191,44 +261,128 @@ fn misaligned_external_pointers_fall_back_to_narrow_words() {
         return;
     };
     let mut rng = Rng::new(0x5EED_0003);
+    // Rows of 32 elements 48 apart: not a memcpy, but widenable to 16-byte words when the
+    // base pointers allow it.
+    let rows = Layout::new(&[64, 32], &[48, 1], 0).unwrap();
+    let out = Layout::contiguous(&[64, 32]);
     for dt in [DType::U8, DType::F16, DType::F32] {
-        let n = 64 * 33 + 1;
-        let bytes = random_bytes(&mut rng, n, dt, dt);
         let sz = dt.itemsize();
+        let n = 64 * 48 + 1;
+        let bytes = random_bytes(&mut rng, n, dt, dt);
         let src_buf = DeviceBuffer::from_host(&gpu, &bytes).unwrap();
         let dst_buf = DeviceBuffer::alloc(&gpu, n * sz).unwrap();
-        dst_buf.memset(POISON).unwrap();
-        let rows = Layout::new(&[64, 32], &[33, 1], 0).unwrap();
-        // SAFETY: both wrap the tail of live buffers, which outlive the tensors.
-        let (src, dst) = unsafe {
-            (
-                Tensor::from_device_ptr(0, src_buf.ptr() + sz as u64, (n - 1) * sz, rows, dt)
-                    .unwrap(),
-                Tensor::from_device_ptr(
-                    0,
-                    dst_buf.ptr() + sz as u64,
-                    (n - 1) * sz,
-                    Layout::contiguous(&[64, 32]),
-                    dt,
-                )
-                .unwrap(),
-            )
+        let plan = GpuPlan::new(&CopyPlan::copy(&out, dt, &rows, dt)).unwrap();
+        let GpuPlan::Kernel {
+            wide: Some((wide, align)),
+            narrow,
+        } = plan
+        else {
+            panic!("{dt}: expected a widenable plan, got {plan:?}");
         };
-        dst.copy_(&src).unwrap();
-        let got = dst.values().unwrap();
-        let host = Tensor::from_storage(
-            Storage::from_bytes(bytes[sz..].to_vec()),
-            Layout::new(&[64, 32], &[33, 1], 0).unwrap(),
-            dt,
-        )
-        .unwrap();
-        assert_eq!(got, host.values().unwrap(), "{dt}");
-        let mut head = vec![0; sz];
-        dst_buf.download(0, &mut head).unwrap();
-        assert!(
-            head.iter().all(|&b| b == POISON),
-            "{dt}: wrote before the start"
+        let (aligned, off) = (src_buf.ptr(), src_buf.ptr() + sz as u64);
+        assert_eq!(
+            plan.launch_for(aligned, dst_buf.ptr()).unwrap().kernel,
+            wide.kernel
         );
+        assert_eq!(
+            plan.launch_for(off, dst_buf.ptr() + sz as u64)
+                .unwrap()
+                .kernel,
+            narrow.kernel
+        );
+        assert!(align > sz as u32);
+        // Both base pointers one element past an aligned one: the element-width launch.
+        for shift in [0, 1] {
+            dst_buf.memset(POISON).unwrap();
+            let at = (shift * sz) as u64;
+            // SAFETY: both wrap the tail of live buffers, which outlive the tensors.
+            let (src, dst) = unsafe {
+                (
+                    Tensor::from_device_ptr(
+                        0,
+                        src_buf.ptr() + at,
+                        (n - shift) * sz,
+                        rows.clone(),
+                        dt,
+                    )
+                    .unwrap(),
+                    Tensor::from_device_ptr(
+                        0,
+                        dst_buf.ptr() + at,
+                        (n - shift) * sz,
+                        out.clone(),
+                        dt,
+                    )
+                    .unwrap(),
+                )
+            };
+            dst.copy_(&src).unwrap();
+            let host = Tensor::from_storage(
+                Storage::from_bytes(bytes[shift * sz..].to_vec()),
+                rows.clone(),
+                dt,
+            )
+            .unwrap();
+            assert_eq!(
+                dst.values().unwrap(),
+                host.values().unwrap(),
+                "{dt} shift {shift}"
+            );
+            let mut head = vec![0; at as usize];
+            dst_buf.download(0, &mut head).unwrap();
+            assert!(
+                head.iter().all(|&b| b == POISON),
+                "{dt}: wrote before the start"
+            );
+        }
+        // A pointer that is not even element-aligned is refused, not faulted on.
+        if sz > 1 {
+            // SAFETY: refused before any use.
+            let e = unsafe { Tensor::from_device_ptr(0, src_buf.ptr() + 1, 64, out.clone(), dt) }
+                .unwrap_err();
+            assert_eq!(e.kind, stridekit::ErrorKind::Device);
+        }
+    }
+}
+
+/// A copy on the caller's stream whose source is still being written on stridekit's
+/// stream (an unsynchronised `.contiguous()` of a large tensor): ordered after it.
+#[test]
+fn copy_on_stream_waits_for_stridekits_own_work() {
+    let Some(gpu) = gpu("copy_on_stream_waits_for_stridekits_own_work") else {
+        return;
+    };
+    let stream = gpu.ctx.new_stream().unwrap();
+    let n: i64 = 1 << 24;
+    let x = Tensor::arange(
+        Scalar::Int(0),
+        Scalar::Int(n),
+        Scalar::Int(1),
+        Some(DType::I32),
+    )
+    .unwrap()
+    .view(&[4096, 4096])
+    .unwrap()
+    .to_device(CUDA0)
+    .unwrap();
+    let out = Tensor::zeros(&[4096, 4096], DType::I32)
+        .unwrap()
+        .to_device(CUDA0)
+        .unwrap();
+    for _ in 0..3 {
+        // Queued on stridekit's stream, not waited for ...
+        let c = x.t().unwrap().contiguous(MemoryFormat::Contiguous).unwrap();
+        // ... and read on the caller's stream.
+        // SAFETY: the stream belongs to cuda:0's context and is synchronised below; `c`
+        // lives until then.
+        unsafe { out.copy_on_stream(&c, stream.cu_stream()) }.unwrap();
+        stream.synchronize().unwrap();
+        let got = out.values().unwrap();
+        for (k, v) in got.iter().enumerate().step_by(4099) {
+            let (i, j) = (k / 4096, k % 4096);
+            assert_eq!(v.to_int(), (j * 4096 + i) as i64, "out[{i}, {j}]");
+        }
+        drop(c);
     }
 }
 
@@ -290,7 +444,30 @@ fn row_gather_matches_the_cpu_backend() {
             assert_eq!(flag.to_host().unwrap(), vec![0; 4]);
         }
     }
-    // Out of range: the flag is set and the tensor API reports it.
+    // Out of range (negative too) on the device: the kernel sets the flag, skips those rows
+    // and writes the others.
+    let shape = RowGatherShape {
+        num_rows: 3,
+        row_len: 4,
+        src_rows: 2,
+        src_row_stride: 4,
+        dst_row_stride: 4,
+        src_offset: 0,
+        dst_offset: 0,
+    };
+    let src = DeviceBuffer::from_host(&gpu, &(0..8).collect::<Vec<u8>>()).unwrap();
+    let index: Vec<u8> = [1i64, -1, 2].iter().flat_map(|i| i.to_le_bytes()).collect();
+    let index = DeviceBuffer::from_host(&gpu, &index).unwrap();
+    let flag = DeviceBuffer::from_host(&gpu, &[0; 4]).unwrap();
+    let dst = DeviceBuffer::from_host(&gpu, &[POISON; 12]).unwrap();
+    let plan = RowGatherPlan::new(DType::U8, shape, true);
+    // SAFETY: the buffers match the shape.
+    unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }.unwrap();
+    assert_eq!(flag.to_host().unwrap(), 1i32.to_le_bytes());
+    let mut want = vec![POISON; 12];
+    want[..4].copy_from_slice(&[4, 5, 6, 7]);
+    assert_eq!(dst.to_host().unwrap(), want);
+    // The tensor API reports an out-of-range index as a typed error.
     let x = Tensor::ones(&[4, 8], DType::F32)
         .unwrap()
         .to_device(CUDA0)

@@ -65,6 +65,10 @@ pub struct BenchArgs {
     /// NVML sampling interval.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     pub telemetry_interval: u64,
+    /// Length of each case's power and energy window: the case runs back to back (no
+    /// flush, no per-run wait) this long after its timed samples.
+    #[arg(long, value_name = "S", default_value_t = 0.5)]
+    pub energy_window: f64,
     /// Flush L2 (write 2x its size) before each sample: auto = when the working set is
     /// under 4x L2.
     #[arg(long, value_enum, default_value = "auto")]
@@ -249,7 +253,7 @@ fn sampling_text(rule: &SamplingRule, flush: FlushMode, gpu: bool) -> String {
             FlushMode::Never => "never",
         };
         s.push_str(&format!(
-            "; samples taken while the SM clock (NVML) was under {}% of its maximum are discarded and counted; L2 flush (cuMemsetD8Async of 2x L2) before each sample: {f}",
+            "; samples taken while the SM clock (NVML) was under {}% of its maximum are discarded and counted; L2 flush (cuMemsetD8Async of 2x L2) before each sample: {f}; otherwise a 64 MiB memset keeps the stream busy so the start event does not wait for the launch; power and energy from a separate window of back-to-back runs",
             rule.min_clock_fraction * 100.0
         ));
     }
@@ -360,6 +364,7 @@ fn run_gpus(
         rule: *rule,
         telemetry_interval: Duration::from_millis(a.telemetry_interval.max(1)),
         flush: a.l2_flush,
+        energy_window: Duration::from_secs_f64(a.energy_window.clamp(0.0, 60.0)),
     };
     let nvml = open_nvml();
     let nvml_ref = nvml.as_ref().map_err(|e| e.as_str());

@@ -49,7 +49,18 @@ pub struct GpuOptions {
     pub rule: SamplingRule,
     pub telemetry_interval: Duration,
     pub flush: FlushMode,
+    /// How long each case runs back to back for its power and energy figures.
+    pub energy_window: Duration,
 }
+
+/// Bytes set before a sample that does not flush L2: enough GPU work (~15 us on an H200)
+/// that the start event is not recorded on an idle stream, where it would also time the
+/// host's launch of the kernel. Cases that skip the flush move over 4x L2, so evicting
+/// this much of L2 does not change them.
+const QUEUE_FILLER_BYTES: usize = 64 << 20;
+
+/// Back-to-back runs queued before the energy window waits for the GPU to catch up.
+const ENERGY_BATCH: u32 = 64;
 
 /// One GPU's results.
 pub struct GpuRun {
@@ -207,22 +218,18 @@ impl Bench<'_> {
         let (start, end) = (self.event()?, self.event()?);
         let stream = &self.gpu.stream;
         let mut round = 0u8;
-        let energy0 = self.gauge.and_then(|g| g.energy_mj());
-        let t0 = Instant::now();
-        if let Some(g) = self.gauge {
-            self.recorder.push(g.read());
-        }
+        // The flush, or a smaller fill when the case needs none (and `never` asks for none).
+        let before = match (flush, self.opts.flush) {
+            (true, _) => self.flush.nbytes(),
+            (false, FlushMode::Never) => 0,
+            (false, _) => QUEUE_FILLER_BYTES.min(self.flush.nbytes()),
+        };
         let samples = sample_until(&self.opts.rule, || {
-            if flush {
+            if before > 0 {
                 round = round.wrapping_add(1);
-                // SAFETY: the whole flush allocation, on this GPU's stream.
+                // SAFETY: a prefix of the flush allocation, on this GPU's stream.
                 unsafe {
-                    result::memset_d8_async(
-                        self.flush.ptr(),
-                        round,
-                        self.flush.nbytes(),
-                        stream.cu_stream(),
-                    )
+                    result::memset_d8_async(self.flush.ptr(), round, before, stream.cu_stream())
                 }
                 .call("cuMemsetD8Async")
                 .map_err(&err)?;
@@ -240,19 +247,49 @@ impl Bench<'_> {
                 clock_ok(sm, self.max_sm_mhz, self.opts.rule.min_clock_fraction),
             ))
         })?;
-        if let Some(g) = self.gauge {
-            self.recorder.push(g.read());
-        }
-        let t1 = Instant::now();
-        let energy1 = self.gauge.and_then(|g| g.energy_mj());
-        let energy_j = energy0
-            .zip(energy1)
-            .map(|(a, b)| b.saturating_sub(a) as f64 / 1000.0);
-        let moved = (work.bytes_read + work.bytes_written) * samples.taken() as u64;
-        let telemetry = summarize(&self.recorder.window(t0, t1), energy_j, moved);
+        let telemetry = match self.gauge {
+            Some(g) => self.energy_window(g, &dw, &dst, &src, &work)?,
+            None => summarize(&[], None, 0),
+        };
         let r = make_record(case, &work, &samples, telemetry, verified, &self.place);
         progress.finished(k, &r);
         Ok(r)
+    }
+
+    /// Power and energy of the case alone: it runs back to back (no flush, no wait per
+    /// run) for the energy window while the sampler records; energy is the difference of
+    /// NVML's counter over the window, divided by the bytes of the runs it held.
+    fn energy_window(
+        &self,
+        g: &Gauge,
+        dw: &DeviceWork,
+        dst: &DeviceBuffer,
+        src: &DeviceBuffer,
+        work: &Work,
+    ) -> Result<super::telemetry::WindowStats, BenchError> {
+        let err = self.err();
+        self.gpu.synchronize().map_err(&err)?;
+        let e0 = g.energy_mj();
+        let t0 = Instant::now();
+        self.recorder.push(g.read());
+        let mut runs = 0u64;
+        loop {
+            for _ in 0..ENERGY_BATCH {
+                self.launch(dw, dst, src).map_err(&err)?;
+            }
+            runs += ENERGY_BATCH as u64;
+            self.gpu.synchronize().map_err(&err)?;
+            if t0.elapsed() >= self.opts.energy_window {
+                break;
+            }
+        }
+        self.recorder.push(g.read());
+        let t1 = Instant::now();
+        let energy_j = e0
+            .zip(g.energy_mj())
+            .map(|(a, b)| b.saturating_sub(a) as f64 / 1000.0);
+        let moved = (work.bytes_read + work.bytes_written) * runs;
+        Ok(summarize(&self.recorder.window(t0, t1), energy_j, moved))
     }
 }
 

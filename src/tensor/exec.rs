@@ -73,7 +73,11 @@ impl Tensor {
     }
 
     /// A tensor over device memory the caller owns (an inference server's buffers): the
-    /// layout is checked against `nbytes`; the memory is never freed by stridekit.
+    /// layout is checked against `nbytes` and the pointer's alignment against the dtype;
+    /// the memory is never freed by stridekit. Work stridekit queues on its own stream is
+    /// not ordered with the caller's streams: use [`Tensor::copy_on_stream`] to work on
+    /// theirs. Two wraps of overlapping memory are different storages to the overlap
+    /// checks.
     ///
     /// # Safety
     /// As [`DeviceBuffer::external`]: `ptr` must address `nbytes` bytes on device
@@ -85,6 +89,16 @@ impl Tensor {
         layout: Layout,
         dtype: DType,
     ) -> Result<Tensor> {
+        if !ptr.is_multiple_of(dtype.itemsize() as u64) {
+            // A misaligned access would fault and poison the (shared) primary context.
+            return err(
+                ErrorKind::Device,
+                format!(
+                    "from_device_ptr: pointer {ptr:#x} is not aligned to {} bytes ({dtype} elements)",
+                    dtype.itemsize()
+                ),
+            );
+        }
         let gpu = Gpu::shared(ordinal)?;
         // SAFETY: forwarded to the caller.
         let buf = unsafe { DeviceBuffer::external(&gpu, ptr, nbytes) };
@@ -267,6 +281,8 @@ impl Tensor {
 
     /// `dst.copy_(src)` on a stream the caller owns, for tensors on one GPU: PyTorch's
     /// checks, then the planned kernel, enqueued without waiting (the caller synchronises).
+    /// The copy is ordered after the work stridekit queued on its own stream, and
+    /// stridekit's later work (frees included) after the copy.
     ///
     /// # Safety
     /// `stream` must be a live stream of the tensors' device context; the storages must
@@ -290,11 +306,17 @@ impl Tensor {
         }
         if let Some(src_b) = self.checked_copy_source(src)? {
             let plan = CopyPlan::copy(&self.layout, self.dtype, &src_b.layout, src_b.dtype);
-            // SAFETY: as `copy_values_from`; the stream is the caller's.
+            let gpu = d.gpu();
+            // SAFETY: `stream` is a live stream of this context (the caller's contract).
             unsafe {
-                d.gpu()
-                    .copy_on(&GpuPlan::new(&plan)?, d.ptr(), s.ptr(), stream)
-            }?;
+                // After everything stridekit queued (the source may still be being
+                // written on its stream) ...
+                gpu.stream_waits_for_own(stream)?;
+                // SAFETY: as `copy_values_from`; the stream is the caller's.
+                run_on_gpu(gpu, &plan, d.ptr(), s.ptr(), Some(stream))?;
+                // ... and before anything stridekit queues next (frees included).
+                gpu.own_waits_for_stream(stream)?;
+            }
         }
         self.storage.bump_version();
         Ok(())

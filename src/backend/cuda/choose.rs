@@ -88,6 +88,8 @@ struct Dims {
     src: [i64; MAX_RANK],
     dst_offset: i64,
     src_offset: i64,
+    /// Take the 64-bit index kernels even when 32 bits would do.
+    force64: bool,
 }
 
 impl Dims {
@@ -103,6 +105,7 @@ impl Dims {
             src: [0; MAX_RANK],
             dst_offset: plan.dst_offset,
             src_offset: plan.src_offset,
+            force64: false,
         };
         d.sizes[..rank].copy_from_slice(&plan.sizes);
         d.dst[..rank].copy_from_slice(&plan.dst_strides);
@@ -135,6 +138,11 @@ impl Dims {
         self.numel() <= 1 << 30
             && ok(self.span(&self.dst, self.dst_offset))
             && ok(self.span(&self.src, self.src_offset))
+    }
+
+    /// Whether the launch takes the 64-bit index kernels.
+    fn idx64(&self) -> bool {
+        self.force64 || !self.fits32()
     }
 
     fn row_major(&self, strides: &[i64; MAX_RANK]) -> bool {
@@ -346,7 +354,7 @@ fn tile_launch_with(
 
 /// A pure copy of `width`-byte words over `d`.
 fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
-    let idx64 = !d.fits32();
+    let idx64 = d.idx64();
     // (Widened 16-byte words share the innermost dimension, so they are never a transpose.)
     if let Some((a, b)) = d.transpose_dims()
         && width < 16
@@ -380,6 +388,16 @@ fn convert_variant(src: DType, dst: DType) -> usize {
 impl GpuPlan {
     /// Decides kernel, geometry and arguments for `plan` (once; launches reuse them).
     pub fn new(plan: &CopyPlan) -> Result<GpuPlan, CudaError> {
+        Self::planned(plan, false)
+    }
+
+    /// The same decision through the 64-bit index kernels whatever the sizes, so tests
+    /// (and compute-sanitizer) can run those kernels on small tensors.
+    pub fn with_64bit_indices(plan: &CopyPlan) -> Result<GpuPlan, CudaError> {
+        Self::planned(plan, true)
+    }
+
+    fn planned(plan: &CopyPlan, force64: bool) -> Result<GpuPlan, CudaError> {
         let (dsz, ssz) = (plan.dst_dtype.itemsize(), plan.src_dtype.itemsize());
         match plan.kind {
             PlanKind::Empty => return Ok(GpuPlan::Empty),
@@ -392,9 +410,10 @@ impl GpuPlan {
             }
             PlanKind::Strided => {}
         }
-        let d = Dims::from_plan(plan)?;
+        let mut d = Dims::from_plan(plan)?;
+        d.force64 = force64;
         if plan.dst_dtype != plan.src_dtype {
-            let idx64 = !d.fits32();
+            let idx64 = d.idx64();
             let kernel = KernelId::convert(convert_variant(plan.src_dtype, plan.dst_dtype), idx64);
             let codes = (dtype_code(plan.dst_dtype), dtype_code(plan.src_dtype));
             let narrow = strided_launch(&d, kernel, codes, idx64);
@@ -407,7 +426,7 @@ impl GpuPlan {
             let (a, b) = d
                 .transpose_dims()
                 .expect("a tile launch has transpose dims");
-            let vec = vec_tile_launch(&d, a, b, dsz, !d.fits32());
+            let vec = vec_tile_launch(&d, a, b, dsz, d.idx64());
             return Ok(GpuPlan::Kernel {
                 narrow,
                 wide: vec.map(|l| (l, 16)),

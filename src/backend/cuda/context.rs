@@ -6,7 +6,8 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
-use cudarc::driver::sys::{CUdeviceptr, CUstream};
+use cudarc::driver::result;
+use cudarc::driver::sys::{CUdeviceptr, CUevent_flags, CUevent_wait_flags, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 
 use super::choose::{GpuPlan, RowGatherPlan};
@@ -18,6 +19,24 @@ use super::module::Kernels;
 pub fn driver_available() -> bool {
     // SAFETY: only tries to dlopen the library; no driver call is made.
     unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// The oldest driver API the kernels (built by CUDA 13.0) and cudarc's CUDA 13 bindings
+/// load on; an older driver would fail in the middle of a run (cudarc panics on a missing
+/// symbol), so it is refused up front.
+pub const MIN_DRIVER_VERSION: i32 = 13000;
+
+/// The driver's CUDA version (e.g. 13000 for 13.0), or [`CudaError::NoDriver`].
+pub fn driver_version() -> Result<i32, CudaError> {
+    if !driver_available() {
+        return Err(CudaError::NoDriver);
+    }
+    let mut v = 0;
+    // SAFETY: a plain out-parameter; cuDriverGetVersion needs no cuInit.
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) }
+        .result()
+        .call("cuDriverGetVersion")?;
+    Ok(v)
 }
 
 /// The number of CUDA devices, or [`CudaError::NoDriver`].
@@ -55,6 +74,10 @@ impl Gpu {
     pub fn new(ordinal: usize) -> Result<Gpu, CudaError> {
         if !driver_available() {
             return Err(CudaError::NoDriver);
+        }
+        let version = driver_version()?;
+        if version < MIN_DRIVER_VERSION {
+            return Err(CudaError::DriverTooOld { version });
         }
         let count = device_count()?;
         if ordinal >= count {
@@ -136,8 +159,50 @@ impl Gpu {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")
     }
 
+    /// Makes `stream` wait for everything queued on this GPU's stream so far.
+    ///
+    /// # Safety
+    /// `stream` must be a live stream of this GPU's context.
+    pub unsafe fn stream_waits_for_own(&self, stream: CUstream) -> Result<(), CudaError> {
+        let ev = self
+            .stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .call("cuEventRecord")?;
+        // SAFETY: both handles are live; the event may be destroyed once waited on.
+        unsafe {
+            result::stream::wait_event(
+                stream,
+                ev.cu_event(),
+                CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .call("cuStreamWaitEvent")
+    }
+
+    /// Makes this GPU's stream wait for everything queued on `stream` so far.
+    ///
+    /// # Safety
+    /// `stream` must be a live stream of this GPU's context.
+    pub unsafe fn own_waits_for_stream(&self, stream: CUstream) -> Result<(), CudaError> {
+        let ev = self
+            .ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .call("cuEventCreate")?;
+        // SAFETY: the event and `stream` belong to this context.
+        unsafe { result::event::record(ev.cu_event(), stream) }.call("cuEventRecord")?;
+        self.stream.wait(&ev).call("cuStreamWaitEvent")
+    }
+
     /// Waits for this GPU's stream.
     pub fn synchronize(&self) -> Result<(), CudaError> {
         self.stream.synchronize().call("cuStreamSynchronize")
+    }
+}
+
+impl Drop for Gpu {
+    /// Work still queued may use the module and memory: wait for it before the stream,
+    /// module and context handles go.
+    fn drop(&mut self) {
+        let _ = self.synchronize();
     }
 }

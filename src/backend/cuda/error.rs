@@ -14,6 +14,13 @@ pub enum CudaError {
         "cannot load the CUDA kernels: this binary carries no fatbin (built without nvcc) and libnvrtc could not be loaded"
     )]
     NoNvrtc,
+    /// A driver older than the CUDA version the kernels need.
+    #[error(
+        "the NVIDIA driver supports CUDA {}.{}; stridekit's kernels need CUDA 13.0 or newer (driver 580+)",
+        version / 1000,
+        (version % 1000) / 10
+    )]
+    DriverTooOld { version: i32 },
     /// cuda:N with N not below the number of devices.
     #[error("no device cuda:{ordinal}: this machine has {count} CUDA device(s)")]
     NoSuchDevice { ordinal: usize, count: usize },

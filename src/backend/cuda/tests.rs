@@ -323,3 +323,38 @@ fn nvrtc_arch_table() {
     assert_eq!(module::nvrtc_arch(11, 0), Some("compute_80"));
     assert_eq!(module::nvrtc_arch(7, 5), None);
 }
+
+#[test]
+fn sixty_four_bit_indices_can_be_forced_for_small_tensors() {
+    let x = Layout::contiguous(&[64, 96]);
+    let t = view::transpose(&x, 0, 1).unwrap();
+    let out = Layout::contiguous(&[96, 64]);
+    let forced = |dt: DType, st: DType| {
+        GpuPlan::with_64bit_indices(&CopyPlan::copy(&out, dt, &t, st)).unwrap()
+    };
+    let p = forced(DType::F32, DType::F32);
+    assert_eq!(kernel(&p, true), "sk_tilev_w4_i64");
+    assert_eq!(kernel(&p, false), "sk_tile_w4_i64");
+    assert_eq!(
+        kernel(&forced(DType::F16, DType::F32), true),
+        "sk_convert_f32_f16_i64"
+    );
+    let slice = Layout::new(&[32, 48], &[192, 2], 0).unwrap();
+    let p = GpuPlan::with_64bit_indices(&CopyPlan::copy(
+        &Layout::contiguous(&[32, 48]),
+        DType::I8,
+        &slice,
+        DType::I8,
+    ))
+    .unwrap();
+    assert_eq!(kernel(&p, true), "sk_gather_w1_i64");
+    assert!(matches!(
+        p.launch_for(0, 0).unwrap().params,
+        LaunchParams::Strided64(_)
+    ));
+    // Unforced, the same plans take the 32-bit kernels.
+    assert_eq!(
+        kernel(&plan(&out, DType::F32, &t, DType::F32), false),
+        "sk_tile_w4_i32"
+    );
+}
