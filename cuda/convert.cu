@@ -5,8 +5,12 @@
  * indefinite" value, integer narrowing wraps, anything -> bool tests for non-zero.
  *
  * One generic kernel dispatches on the dtypes at run time (uniform per launch); the hot
- * float pairs are compiled as specialisations. */
+ * float pairs are compiled as specialisations. A converting copy between those float pairs that
+ * is also a transpose (NCHW f32 -> NHWC f16, say) takes sk_tilecvt_*: the tiled transpose
+ * of tile.cuh, each element converted as it enters the shared tile, so reads and writes are
+ * both coalesced. */
 #include "include/convert.cuh"
+#include "include/tile.cuh"
 
 template <typename I, int SD, int DD, typename P>
 __device__ __forceinline__ void sk_convert_body(char* __restrict__ dst, const char* __restrict__ src, const P& p) {
@@ -40,3 +44,32 @@ SK_CONVERT_KERNEL(f32_bf16, SK_F32, SK_BF16)
 SK_CONVERT_KERNEL(bf16_f32, SK_BF16, SK_F32)
 SK_CONVERT_KERNEL(f64_f32, SK_F64, SK_F32)
 SK_CONVERT_KERNEL(f32_f64, SK_F32, SK_F64)
+
+/* The converting tile for the specialised pairs: source elements of dtype SD converted into
+ * a tile of destination (DD) elements as they enter it, written out as in the copy tiles.
+ * Other pairs that transpose take the element-wise kernel. */
+template <typename I, int SD, int DD, typename T>
+__device__ __forceinline__ void sk_tilecvt_body(T* __restrict__ dst, const char* __restrict__ src, const SkTile& p) {
+    extern __shared__ sk_v16 sk_smem_raw[];
+    T* tile = (T*)sk_smem_raw;
+    sk_tile_rows<T, I>(dst, p, tile, [&](int slot, I s) {
+        sk_store<DD>((char*)tile, slot, sk_load<SD>(src, (long long)s));
+    });
+}
+
+#define SK_TILECVT_KERNEL(NAME, SD, DD, W)                                                     \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilecvt_##NAME##_i32(char* dst, const char* src, SkTile p) {                      \
+        sk_tilecvt_body<int, SD, DD>((SkWord<W>::T*)dst, src, p);                              \
+    }                                                                                          \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilecvt_##NAME##_i64(char* dst, const char* src, SkTile p) {                      \
+        sk_tilecvt_body<long long, SD, DD>((SkWord<W>::T*)dst, src, p);                        \
+    }
+
+SK_TILECVT_KERNEL(f32_f16, SK_F32, SK_F16, 2)
+SK_TILECVT_KERNEL(f16_f32, SK_F16, SK_F32, 4)
+SK_TILECVT_KERNEL(f32_bf16, SK_F32, SK_BF16, 2)
+SK_TILECVT_KERNEL(bf16_f32, SK_BF16, SK_F32, 4)
+SK_TILECVT_KERNEL(f64_f32, SK_F64, SK_F32, 4)
+SK_TILECVT_KERNEL(f32_f64, SK_F32, SK_F64, 8)

@@ -21,68 +21,13 @@
  * Instantiated per element width (1, 2, 4, 8 bytes: no dtype is 16 bytes wide, and rows
  * are widened to 16 bytes only when both sides share the innermost dimension, which a
  * transpose never does) and index width. */
-#include "include/common.cuh"
-
-/* This block's tile: its first A and B indices and its extents (partial at the edges). */
-template <typename I>
-struct SkTileSpan {
-    I a0, b0;
-    int na, nb;
-};
-
-template <typename I>
-__device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p) {
-    SkTileSpan<I> t;
-    const I ti = (I)blockIdx.x / (I)p.tiles_b;
-    const I tj = (I)blockIdx.x - ti * (I)p.tiles_b;
-    t.a0 = ti * (I)p.tile_a;
-    t.b0 = tj * (I)p.tile_b;
-    const I rem_a = (I)p.n_a - t.a0;
-    const I rem_b = (I)p.n_b - t.b0;
-    t.na = rem_a < (I)p.tile_a ? (int)rem_a : p.tile_a;
-    t.nb = rem_b < (I)p.tile_b ? (int)rem_b : p.tile_b;
-    return t;
-}
-
-/* Calls move(s, d) for every batch index this block handles, with the tile's corners in
- * the source (s, rows along A) and the destination (d, rows along B). */
-template <typename T, typename I, typename F>
-__device__ __forceinline__ void sk_tile_batches(T* dst, const T* src, const SkTile& p,
-                                                const SkTileSpan<I>& t, F move) {
-    for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
-        I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
-        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
-                         bt, d0, s0);
-        move(src + s0 + t.a0 * (I)p.src_stride_a + t.b0,
-             dst + d0 + t.b0 * (I)p.dst_stride_b + t.a0);
-    }
-}
+#include "include/tile.cuh"
 
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
-    const int pitch = p.tile_b + 1;
-    const SkTileSpan<I> t = sk_tile_span<I>(p);
-    const int count = t.na * t.nb;
-    const I src_stride_a = (I)p.src_stride_a;
-    const I dst_stride_b = (I)p.dst_stride_b;
-    sk_tile_batches<T, I>(dst, src, p, t, [&](const T* s, T* d) {
-        /* Read along B: consecutive threads read consecutive source elements. */
-        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
-            const int a = e / t.nb;
-            const int b = e - a * t.nb;
-            tile[a * pitch + b] = s[(I)a * src_stride_a + (I)b];
-        }
-        __syncthreads();
-        /* Write along A: consecutive threads write consecutive destination elements. */
-        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
-            const int b = e / t.na;
-            const int a = e - b * t.na;
-            d[(I)b * dst_stride_b + (I)a] = tile[a * pitch + b];
-        }
-        __syncthreads();
-    });
+    sk_tile_rows<T, I>(dst, p, tile, [&](int slot, I s) { tile[slot] = src[s]; });
 }
 
 template <typename T, typename I>
@@ -97,7 +42,9 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     const int nbv = t.nb / V;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
-    sk_tile_batches<T, I>(dst, src, p, t, [&](const T* s, T* d) {
+    sk_tile_batches<I>(p, t, [&](I s_at, I d_at) {
+        const T* s = src + s_at;
+        T* d = dst + d_at;
         /* Read 16-byte words along B (source rows), spread their lanes into the tile. */
         for (int e = threadIdx.x; e < t.na * nbv; e += (int)blockDim.x) {
             const int a = e / nbv;

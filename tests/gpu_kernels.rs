@@ -182,7 +182,26 @@ fn converting_copies_match_the_cpu_backend() {
             }
         }
     }
+    // Converting transposes: the converting tile for the float pairs.
+    let pairs = [
+        (DType::F32, DType::F16),
+        (DType::F16, DType::F32),
+        (DType::F32, DType::BF16),
+        (DType::BF16, DType::F32),
+        (DType::F64, DType::F32),
+        (DType::F32, DType::F64),
+    ];
+    for (st, dt) in pairs {
+        for c in transpose_cases(&mut rng, st, dt) {
+            let storages = twin(c.bytes);
+            used.insert(compare(&storages, &c.src, st, &c.dst, dt, &c.what));
+        }
+    }
     eprintln!("kernels used: {used:?}");
+    for v in &stridekit::backend::cuda::kernels::CONVERT_VARIANTS[1..] {
+        let name = format!("sk_tilecvt_{v}_i32");
+        assert!(used.contains(name.as_str()), "{name} never ran");
+    }
     for v in stridekit::backend::cuda::kernels::CONVERT_VARIANTS {
         let name = format!("sk_convert_{v}_i32");
         assert!(used.contains(name.as_str()), "{name} never ran");
@@ -200,7 +219,7 @@ fn transposes_with_sixteen_byte_words() {
     let mut rng = Rng::new(0x5EED_0005);
     let mut used = BTreeSet::new();
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
-        for c in transpose_cases(&mut rng, dt) {
+        for c in transpose_cases(&mut rng, dt, dt) {
             let storages = twin(c.bytes);
             used.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
         }
@@ -239,7 +258,7 @@ fn sixty_four_bit_kernels_match_the_cpu_backend() {
         used.insert(compare_64bit(&storages, src.layout(), st, &dst, dt, &what));
     }
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
-        for c in transpose_cases(&mut rng, dt) {
+        for c in transpose_cases(&mut rng, dt, dt) {
             let storages = twin(c.bytes);
             used.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
         }

@@ -464,7 +464,7 @@ fn transposes_run_both_tile_kernels_like_the_cpu_backend() {
     let mut rng = Rng::new(0xE3u64 << 32 | 2);
     let mut jobs = Vec::new();
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
-        for c in transpose_cases(&mut rng, dt) {
+        for c in transpose_cases(&mut rng, dt, dt) {
             jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
         }
     }
@@ -511,6 +511,40 @@ fn converting_copies_run_like_the_cpu_backend() {
             assert!(used.contains(name.as_str()), "{name} never ran");
         }
     }
+}
+
+/// Converting transposes between the specialised float pairs take the converting tile
+/// (both index widths); other pairs the element-wise kernel.
+#[test]
+fn converting_transposes_run_like_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 5);
+    let pairs = [
+        (DType::F32, DType::F16),
+        (DType::F16, DType::F32),
+        (DType::F32, DType::BF16),
+        (DType::BF16, DType::F32),
+        (DType::F64, DType::F32),
+        (DType::F32, DType::F64),
+        (DType::I32, DType::F16),
+        (DType::F32, DType::U8),
+    ];
+    let mut jobs = Vec::new();
+    for (st, dt) in pairs {
+        for c in transpose_cases(&mut rng, st, dt) {
+            jobs.extend(copy_jobs((&c.src, st), &c.bytes, (&c.dst, dt), &c.what));
+        }
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    for v in &stridekit::backend::cuda::kernels::CONVERT_VARIANTS[1..] {
+        for ix in ["i32", "i64"] {
+            let name = format!("sk_tilecvt_{v}_{ix}");
+            assert!(used.contains(name.as_str()), "{name} never ran");
+        }
+    }
+    assert!(used.contains("sk_convert_any_i32"));
 }
 
 /// Values at the edges of the casting rules: f16/bf16 rounding ties, overflow to

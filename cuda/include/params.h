@@ -86,6 +86,9 @@ typedef struct SkTile {
     int32_t tile_a;       /* tile extent along A */
     int32_t tile_b;       /* tile extent along B */
     int32_t tiles_b;      /* number of tiles along B: blockIdx.x = tile_a_index * tiles_b + tile_b_index */
+    /* The converting tile only: SkDType codes (ignored by pure copies). */
+    int32_t dst_dtype;
+    int32_t src_dtype;
 } SkTile;
 
 /* Row gather along dim 0 (index_select, embedding lookup):

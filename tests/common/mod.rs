@@ -171,8 +171,9 @@ pub struct CopyCase {
 /// Transposes that move the innermost dimension outward (last <-> first, and a rotation)
 /// over shapes with batch dimensions, tiny dimensions and partial edge tiles, at element
 /// offsets 0, 1 and 16: sizes and offsets that allow 16-byte words (the vector tile) next
-/// to ones that do not (the element-wise tile), into contiguous outputs.
-pub fn transpose_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
+/// to ones that do not (the element-wise tile), into contiguous outputs. The source holds
+/// `st` values suited to a copy into `dt` (see [`value`]).
+pub fn transpose_cases(rng: &mut Rng, st: DType, dt: DType) -> Vec<CopyCase> {
     let shapes: [&[i64]; 7] = [
         &[64, 64],
         &[96, 160],
@@ -186,7 +187,7 @@ pub fn transpose_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
     for (i, &sizes) in shapes.iter().enumerate() {
         for offset in [0, 1, 16] {
             let base = Layout::new(sizes, Layout::contiguous(sizes).strides(), offset).unwrap();
-            let bytes = random_bytes(rng, storage_len(&base), dt, dt);
+            let bytes = random_bytes(rng, storage_len(&base), st, dt);
             let r = sizes.len() as i64;
             let mut swap: Vec<i64> = (0..r).collect();
             swap.swap(0, r as usize - 1);

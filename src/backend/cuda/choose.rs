@@ -12,7 +12,8 @@
 //!    alignment is checked at launch, with the element-width launch as the fallback);
 //! 3. destination row-major: gather; source row-major: scatter; else strided.
 //!
-//! Plans of two dtypes use the converting-copy kernels. Offsets that fit in 32 bits (and
+//! Plans of two dtypes use the converting-copy kernels (the converting tile when the copy is
+//! also a transpose between the specialised float pairs). Offsets that fit in 32 bits (and
 //! at most 2^30 elements) use the 32-bit index kernels, anything else the 64-bit ones.
 
 // Index loops over the parallel size/stride arrays read better than zipped iterators.
@@ -414,8 +415,24 @@ impl GpuPlan {
         d.force64 = force64;
         if plan.dst_dtype != plan.src_dtype {
             let idx64 = d.idx64();
-            let kernel = KernelId::convert(convert_variant(plan.src_dtype, plan.dst_dtype), idx64);
             let codes = (dtype_code(plan.dst_dtype), dtype_code(plan.src_dtype));
+            let variant = convert_variant(plan.src_dtype, plan.dst_dtype);
+            // A transpose between the float pairs converts inside the shared tile (both
+            // sides coalesced).
+            if let Some((a, b)) = d.transpose_dims().filter(|_| variant != 0) {
+                let extents = tile_extents(d.sizes[a], d.sizes[b]);
+                let kernel = KernelId::convert_tile(variant, idx64);
+                if let Some(mut l) = tile_launch_with(&d, (a, b), extents, kernel, dsz) {
+                    if let LaunchParams::Tile(t) = &mut l.params {
+                        (t.dst_dtype, t.src_dtype) = codes;
+                    }
+                    return Ok(GpuPlan::Kernel {
+                        narrow: l,
+                        wide: None,
+                    });
+                }
+            }
+            let kernel = KernelId::convert(variant, idx64);
             let narrow = strided_launch(&d, kernel, codes, idx64);
             return Ok(GpuPlan::Kernel { narrow, wide: None });
         }

@@ -92,6 +92,22 @@ const TILEV: [&str; 8] = [
     "sk_tilev_w8_i32",
     "sk_tilev_w8_i64",
 ];
+/// Converting copies between the specialised float pairs that are also transposes (the
+/// converting tile), in [`CONVERT_VARIANTS`] order from 1.
+const TILECVT: [&str; 12] = [
+    "sk_tilecvt_f32_f16_i32",
+    "sk_tilecvt_f32_f16_i64",
+    "sk_tilecvt_f16_f32_i32",
+    "sk_tilecvt_f16_f32_i64",
+    "sk_tilecvt_f32_bf16_i32",
+    "sk_tilecvt_f32_bf16_i64",
+    "sk_tilecvt_bf16_f32_i32",
+    "sk_tilecvt_bf16_f32_i64",
+    "sk_tilecvt_f64_f32_i32",
+    "sk_tilecvt_f64_f32_i64",
+    "sk_tilecvt_f32_f64_i32",
+    "sk_tilecvt_f32_f64_i64",
+];
 const CONVERT: [&str; 14] = [
     "sk_convert_any_i32",
     "sk_convert_any_i64",
@@ -110,12 +126,14 @@ const CONVERT: [&str; 14] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 70;
+pub const KERNEL_COUNT: usize = 82;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
     let mut all = [""; KERNEL_COUNT];
-    let groups: [&[&str]; 7] = [&STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV];
+    let groups: [&[&str]; 8] = [
+        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT,
+    ];
     let mut n = 0;
     let mut g = 0;
     while g < groups.len() {
@@ -160,6 +178,13 @@ impl KernelId {
     /// A row-gather kernel for `width`-byte words and int32/int64 indices.
     pub fn rows(width: usize, index64: bool) -> KernelId {
         KernelId(38 + width_index(width) * 2 + index64 as u16)
+    }
+
+    /// The converting tile of a specialised pair (`variant` indexes [`CONVERT_VARIANTS`],
+    /// from 1; the generic 0 has none).
+    pub fn convert_tile(variant: usize, idx64: bool) -> KernelId {
+        assert!((1..CONVERT_VARIANTS.len()).contains(&variant));
+        KernelId(70 + (variant as u16 - 1) * 2 + idx64 as u16)
     }
 
     /// A converting-copy kernel (`variant` indexes [`CONVERT_VARIANTS`]).

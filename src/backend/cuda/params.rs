@@ -102,10 +102,12 @@ pub struct SkTile {
     pub tile_a: i32,
     pub tile_b: i32,
     pub tiles_b: i32,
+    pub dst_dtype: i32,
+    pub src_dtype: i32,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of SkTile"][::core::mem::size_of::<SkTile>() - 264usize];
+    ["Size of SkTile"][::core::mem::size_of::<SkTile>() - 272usize];
     ["Alignment of SkTile"][::core::mem::align_of::<SkTile>() - 8usize];
     ["Offset of field: SkTile::batch_sizes"][::core::mem::offset_of!(SkTile, batch_sizes) - 0usize];
     ["Offset of field: SkTile::batch_dst_strides"]
@@ -125,6 +127,8 @@ const _: () = {
     ["Offset of field: SkTile::tile_a"][::core::mem::offset_of!(SkTile, tile_a) - 252usize];
     ["Offset of field: SkTile::tile_b"][::core::mem::offset_of!(SkTile, tile_b) - 256usize];
     ["Offset of field: SkTile::tiles_b"][::core::mem::offset_of!(SkTile, tiles_b) - 260usize];
+    ["Offset of field: SkTile::dst_dtype"][::core::mem::offset_of!(SkTile, dst_dtype) - 264usize];
+    ["Offset of field: SkTile::src_dtype"][::core::mem::offset_of!(SkTile, src_dtype) - 268usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]

@@ -24,7 +24,7 @@ fn struct_layout_matches_the_header() {
     // kernels were compiled with.
     assert_eq!(std::mem::size_of::<SkStrided32>(), 120);
     assert_eq!(std::mem::size_of::<SkStrided64>(), 232);
-    assert_eq!(std::mem::size_of::<SkTile>(), 264);
+    assert_eq!(std::mem::size_of::<SkTile>(), 272);
     assert_eq!(std::mem::size_of::<SkRowGather>(), 64);
     assert_eq!(std::mem::align_of::<SkStrided64>(), 8);
     assert_eq!(SK_MAX_RANK as usize, choose::MAX_RANK);
@@ -203,7 +203,7 @@ fn converting_copies_pick_a_convert_kernel_with_dtype_codes() {
     let t = view::transpose(&base, 0, 1).unwrap();
     let out = Layout::contiguous(&[8, 8]);
     let p = plan(&out, DType::F16, &t, DType::F32);
-    assert_eq!(kernel(&p, true), "sk_convert_f32_f16_i32");
+    assert_eq!(kernel(&p, true), "sk_tilecvt_f32_f16_i32");
     let p = plan(&out, DType::I8, &t, DType::F64);
     let l = p.launch_for(0, 0).unwrap();
     assert_eq!(l.kernel.name(), "sk_convert_any_i32");
@@ -337,7 +337,11 @@ fn sixty_four_bit_indices_can_be_forced_for_small_tensors() {
     assert_eq!(kernel(&p, false), "sk_tile_w4_i64");
     assert_eq!(
         kernel(&forced(DType::F16, DType::F32), true),
-        "sk_convert_f32_f16_i64"
+        "sk_tilecvt_f32_f16_i64"
+    );
+    assert_eq!(
+        kernel(&forced(DType::I8, DType::F32), true),
+        "sk_convert_any_i64"
     );
     let slice = Layout::new(&[32, 48], &[192, 2], 0).unwrap();
     let p = GpuPlan::with_64bit_indices(&CopyPlan::copy(
@@ -357,4 +361,28 @@ fn sixty_four_bit_indices_can_be_forced_for_small_tensors() {
         kernel(&plan(&out, DType::F32, &t, DType::F32), false),
         "sk_tile_w4_i32"
     );
+}
+
+#[test]
+fn converting_transposes_convert_inside_the_tile() {
+    // NCHW f32 -> NHWC f16 (C = 3): the converting tile, dtype codes in the arguments,
+    // shared memory sized for the destination's 2-byte elements.
+    let src = Layout::contiguous(&[2, 3, 40, 50]);
+    let dst = Layout::with_format(&[2, 3, 40, 50], crate::MemoryFormat::ChannelsLast).unwrap();
+    let p = plan(&dst, DType::F16, &src, DType::F32);
+    let l = *p.launch_for(0, 0).unwrap();
+    assert_eq!(l.kernel.name(), "sk_tilecvt_f32_f16_i32");
+    let LaunchParams::Tile(tp) = l.params else {
+        panic!()
+    };
+    assert_eq!(
+        (tp.dst_dtype, tp.src_dtype),
+        (dtype_code(DType::F16), dtype_code(DType::F32))
+    );
+    assert_eq!(l.shared_bytes as i32, tp.tile_a * (tp.tile_b + 1) * 2);
+    // Other pairs transpose element-wise; same-layout conversions stay element-wise.
+    let p = plan(&dst, DType::I8, &src, DType::F32);
+    assert_eq!(kernel(&p, true), "sk_convert_any_i32");
+    let p = plan(&src, DType::F16, &src, DType::F32);
+    assert_eq!(kernel(&p, true), "sk_convert_f32_f16_i32");
 }
