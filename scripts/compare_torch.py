@@ -462,7 +462,7 @@ def main():
         torch.cuda.empty_cache()
     for r in records:
         if r["gbps"] and memcpy_gbps:
-            r["pct_of_memcpy"] = 100 * r["gbps"] / memcpy_gbps
+            r["pct_of_memcpy"] = r["gbps"] / memcpy_gbps * 100
     tel.stop.set()
     header = {
         "gpu_name": props.name,

@@ -151,7 +151,7 @@ pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) ->
         r.pct_of_memcpy = r
             .gbps
             .zip(memcpy.get(&r.place.gpu_index))
-            .map(|(g, m)| 100.0 * g / m);
+            .map(|(g, m)| g / m * 100.0); // exactly 100 for the memcpy line itself
     }
 }
 
