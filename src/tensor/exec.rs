@@ -32,17 +32,14 @@ impl Tensor {
 
     /// A fresh, zero-filled tensor on `device` with exactly the storage `layout` needs.
     pub(crate) fn zeroed_on(layout: Layout, dtype: DType, device: Device) -> Result<Tensor> {
-        let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
-        let storage = match device {
-            Device::Cpu => Storage::zeroed(nbytes),
-            Device::Cuda(n) => {
-                let buf = DeviceBuffer::alloc(&Gpu::shared(n)?, nbytes)?;
-                buf.memset(0)?;
-                Storage::from_device_buffer(buf)
-            }
+        let Device::Cuda(n) = device else {
+            return Ok(Tensor::uninitialized(layout, dtype));
         };
+        let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
+        let buf = DeviceBuffer::alloc(&Gpu::shared(n)?, nbytes)?;
+        buf.memset(0)?;
         Ok(Tensor {
-            storage,
+            storage: Storage::from_device_buffer(buf),
             layout,
             dtype,
         })
@@ -62,14 +59,7 @@ impl Tensor {
         if device == self.device() {
             return Ok(self.clone());
         }
-        let strides = crate::layout::contiguity::strides_for_copy(
-            self.sizes(),
-            self.strides(),
-            MemoryFormat::Preserve,
-        )?;
-        let out = Tensor::zeroed_on(Layout::new(self.sizes(), &strides, 0)?, self.dtype, device)?;
-        out.copy_values_from(self)?;
-        Ok(out)
+        self.copy_to_new(self.dtype, MemoryFormat::Preserve, device)
     }
 
     /// A tensor over device memory the caller owns (an inference server's buffers): the
@@ -232,12 +222,11 @@ impl Tensor {
         if dim != 0 {
             let d = dim as i64;
             let picked = self.movedim(&[d], &[0])?.index_select(0, index)?;
-            // A fresh tensor with PyTorch's strides (size-1 dimensions included).
-            let back = picked.movedim(&[0], &[d])?;
-            let out =
-                Tensor::zeroed_on(Layout::contiguous(back.sizes()), self.dtype, self.device())?;
-            out.copy_values_from(&back)?;
-            return Ok(out);
+            // Always a fresh contiguous tensor, as PyTorch's (clone, not contiguous(): a
+            // size-1 dimension would keep its moved stride).
+            return picked
+                .movedim(&[0], &[d])?
+                .clone_as(MemoryFormat::Contiguous);
         }
         if self.sizes()[0] == 0 && index.numel() > 0 {
             return err(

@@ -255,7 +255,7 @@ impl Tensor {
 
     /// `x.clone(memory_format=...)`: always a new storage.
     pub fn clone_as(&self, format: MemoryFormat) -> Result<Tensor> {
-        self.copy_to_new(self.dtype, format)
+        self.copy_to_new(self.dtype, format, self.device())
     }
 
     /// `x.to(dtype=..., memory_format=..., copy=...)`: the same tensor when nothing changes
@@ -273,15 +273,20 @@ impl Tensor {
         {
             return Ok(self.clone());
         }
-        self.copy_to_new(dtype, format)
+        self.copy_to_new(dtype, format, self.device())
     }
 
-    /// A new tensor of `dtype` with the strides a copy in `format` gets, holding this
-    /// tensor's values.
-    fn copy_to_new(&self, dtype: DType, format: MemoryFormat) -> Result<Tensor> {
+    /// A new tensor of `dtype` on `device` with the strides a copy in `format` gets,
+    /// holding this tensor's values.
+    pub(super) fn copy_to_new(
+        &self,
+        dtype: DType,
+        format: MemoryFormat,
+        device: crate::storage::Device,
+    ) -> Result<Tensor> {
         let strides = layout::contiguity::strides_for_copy(self.sizes(), self.strides(), format)?;
         let out_layout = Layout::new(self.sizes(), &strides, 0)?;
-        let out = Tensor::zeroed_on(out_layout, dtype, self.device())?;
+        let out = Tensor::zeroed_on(out_layout, dtype, device)?;
         out.copy_values_from(self)?;
         Ok(out)
     }
