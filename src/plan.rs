@@ -265,3 +265,11 @@ pub struct RowGatherShape {
     pub src_offset: i64,
     pub dst_offset: i64,
 }
+
+impl RowGatherShape {
+    /// The position of the first index outside `0..src_rows` (negative ones included, as
+    /// `torch.index_select` refuses them), checked before either backend writes anything.
+    pub fn first_out_of_range(&self, index: &[i64]) -> Option<usize> {
+        index.iter().position(|&i| i < 0 || i >= self.src_rows)
+    }
+}

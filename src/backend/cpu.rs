@@ -98,7 +98,7 @@ pub fn row_gather(
     index: &[i64],
 ) -> Result<(), usize> {
     let index = &index[..shape.num_rows as usize];
-    if let Some(bad) = index.iter().position(|&i| i < 0 || i >= shape.src_rows) {
+    if let Some(bad) = shape.first_out_of_range(index) {
         return Err(bad);
     }
     let sz = dtype.itemsize() as i64;

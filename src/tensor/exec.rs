@@ -345,7 +345,7 @@ fn gpu_row_gather(
     src: &DeviceBuffer,
     idx: &[i64],
 ) -> Result<Option<usize>> {
-    if let Some(pos) = idx.iter().position(|&i| i < 0 || i >= shape.src_rows) {
+    if let Some(pos) = shape.first_out_of_range(idx) {
         return Ok(Some(pos));
     }
     let gpu: &Arc<Gpu> = dst.gpu();
