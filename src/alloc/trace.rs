@@ -163,6 +163,18 @@ fn parse_u64(file: &str, line: usize, field: &str, s: &str) -> AllocResult<u64> 
     })
 }
 
+/// The non-blank lines of a CSV text (and not `#` comments, when `comments`), each as its
+/// 1-based line number and its trimmed comma-separated fields.
+fn csv_rows(text: &str, comments: bool) -> impl Iterator<Item = (usize, Vec<&str>)> {
+    text.lines().enumerate().filter_map(move |(k, line)| {
+        let line = line.trim();
+        if line.is_empty() || (comments && line.starts_with('#')) {
+            return None;
+        }
+        Some((k + 1, line.split(',').map(|s| s.trim()).collect()))
+    })
+}
+
 /// stridekit's anchors CSV: `a,ID,BYTES[,STREAM]` / `f,ID,0`.
 pub fn parse_anchors_csv(file: &str, text: &str) -> AllocResult<Trace> {
     let mut t = Trace {
@@ -171,14 +183,8 @@ pub fn parse_anchors_csv(file: &str, text: &str) -> AllocResult<Trace> {
     };
     let mut live: HashMap<&str, u32> = HashMap::new();
     let mut free_slots: Vec<u32> = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        let ln = k + 1;
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
+    for (ln, f) in csv_rows(text, true) {
         t.entries += 1;
-        let f: Vec<&str> = line.split(',').map(|s| s.trim()).collect();
         match f[0] {
             "a" => {
                 if f.len() < 3 || f.len() > 4 {
@@ -316,13 +322,7 @@ impl SnapshotBuilder {
 pub fn parse_snapshot_csv(file: &str, text: &str) -> AllocResult<Trace> {
     let mut b = SnapshotBuilder::new(TraceFormat::SnapshotCsv);
     let mut cols = [0usize, 1, 2, 3];
-    for (k, line) in text.lines().enumerate() {
-        let ln = k + 1;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').map(|s| s.trim()).collect();
+    for (ln, f) in csv_rows(text, false) {
         if f[0].eq_ignore_ascii_case("action") {
             for (c, name) in ["action", "addr", "size", "stream"].iter().enumerate() {
                 cols[c] = f
@@ -400,15 +400,8 @@ pub fn parse_pickle(file: &str, data: &[u8]) -> AllocResult<Trace> {
 /// RMM `logging_resource_adaptor` CSV: `Thread,Time,Action,Pointer,Size,Stream`.
 pub fn parse_rmm_csv(file: &str, text: &str) -> AllocResult<Trace> {
     let mut b = SnapshotBuilder::new(TraceFormat::RmmCsv);
-    b.t.format = Some(TraceFormat::RmmCsv);
     let mut cols: Option<[usize; 4]> = None;
-    for (k, line) in text.lines().enumerate() {
-        let ln = k + 1;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').map(|s| s.trim()).collect();
+    for (ln, f) in csv_rows(text, false) {
         let Some(c) = cols else {
             let mut c = [0usize; 4];
             for (n, name) in ["action", "pointer", "size", "stream"].iter().enumerate() {
