@@ -11,12 +11,13 @@ use std::sync::Arc;
 
 mod common;
 use common::{
-    POISON, Rng, random_base, random_bytes, random_destination, random_gather, random_view,
-    storage_len, transpose_cases,
+    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, out_of_range_gather, random_base,
+    random_bytes, random_destination, random_gather, random_view, storage_len, transpose_cases,
+    widths,
 };
 
 use stridekit::backend::cuda::{self, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
-use stridekit::plan::{CopyPlan, RowGatherShape};
+use stridekit::plan::CopyPlan;
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
 
@@ -154,12 +155,8 @@ fn pure_copies_match_the_cpu_backend() {
         check_copy(&mut rng, case, dt, dt, &mut used);
     }
     eprintln!("kernels used: {used:?}");
-    for family in ["strided", "gather", "scatter", "tile"] {
-        for w in [1, 2, 4, 8] {
-            let name = format!("sk_{family}_w{w}_i32");
-            assert!(used.contains(name.as_str()), "{name} never ran");
-        }
-    }
+    let families = ["strided", "gather", "scatter", "tile"];
+    assert_ran(&used, &families, &widths(&[1, 2, 4, 8]), &["i32"]);
     assert!(used.contains("sk_gather_w16_i32") && used.contains("memcpy"));
 }
 
@@ -183,29 +180,15 @@ fn converting_copies_match_the_cpu_backend() {
         }
     }
     // Converting transposes: the converting tile for the float pairs.
-    let pairs = [
-        (DType::F32, DType::F16),
-        (DType::F16, DType::F32),
-        (DType::F32, DType::BF16),
-        (DType::BF16, DType::F32),
-        (DType::F64, DType::F32),
-        (DType::F32, DType::F64),
-    ];
-    for (st, dt) in pairs {
+    for (st, dt) in FLOAT_PAIRS {
         for c in transpose_cases(&mut rng, st, dt) {
             let storages = twin(c.bytes);
             used.insert(compare(&storages, &c.src, st, &c.dst, dt, &c.what));
         }
     }
     eprintln!("kernels used: {used:?}");
-    for v in &stridekit::backend::cuda::kernels::CONVERT_VARIANTS[1..] {
-        let name = format!("sk_tilecvt_{v}_i32");
-        assert!(used.contains(name.as_str()), "{name} never ran");
-    }
-    for v in stridekit::backend::cuda::kernels::CONVERT_VARIANTS {
-        let name = format!("sk_convert_{v}_i32");
-        assert!(used.contains(name.as_str()), "{name} never ran");
-    }
+    assert_ran(&used, &["tilecvt"], &convert_variants(1), &["i32"]);
+    assert_ran(&used, &["convert"], &convert_variants(0), &["i32"]);
 }
 
 /// Transposes and permutes whose sizes, strides and offsets allow 16-byte words on both
@@ -225,12 +208,7 @@ fn transposes_with_sixteen_byte_words() {
         }
     }
     eprintln!("kernels used: {used:?}");
-    for w in [1, 2, 4, 8] {
-        for family in ["tile", "tilev"] {
-            let name = format!("sk_{family}_w{w}_i32");
-            assert!(used.contains(name.as_str()), "{name} never ran");
-        }
-    }
+    assert_ran(&used, &["tile", "tilev"], &widths(&[1, 2, 4, 8]), &["i32"]);
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and
@@ -264,12 +242,8 @@ fn sixty_four_bit_kernels_match_the_cpu_backend() {
         }
     }
     eprintln!("kernels used: {used:?}");
-    for family in ["gather", "scatter", "strided", "tile", "tilev"] {
-        for w in [1, 2, 4, 8] {
-            let name = format!("sk_{family}_w{w}_i64");
-            assert!(used.contains(name.as_str()), "{name} never ran");
-        }
-    }
+    let families = ["gather", "scatter", "strided", "tile", "tilev"];
+    assert_ran(&used, &families, &widths(&[1, 2, 4, 8]), &["i64"]);
 }
 
 /// Misaligned base pointers (a wrapped external pointer one element past an aligned one)
@@ -465,27 +439,16 @@ fn row_gather_matches_the_cpu_backend() {
     }
     // Out of range (negative too) on the device: the kernel sets the flag, skips those rows
     // and writes the others.
-    let shape = RowGatherShape {
-        num_rows: 3,
-        row_len: 4,
-        src_rows: 2,
-        src_row_stride: 4,
-        dst_row_stride: 4,
-        src_offset: 0,
-        dst_offset: 0,
-    };
-    let src = DeviceBuffer::from_host(&gpu, &(0..8).collect::<Vec<u8>>()).unwrap();
-    let index: Vec<u8> = [1i64, -1, 2].iter().flat_map(|i| i.to_le_bytes()).collect();
-    let index = DeviceBuffer::from_host(&gpu, &index).unwrap();
+    let c = out_of_range_gather();
+    let src = DeviceBuffer::from_host(&gpu, &c.src).unwrap();
+    let index = DeviceBuffer::from_host(&gpu, &c.index_bytes(true)).unwrap();
     let flag = DeviceBuffer::from_host(&gpu, &[0; 4]).unwrap();
-    let dst = DeviceBuffer::from_host(&gpu, &[POISON; 12]).unwrap();
-    let plan = RowGatherPlan::new(DType::U8, shape, true);
+    let dst = DeviceBuffer::from_host(&gpu, &vec![POISON; c.want.len()]).unwrap();
+    let plan = RowGatherPlan::new(c.dtype, c.shape, true);
     // SAFETY: the buffers match the shape.
     unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }.unwrap();
     assert_eq!(flag.to_host().unwrap(), 1i32.to_le_bytes());
-    let mut want = vec![POISON; 12];
-    want[..4].copy_from_slice(&[4, 5, 6, 7]);
-    assert_eq!(dst.to_host().unwrap(), want);
+    assert_eq!(dst.to_host().unwrap(), c.want);
     // The tensor API reports an out-of-range index as a typed error.
     let x = Tensor::ones(&[4, 8], DType::F32)
         .unwrap()

@@ -20,14 +20,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{
-    POISON, Rng, random_base, random_bytes, random_destination, random_gather, random_view,
-    storage_len, transpose_cases,
+    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, out_of_range_gather, random_base,
+    random_bytes, random_destination, random_gather, random_view, storage_len, transpose_cases,
+    widths,
 };
 use stridekit::backend::cpu;
 use stridekit::backend::cuda::kernels::KERNEL_NAMES;
 use stridekit::backend::cuda::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
 use stridekit::backend::cuda::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
-use stridekit::plan::{CopyPlan, RowGatherShape};
+use stridekit::plan::CopyPlan;
 use stridekit::{DType, Layout, Storage};
 
 const EMULATED_BLOCK: u32 = 32;
@@ -446,14 +447,13 @@ fn random_copies_run_the_kernels_source_like_the_cpu_backend() {
     }
     let used = run_jobs(&exe, &jobs).unwrap();
     eprintln!("{} launches emulated; kernels: {used:?}", jobs.len());
-    for family in ["strided", "gather", "scatter"] {
-        for w in [1, 2, 4, 8, 16] {
-            for ix in ["i32", "i64"] {
-                let name = format!("sk_{family}_w{w}_{ix}");
-                assert!(used.contains(name.as_str()), "{name} never ran");
-            }
-        }
-    }
+    let families = ["strided", "gather", "scatter"];
+    assert_ran(
+        &used,
+        &families,
+        &widths(&[1, 2, 4, 8, 16]),
+        &["i32", "i64"],
+    );
 }
 
 #[test]
@@ -470,14 +470,12 @@ fn transposes_run_both_tile_kernels_like_the_cpu_backend() {
     }
     let used = run_jobs(&exe, &jobs).unwrap();
     eprintln!("{} launches emulated; kernels: {used:?}", jobs.len());
-    for w in [1, 2, 4, 8] {
-        for family in ["tile", "tilev"] {
-            for ix in ["i32", "i64"] {
-                let name = format!("sk_{family}_w{w}_{ix}");
-                assert!(used.contains(name.as_str()), "{name} never ran");
-            }
-        }
-    }
+    assert_ran(
+        &used,
+        &["tile", "tilev"],
+        &widths(&[1, 2, 4, 8]),
+        &["i32", "i64"],
+    );
 }
 
 #[test]
@@ -505,12 +503,7 @@ fn converting_copies_run_like_the_cpu_backend() {
         }
     }
     let used = run_jobs(&exe, &jobs).unwrap();
-    for v in stridekit::backend::cuda::kernels::CONVERT_VARIANTS {
-        for ix in ["i32", "i64"] {
-            let name = format!("sk_convert_{v}_{ix}");
-            assert!(used.contains(name.as_str()), "{name} never ran");
-        }
-    }
+    assert_ran(&used, &["convert"], &convert_variants(0), &["i32", "i64"]);
 }
 
 /// Converting transposes between the specialised float pairs take the converting tile
@@ -521,29 +514,16 @@ fn converting_transposes_run_like_the_cpu_backend() {
         return;
     };
     let mut rng = Rng::new(0xE3u64 << 32 | 5);
-    let pairs = [
-        (DType::F32, DType::F16),
-        (DType::F16, DType::F32),
-        (DType::F32, DType::BF16),
-        (DType::BF16, DType::F32),
-        (DType::F64, DType::F32),
-        (DType::F32, DType::F64),
-        (DType::I32, DType::F16),
-        (DType::F32, DType::U8),
-    ];
+    // The tile's float pairs, and two pairs that transpose element-wise.
+    let others = [(DType::I32, DType::F16), (DType::F32, DType::U8)];
     let mut jobs = Vec::new();
-    for (st, dt) in pairs {
+    for (st, dt) in FLOAT_PAIRS.into_iter().chain(others) {
         for c in transpose_cases(&mut rng, st, dt) {
             jobs.extend(copy_jobs((&c.src, st), &c.bytes, (&c.dst, dt), &c.what));
         }
     }
     let used = run_jobs(&exe, &jobs).unwrap();
-    for v in &stridekit::backend::cuda::kernels::CONVERT_VARIANTS[1..] {
-        for ix in ["i32", "i64"] {
-            let name = format!("sk_tilecvt_{v}_{ix}");
-            assert!(used.contains(name.as_str()), "{name} never ran");
-        }
-    }
+    assert_ran(&used, &["tilecvt"], &convert_variants(1), &["i32", "i64"]);
     assert!(used.contains("sk_convert_any_i32"));
 }
 
@@ -657,12 +637,12 @@ fn row_gathers_run_like_the_cpu_backend() {
         }
     }
     let used = run_jobs(&exe, &jobs).unwrap();
-    for w in [1, 2, 4, 8, 16] {
-        for ix in ["idx32", "idx64"] {
-            let name = format!("sk_rows_w{w}_{ix}");
-            assert!(used.contains(name.as_str()), "{name} never ran");
-        }
-    }
+    assert_ran(
+        &used,
+        &["rows"],
+        &widths(&[1, 2, 4, 8, 16]),
+        &["idx32", "idx64"],
+    );
 }
 
 /// An out-of-range index (negative ones too) sets the flag and leaves its row untouched.
@@ -671,31 +651,19 @@ fn row_gather_flags_out_of_range_indices() {
     let Some(exe) = harness() else {
         return;
     };
-    let shape = RowGatherShape {
-        num_rows: 3,
-        row_len: 4,
-        src_rows: 2,
-        src_row_stride: 4,
-        dst_row_stride: 4,
-        src_offset: 0,
-        dst_offset: 0,
-    };
-    let src: Vec<u8> = (0..8).collect();
-    let plan = RowGatherPlan::new(DType::U8, shape, true);
-    let index: Vec<u8> = [1i64, -1, 2].iter().flat_map(|i| i.to_le_bytes()).collect();
+    let c = out_of_range_gather();
+    let plan = RowGatherPlan::new(c.dtype, c.shape, true);
     let LaunchParams::Rows(p) = plan.narrow.params else {
         panic!()
     };
-    let mut want = vec![POISON; 12];
-    want[..4].copy_from_slice(&src[4..8]);
     let job = Job {
         kernel: plan.narrow.kernel.name(),
         grid: (plan.narrow.grid.0, 1),
         params: struct_bytes(&p),
-        dst: vec![POISON; 12],
-        src,
-        index,
-        want,
+        dst: vec![POISON; c.want.len()],
+        index: c.index_bytes(true),
+        src: c.src,
+        want: c.want,
         what: "out of range".into(),
     };
     // The rows in range are written (and compared); the flag reports the others.

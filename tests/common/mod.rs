@@ -4,12 +4,49 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
+
 use stridekit::bench::rng::SplitMix64;
 use stridekit::layout::contiguity::strides_for_copy;
 use stridekit::{DType, Layout, MemoryFormat, Scalar, Storage, Tensor};
 
-/// The byte every destination is filled with before a copy.
-pub const POISON: u8 = 0xA5;
+/// The byte every destination is filled with before a copy (the bench's).
+pub use stridekit::bench::POISON;
+
+/// Asserts that every kernel `sk_{family}_{middle}_{suffix}` ran (is in `used`).
+pub fn assert_ran(used: &BTreeSet<&str>, families: &[&str], middles: &[String], suffixes: &[&str]) {
+    for family in families {
+        for middle in middles {
+            for suffix in suffixes {
+                let name = format!("sk_{family}_{middle}_{suffix}");
+                assert!(used.contains(name.as_str()), "{name} never ran");
+            }
+        }
+    }
+}
+
+/// Kernel-name widths: `w1`, `w2`, ...
+pub fn widths(ws: &[usize]) -> Vec<String> {
+    ws.iter().map(|w| format!("w{w}")).collect()
+}
+
+/// The converting-kernel variants (`any`, `f32_f16`, ...), from `skip` on.
+pub fn convert_variants(skip: usize) -> Vec<String> {
+    stridekit::backend::cuda::kernels::CONVERT_VARIANTS[skip..]
+        .iter()
+        .map(|v| v.to_string())
+        .collect()
+}
+
+/// The float pairs whose converting transposes take the converting tile.
+pub const FLOAT_PAIRS: [(DType, DType); 6] = [
+    (DType::F32, DType::F16),
+    (DType::F16, DType::F32),
+    (DType::F32, DType::BF16),
+    (DType::BF16, DType::F32),
+    (DType::F64, DType::F32),
+    (DType::F32, DType::F64),
+];
 
 /// The crate's seeded splitmix64, with the helpers these tests use: a failure names a
 /// reproducible case.
@@ -255,6 +292,30 @@ pub fn random_gather(rng: &mut Rng, max_rows: i64, max_num: i64) -> GatherCase {
         shape,
         src,
         idx,
+        want,
+    }
+}
+
+/// A u8 row gather of 3 indices into 2 rows of 4, two of them out of range (one negative):
+/// only row 1, the in-range one, is written.
+pub fn out_of_range_gather() -> GatherCase {
+    let shape = stridekit::plan::RowGatherShape {
+        num_rows: 3,
+        row_len: 4,
+        src_rows: 2,
+        src_row_stride: 4,
+        dst_row_stride: 4,
+        src_offset: 0,
+        dst_offset: 0,
+    };
+    let src: Vec<u8> = (0..8).collect();
+    let mut want = vec![POISON; 12];
+    want[..4].copy_from_slice(&src[4..8]);
+    GatherCase {
+        dtype: DType::U8,
+        shape,
+        src,
+        idx: vec![1, -1, 2],
         want,
     }
 }
