@@ -151,7 +151,7 @@ fn pure_copies_match_the_cpu_backend() {
     let mut rng = Rng::new(0x5EED_0001);
     let mut used = BTreeSet::new();
     for case in 0..3000 {
-        let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+        let dt = rng.dtype();
         check_copy(&mut rng, case, dt, dt, &mut used);
     }
     eprintln!("kernels used: {used:?}");
@@ -221,12 +221,8 @@ fn sixty_four_bit_kernels_match_the_cpu_backend() {
     let mut rng = Rng::new(0x5EED_0006);
     let mut used = BTreeSet::new();
     for case in 0..600 {
-        let st = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
-        let dt = if rng.below(3) == 0 {
-            DType::ALL[rng.below(DType::ALL.len() as u64) as usize]
-        } else {
-            st
-        };
+        let st = rng.dtype();
+        let dt = if rng.below(3) == 0 { rng.dtype() } else { st };
         let base = random_base(&mut rng);
         let len = storage_len(&base) + rng.range(0, 3) as usize;
         let storages = twin(random_bytes(&mut rng, len, st, dt));

@@ -435,7 +435,7 @@ fn random_copies_run_the_kernels_source_like_the_cpu_backend() {
     let mut rng = Rng::new(0xE3u64 << 32 | 1);
     let mut jobs = Vec::new();
     for case in 0..1500 {
-        let dt = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+        let dt = rng.dtype();
         let base = random_base(&mut rng);
         let len = storage_len(&base) + rng.range(0, 3) as usize;
         let bytes = random_bytes(&mut rng, len, dt, dt);

@@ -65,6 +65,10 @@ impl Rng {
     pub fn unit(&mut self) -> f64 {
         self.0.unit()
     }
+    /// One of the ten dtypes.
+    pub fn dtype(&mut self) -> DType {
+        DType::ALL[self.below(DType::ALL.len() as u64) as usize]
+    }
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         for i in (1..v.len()).rev() {
             v.swap(i, self.below(i as u64 + 1) as usize);
@@ -270,7 +274,7 @@ impl GatherCase {
 /// A random row gather of up to `max_rows` source rows and `max_num` indices: any dtype,
 /// rows of 1 to 40 elements, source offsets 0 to 3, destination rows with or without a gap.
 pub fn random_gather(rng: &mut Rng, max_rows: i64, max_num: i64) -> GatherCase {
-    let dtype = DType::ALL[rng.below(DType::ALL.len() as u64) as usize];
+    let dtype = rng.dtype();
     let (rows, row_len, offset) = (rng.range(1, max_rows), rng.range(1, 40), rng.range(0, 3));
     let src = random_bytes(rng, (offset + rows * row_len) as usize, dtype, dtype);
     let num = rng.range(0, max_num);
