@@ -12,6 +12,7 @@ pub mod layout;
 pub mod plan;
 pub mod scalar;
 pub mod storage;
+pub mod svg;
 pub mod tensor;
 
 pub use dtype::DType;

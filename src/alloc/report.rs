@@ -156,14 +156,7 @@ pub fn svg_plot(title: &str, points: &[(u64, u64, u64)]) -> String {
         }
         d
     };
-    let esc = title
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"22\" font-size=\"14\">{esc}</text>\n",
-        ml
-    );
+    let mut s = crate::svg::open(w, h, 12, ml, title);
     for k in 0..=4 {
         let y = ymax * k as f64 / 4.0;
         s.push_str(&format!(

@@ -2,18 +2,12 @@
 //! baseline series, with the 100% line marked. Hand-written SVG, no dependency.
 
 use super::record::{Baseline, Record};
+use crate::svg::{self, escape};
 
 const COLORS: [&str; 6] = [
     "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
 ];
 const STRIDEKIT_COLOR: &str = "#1f77b4";
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The plot. One group per record (case, and GPU when several ran): a stridekit bar, then
 /// one bar per baseline series that has the case (a missing value draws no bar).
@@ -50,10 +44,7 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
         .min(1000.0);
     let xmax = (xmax / 25.0).ceil() * 25.0;
     let sx = |v: f64| label_w + v.clamp(0.0, xmax) / xmax * plot_w;
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{label_w:.0}\" y=\"22\" font-size=\"14\">{}</text>\n",
-        esc(title)
-    );
+    let mut s = svg::open(w, h, 11, label_w, title);
     let bottom = mt + group_h * records.len() as f64;
     let mut tick = 0.0;
     while tick <= xmax + 1e-9 {
@@ -75,7 +66,7 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
             label_w - 6.0,
             y0 + bar_h * series as f64 / 2.0 + 4.0,
-            esc(&label(r))
+            escape(&label(r))
         ));
         for k in 0..series {
             let Some(v) = value(r, k) else { continue };
@@ -93,8 +84,8 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
                 "<rect class=\"{class}\" x=\"{label_w:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"><title>{}: {}: {v:.1}% of memcpy</title></rect>\n",
                 sx(v) - label_w,
                 bar_h - 1.0,
-                esc(&r.case),
-                esc(&name)
+                escape(&r.case),
+                escape(&name)
             ));
         }
     }
@@ -112,7 +103,7 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
             "<rect x=\"{label_w:.1}\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{}</text>\n",
             y - 9.0,
             label_w + 18.0,
-            esc(name)
+            escape(name)
         ));
     }
     s.push_str("</svg>\n");

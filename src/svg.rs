@@ -1,0 +1,18 @@
+//! Hand-written SVG pieces shared by the plots (`alloc replay --plot`, `bench --plot`).
+
+/// Text made safe inside SVG elements and attribute values.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The opening of a plot: a `w` x `h` SVG on white, sans-serif at `font_size`, with
+/// `title` (escaped here) at (`title_x`, 22) in 14 px. Close it with `</svg>`.
+pub fn open(w: f64, h: f64, font_size: u32, title_x: f64, title: &str) -> String {
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" font-family=\"sans-serif\" font-size=\"{font_size}\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{title_x:.0}\" y=\"22\" font-size=\"14\">{}</text>\n",
+        escape(title)
+    )
+}
