@@ -17,6 +17,7 @@ pub mod record;
 pub mod rng;
 pub mod run_cpu;
 pub mod run_gpu;
+pub mod sink;
 pub mod telemetry;
 pub mod timing;
 
@@ -35,6 +36,9 @@ pub const POISON: u8 = 0xA5;
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Place {
     pub host: String,
+    /// The device model: the GPU's name ("NVIDIA H200"), or "CPU: " and the processor's
+    /// model name for the CPU backend. Baselines join ratios only within one model.
+    pub device_name: Option<String>,
     pub gpu_index: Option<usize>,
     pub gpu_uuid: Option<String>,
     pub slurm_job_id: Option<String>,
@@ -71,5 +75,33 @@ pub fn make_record(
         verified,
         place: place.clone(),
         discarded_low_clock: samples.discarded_low_clock,
+        build: BUILD.to_string(),
     }
+}
+
+/// What built this binary: `git describe --always --dirty` when the build set
+/// STRIDEKIT_BUILD (`scripts/gpu-check build` does), else the crate version. Every record
+/// and the header carry it, so results from uncommitted changes say so.
+pub const BUILD: &str = match option_env!("STRIDEKIT_BUILD") {
+    Some(b) => b,
+    None => concat!(
+        "v",
+        env!("CARGO_PKG_VERSION"),
+        " (built without STRIDEKIT_BUILD)"
+    ),
+};
+
+/// The CPU backend's device name: "CPU: " and the first `model name` of /proc/cpuinfo.
+pub fn cpu_device_name() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    format!("CPU: {model}")
 }

@@ -91,6 +91,9 @@ pub fn run(
 ) -> Result<Vec<Record>, BenchError> {
     let mut records = Vec::with_capacity(cases.len());
     for (k, case) in cases.iter().enumerate() {
+        if !progress.may_start() {
+            break;
+        }
         progress.step(k, &case.case, "verifying");
         let work = case.work()?;
         let mut b = HostBuffers::new(case, &work);
@@ -113,7 +116,7 @@ pub fn run(
             verified,
             place,
         );
-        progress.finished(k, &r);
+        progress.finished(k, &r)?;
         records.push(r);
     }
     Ok(records)

@@ -252,7 +252,7 @@ impl Bench<'_> {
             None => summarize(&[], None, 0),
         };
         let r = make_record(case, &work, &samples, telemetry, verified, &self.place);
-        progress.finished(k, &r);
+        progress.finished(k, &r)?;
         Ok(r)
     }
 
@@ -352,7 +352,7 @@ pub fn run(
     let info = DeviceInfo {
         gpu_index: ordinal,
         facts: GpuFacts {
-            gpu_name: Some(name),
+            gpu_name: Some(name.clone()),
             gpu_uuid: Some(uuid.clone()),
             sm_mhz_max: max_sm_mhz,
             mem_mhz_max: mem_mhz,
@@ -365,9 +365,11 @@ pub fn run(
             Err(why) => format!("unavailable: {why}"),
         },
     };
+    progress.set_peak(info.facts.peak_gbps);
     if let Err(why) = &gauge {
         progress.note(&format!("telemetry unavailable: {why}"));
     }
+    place.device_name = Some(name);
     place.gpu_index = Some(ordinal);
     place.gpu_uuid = Some(uuid);
     let recorder = Recorder::default();
@@ -393,6 +395,7 @@ pub fn run(
         cases
             .iter()
             .enumerate()
+            .take_while(|_| progress.may_start())
             .map(|(k, c)| bench.case(k, c, progress))
             .collect::<Result<Vec<Record>, BenchError>>()
     })?;
