@@ -346,7 +346,7 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
         },
         driver,
         stridekit_version: env!("CARGO_PKG_VERSION").into(),
-        build: super::BUILD.into(),
+        build: crate::BUILD.into(),
         kernel_image: crate::backend::cuda::kernel_image().into(),
         backend: if gpu { "cuda" } else { "cpu" }.into(),
         host,

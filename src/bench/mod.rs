@@ -75,21 +75,9 @@ pub fn make_record(
         verified,
         place: place.clone(),
         discarded_low_clock: samples.discarded_low_clock,
-        build: BUILD.to_string(),
+        build: crate::BUILD.to_string(),
     }
 }
-
-/// What built this binary: `git describe --always --dirty` when the build set
-/// STRIDEKIT_BUILD (`scripts/gpu-check build` does), else the crate version. Every record
-/// and the header carry it, so results from uncommitted changes say so.
-pub const BUILD: &str = match option_env!("STRIDEKIT_BUILD") {
-    Some(b) => b,
-    None => concat!(
-        "v",
-        env!("CARGO_PKG_VERSION"),
-        " (built without STRIDEKIT_BUILD)"
-    ),
-};
 
 /// The CPU backend's device name: "CPU: " and the first `model name` of /proc/cpuinfo.
 pub fn cpu_device_name() -> String {

@@ -35,7 +35,7 @@ pub struct Record {
     #[serde(flatten)]
     pub place: Place,
     pub discarded_low_clock: usize,
-    /// `git describe --always --dirty` of the build (see [`super::BUILD`]).
+    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]).
     pub build: String,
 }
 
@@ -104,7 +104,7 @@ pub struct Header {
     pub gpu: GpuFacts,
     pub driver: Option<String>,
     pub stridekit_version: String,
-    /// `git describe --always --dirty` of the build (see [`super::BUILD`]).
+    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]).
     pub build: String,
     pub kernel_image: String,
     /// "cuda" or "cpu".
