@@ -8,6 +8,7 @@ pub mod bench;
 pub mod dtype;
 pub mod error;
 pub mod explain;
+pub mod ffi;
 pub mod layout;
 pub mod plan;
 pub mod scalar;

@@ -11,9 +11,9 @@ use crate::dtype::{Category, DType};
 use crate::error::{
     ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, TensorError, err,
 };
+use crate::layout::Layout;
 use crate::layout::index::IndexItem;
 use crate::layout::overlap::{Overlap, has_internal_overlap, overlap_status};
-use crate::layout::{Dims, Layout, fmt_dims};
 use crate::scalar::Scalar;
 
 /// The right-hand side of `x[index] = value`.
@@ -46,44 +46,11 @@ impl Tensor {
 
     /// `src` broadcast to this tensor's shape, with TensorIterator's messages.
     fn broadcast_source(&self, src: &Tensor) -> Result<Layout> {
-        let (a, b) = (self.sizes(), src.sizes());
-        let n = a.len().max(b.len());
-        let mut shape = Dims::from_elem(1, n);
-        for i in 0..n {
-            let da = if i + a.len() >= n {
-                a[i + a.len() - n]
-            } else {
-                1
-            };
-            let db = if i + b.len() >= n {
-                b[i + b.len() - n]
-            } else {
-                1
-            };
-            shape[i] = if da == db || db == 1 {
-                da
-            } else if da == 1 {
-                db
-            } else {
-                return err(
-                    ErrorKind::ExpandInvalid,
-                    format!(
-                        "The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i}"
-                    ),
-                );
-            };
-        }
-        if shape.as_slice() != a {
-            return err(
-                ErrorKind::ExpandInvalid,
-                format!(
-                    "output with shape {} doesn't match the broadcast shape {}",
-                    fmt_dims(a),
-                    fmt_dims(&shape)
-                ),
-            );
-        }
-        Ok(src.expand(a)?.layout)
+        crate::layout::view::broadcast_for_copy(
+            self.sizes(),
+            &src.layout,
+            src.dtype.scalar_type_name(),
+        )
     }
 
     /// PyTorch's `copy_` checks, in its order: the source broadcast to this tensor's
