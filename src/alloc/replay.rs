@@ -86,6 +86,19 @@ impl ReplayReport {
     pub fn peak_reserved(&self) -> i64 {
         self.stats.reserved_bytes[0].peak
     }
+
+    /// One record of `stridekit alloc replay --json`: trace, config, events,
+    /// events_per_second, failed_allocs and the statistics under PyTorch's keys.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "trace": self.trace,
+            "config": self.config,
+            "events": self.events,
+            "events_per_second": self.events_per_second(),
+            "failed_allocs": self.failed_allocs,
+            "stats": self.stats.to_json(),
+        })
+    }
 }
 
 /// The address-space reservations the original run made, derived from its `segment_map`

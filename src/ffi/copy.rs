@@ -425,3 +425,17 @@ impl RowGatherOp {
         }
     }
 }
+
+/// Waits for the work queued on `stream` of `device` (NULL: the legacy default stream);
+/// nothing to wait for on the CPU.
+///
+/// # Safety
+/// `stream` is NULL or a live stream of `device`'s primary context.
+pub unsafe fn wait_for_stream(device: Device, stream: *mut c_void) -> FfiResult<()> {
+    if let Some(gpu) = gpu_of(device)? {
+        gpu.bind()?;
+        // SAFETY: the caller's contract.
+        unsafe { result::stream::synchronize(stream as CUstream) }.call("cuStreamSynchronize")?;
+    }
+    Ok(())
+}

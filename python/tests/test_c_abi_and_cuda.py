@@ -1,0 +1,127 @@
+"""The C ABI from Python (ctypes over the extension module's own file, which exports it),
+the README's Python snippets, and the CUDA paths (skipped without a GPU; failing under
+STRIDEKIT_REQUIRE_GPU=1): copies with CUDA tensors on the default and on an external
+stream, contiguous() on CUDA, and the pluggable allocator's fail-clean behaviour."""
+
+import ctypes
+import pathlib
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import stridekit
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+def lib():
+    so = ctypes.CDLL(stridekit.library_path())
+    so.stridekit_copy.argtypes = [ctypes.POINTER(DLTensor), ctypes.POINTER(DLTensor), ctypes.c_void_p]
+    so.stridekit_last_error.restype = ctypes.c_char_p
+    so.stridekit_torch_malloc.restype = ctypes.c_void_p
+    so.stridekit_torch_malloc.argtypes = [ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
+    return so
+
+
+def dl(a: np.ndarray, keep: list) -> DLTensor:
+    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+    strides = (ctypes.c_int64 * a.ndim)(*(s // a.itemsize for s in a.strides))
+    keep += [shape, strides]
+    code = {"f": 2, "i": 0, "u": 1, "b": 6}[a.dtype.kind]
+    return DLTensor(a.ctypes.data, DLDevice(1, 0), a.ndim, DLDataType(code, a.itemsize * 8, 1), shape, strides, 0)
+
+
+def test_the_c_abi_through_ctypes():
+    so, keep = lib(), []
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    y = np.zeros((3, 4), dtype=np.float16)
+    assert so.stridekit_copy(dl(y, keep), dl(x.T, keep), None) == 0
+    np.testing.assert_array_equal(y, x.T.astype(np.float16))
+    bad = np.zeros((3, 5), dtype=np.float32)
+    assert so.stridekit_copy(dl(bad, keep), dl(x.T, keep), None) == 2  # STRIDEKIT_ERR_TENSOR
+    assert b"must match the size of tensor b" in so.stridekit_last_error()
+
+
+def test_pluggable_allocator_fails_cleanly_without_a_gpu():
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: scripts/torch_pluggable_check.py covers it")
+    so = lib()
+    assert so.stridekit_torch_malloc(1024, 0, None) is None
+    assert b"libcuda" in so.stridekit_last_error()
+    assert stridekit.torch_stats(0) is None
+    with pytest.raises(stridekit.StridekitError, match="CUDA"):
+        stridekit.explain("x = torch.zeros(2)", device="cuda")
+
+
+def test_readme_python_snippets_run():
+    text = README.read_text()
+    section = text[text.index("## Use from C, Python and PyTorch") :]
+    section = section[: section.index("\n## ", 10)]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks, "the README section has no python block"
+    for code in blocks:
+        if "torch.cuda" in code and not torch.cuda.is_available():
+            continue
+        exec(compile(code, "README.md", "exec"), {})
+
+
+def test_cuda_copies_on_default_and_external_streams(cuda):
+    x = torch.randn(256, 192, device=cuda)
+    y = torch.empty(192, 256, device=cuda)
+    p = y.data_ptr()
+    stridekit.copy_(y, x.t())
+    torch.cuda.synchronize()
+    assert y.data_ptr() == p and torch.equal(y, x.t())
+    s = torch.cuda.Stream()
+    nchw = torch.randn(4, 3, 32, 32, device=cuda)
+    nhwc = torch.empty(4, 3, 32, 32, device=cuda, dtype=torch.float16).contiguous(memory_format=torch.channels_last)
+    with torch.cuda.stream(s):
+        stridekit.copy_(nhwc, nchw, stream=s)
+    s.synchronize()
+    assert torch.equal(nhwc, nchw.half())
+    # Every layout pair of the CPU test, on the GPU, on torch's current stream.
+    from test_copy import DST, SRC
+
+    for sk in SRC:
+        for dk in DST:
+            src = SRC[sk](torch.float32, cuda)
+            base, dst = DST[dk](torch.float32, cuda)
+            want_base, want = DST[dk](torch.float32, cuda)
+            want.copy_(src)
+            stridekit.copy_(dst, src, stream=torch.cuda.current_stream())
+            torch.cuda.synchronize()
+            assert torch.equal(base, want_base), (sk, dk)
+
+
+def test_cuda_contiguous_shares_memory_with_torch(cuda):
+    x = torch.randn(64, 32, device=cuda)
+    a = stridekit.contiguous(x.t())
+    assert a.device == "cuda:0" and a.__dlpack_device__() == (2, 0)
+    t = torch.from_dlpack(a)
+    assert t.device == x.device and torch.equal(t, x.t().contiguous())
+    t.add_(1)
+    assert torch.equal(torch.from_dlpack(a), x.t() + 1)
+    with pytest.raises(stridekit.StridekitError, match="one device"):
+        stridekit.copy_(torch.empty(3), torch.empty(3, device=cuda))
