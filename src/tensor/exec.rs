@@ -274,8 +274,9 @@ impl Tensor {
     /// stridekit's later work (frees included) after the copy.
     ///
     /// # Safety
-    /// `stream` must be a live stream of the tensors' device context; the storages must
-    /// outlive the work enqueued on it.
+    /// `stream` must be a live stream of the tensors' device context; wrapped external
+    /// memory must outlive the work enqueued on it (stridekit-owned storages are recorded
+    /// on `stream`, so their blocks are not reused before it has run the copy).
     pub unsafe fn copy_on_stream(&self, src: &Tensor, stream: CUstream) -> Result<()> {
         let (Bytes::Cuda(d), Bytes::Cuda(s)) = (self.storage.bytes(), src.storage.bytes()) else {
             return err(
@@ -303,8 +304,11 @@ impl Tensor {
                 gpu.stream_waits_for_own(stream)?;
                 // SAFETY: as `copy_values_from`; the stream is the caller's.
                 run_on_gpu(gpu, &plan, d.ptr(), s.ptr(), Some(stream))?;
-                // ... and before anything stridekit queues next (frees included).
+                // ... and before anything stridekit queues next; the caching allocator
+                // does not reuse either block before the caller's stream has run it.
                 gpu.own_waits_for_stream(stream)?;
+                d.record_stream(stream)?;
+                s.record_stream(stream)?;
             }
         }
         self.storage.bump_version();

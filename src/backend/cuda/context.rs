@@ -14,6 +14,7 @@ use super::choose::{GpuPlan, RowGatherPlan};
 use super::error::{Call, CudaError};
 use super::launch::{launch_plan, launch_row_gather};
 use super::module::Kernels;
+use crate::alloc::{AllocConfig, CachingAllocator, CudaDevice, DeviceStats, StreamId};
 
 /// Whether libcuda can be loaded (false on a machine without an NVIDIA driver).
 pub fn driver_available() -> bool {
@@ -47,11 +48,15 @@ pub fn device_count() -> Result<usize, CudaError> {
     Ok(CudaContext::device_count().call("cuDeviceGetCount")? as usize)
 }
 
-/// One device with its own stream and the kernels loaded.
+/// One device with its own stream, the kernels loaded, and the caching allocator every
+/// stridekit-owned storage on it comes from.
 pub struct Gpu {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     pub kernels: Kernels,
+    /// PyTorch's caching-allocator policy over this device (settings from
+    /// STRIDEKIT_ALLOC_CONF, else PYTORCH_CUDA_ALLOC_CONF); blocks are ordered on `stream`.
+    pub allocator: CachingAllocator<CudaDevice>,
 }
 
 /// The process-wide [`Gpu`] of each device opened through [`Gpu::shared`].
@@ -86,10 +91,13 @@ impl Gpu {
         let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
         let stream = ctx.new_stream().call("cuStreamCreate")?;
         let kernels = Kernels::load(&ctx)?;
+        let allocator =
+            CachingAllocator::new(CudaDevice::new(ordinal as i32)?, AllocConfig::from_env()?)?;
         Ok(Gpu {
             ctx,
             stream,
             kernels,
+            allocator,
         })
     }
 
@@ -197,6 +205,21 @@ impl Gpu {
     pub fn synchronize(&self) -> Result<(), CudaError> {
         self.stream.synchronize().call("cuStreamSynchronize")
     }
+
+    /// The stream id the caching allocator orders this GPU's blocks on.
+    pub fn stream_id(&self) -> StreamId {
+        self.stream.cu_stream() as StreamId
+    }
+
+    /// The caching allocator's statistics (`torch.cuda.memory_stats()`'s figures).
+    pub fn memory_stats(&self) -> DeviceStats {
+        self.allocator.stats()
+    }
+
+    /// Releases the cached segments that hold no storage (`torch.cuda.empty_cache()`).
+    pub fn empty_cache(&self) -> Result<(), CudaError> {
+        Ok(self.allocator.empty_cache()?)
+    }
 }
 
 impl Drop for Gpu {
@@ -204,5 +227,7 @@ impl Drop for Gpu {
     /// module and context handles go.
     fn drop(&mut self) {
         let _ = self.synchronize();
+        // Every buffer holds an Arc of its Gpu, so none is left: return the cache.
+        let _ = self.allocator.with(|a| a.release_all());
     }
 }

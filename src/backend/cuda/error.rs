@@ -45,6 +45,10 @@ pub enum CudaError {
     /// A shape too large for the launch geometry.
     #[error("{0}")]
     TooLarge(String),
+    /// The device's caching allocator failed (out of memory, with PyTorch's message, or a
+    /// failing driver call it made).
+    #[error("{0}")]
+    Allocator(#[from] crate::alloc::AllocError),
     /// The row gather met an index outside the source.
     #[error("index out of range in row gather (index_select along dim 0)")]
     IndexOutOfRange,

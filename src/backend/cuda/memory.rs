@@ -1,40 +1,59 @@
-//! Device memory: [`DeviceBuffer`] is a range of device bytes, either owned (cuMemAlloc,
-//! freed on drop) or borrowed from the caller (an external pointer an inference server
-//! owns). Transfers run on the GPU's stream and wait for it, so they are ordered with the
-//! kernels launched there.
+//! Device memory: [`DeviceBuffer`] is a range of device bytes, either owned (a block of the
+//! device's caching allocator, [`Gpu::allocator`], returned to its cache on drop) or
+//! borrowed from the caller (an external pointer an inference server owns, never touched
+//! by the allocator). Owned blocks are ordered on the GPU's stream: a block freed there is
+//! reused only by later work on that stream, so dropping needs no wait; a buffer used on
+//! another stream is recorded on it ([`DeviceBuffer::record_stream`]) and not reused
+//! before that stream's work at its free has finished. Transfers run on the GPU's stream
+//! and wait for it, so they are ordered with the kernels launched there.
 
 use std::sync::Arc;
 
 use cudarc::driver::result;
-use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::sys::{CUdeviceptr, CUstream};
 
 use super::context::Gpu;
 use super::error::{Call, CudaError};
+use crate::alloc::BlockHandle;
 
 /// Device bytes on one GPU.
 pub struct DeviceBuffer {
     gpu: Arc<Gpu>,
     ptr: CUdeviceptr,
     nbytes: usize,
+    /// The caching allocator's block (None: external memory, or zero bytes).
+    block: Option<BlockHandle>,
     owned: bool,
 }
 
 impl DeviceBuffer {
-    /// Allocates `nbytes` bytes (cuMemAlloc). A zero-byte buffer holds no allocation.
+    /// Allocates `nbytes` bytes from the device's caching allocator, for use on the GPU's
+    /// stream (out of memory: PyTorch's message). A zero-byte buffer holds no allocation.
     pub fn alloc(gpu: &Arc<Gpu>, nbytes: usize) -> Result<DeviceBuffer, CudaError> {
-        let ptr = if nbytes == 0 {
-            0
+        let block = if nbytes == 0 {
+            None
         } else {
-            gpu.bind()?;
-            // SAFETY: the context is current on this thread.
-            unsafe { result::malloc_sync(nbytes) }.call("cuMemAlloc")?
+            Some(gpu.allocator.malloc(nbytes as u64, gpu.stream_id())?)
         };
         Ok(DeviceBuffer {
             gpu: gpu.clone(),
-            ptr,
+            ptr: block.map_or(0, |b| b.ptr),
             nbytes,
+            block,
             owned: true,
         })
+    }
+
+    /// Records that work on `stream` uses this buffer: when it is dropped, its block is
+    /// not reused before the work queued on `stream` by then has finished (PyTorch's
+    /// `record_stream`). No effect on external memory.
+    pub fn record_stream(&self, stream: CUstream) -> Result<(), CudaError> {
+        if let Some(b) = self.block
+            && stream as u64 != self.gpu.stream_id()
+        {
+            self.gpu.allocator.record_stream(b, stream as u64)?;
+        }
+        Ok(())
     }
 
     /// Allocates `nbytes` bytes and fills them with `bytes` (which it must hold exactly).
@@ -54,6 +73,7 @@ impl DeviceBuffer {
             gpu: gpu.clone(),
             ptr,
             nbytes,
+            block: None,
             owned: false,
         }
     }
@@ -141,14 +161,12 @@ impl DeviceBuffer {
 }
 
 impl Drop for DeviceBuffer {
+    /// Returns an owned block to the cache: stream-ordered, so no wait (work queued on
+    /// the GPU's stream still runs before any reuse there; other streams were recorded).
+    /// A failure cannot be reported from drop; the block then stays allocated.
     fn drop(&mut self) {
-        if self.owned && self.ptr != 0 && self.gpu.bind().is_ok() {
-            // Work queued on the stream may still use the memory: wait first. A failure
-            // here cannot be reported from drop; the memory is then left to the context.
-            if self.gpu.synchronize().is_ok() {
-                // SAFETY: the pointer came from cuMemAlloc and nothing uses it any more.
-                let _ = unsafe { result::free_sync(self.ptr) };
-            }
+        if let Some(b) = self.block.take() {
+            let _ = self.gpu.allocator.free(b);
         }
     }
 }
