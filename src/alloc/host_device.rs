@@ -9,39 +9,35 @@
 use std::alloc::{Layout, alloc, dealloc};
 use std::collections::HashMap;
 
-use super::device::{DeviceError, EventId, RawDevice, StreamId};
+use super::device::{DeviceError, EventId, RawDevice, SimulatedDevice, StreamId};
 use super::error::{AllocError, AllocResult};
 
 /// The alignment of every segment (CUDA's is at least 256 bytes).
 const SEGMENT_ALIGN: usize = 512;
 
-/// A device of `capacity` bytes backed by host memory.
+/// A device of `capacity` bytes backed by host memory. The capacity, page and event
+/// accounts are a [`SimulatedDevice`]'s (segments are entered there as mapped ranges at
+/// their host addresses); this type adds the host memory.
 #[derive(Debug)]
 pub struct HostDevice {
-    capacity: u64,
-    used: u64,
+    accounts: SimulatedDevice,
     segments: HashMap<u64, Layout>,
     reservations: HashMap<u64, Layout>,
-    mapped: HashMap<u64, u64>,
-    next_event: EventId,
 }
 
 impl HostDevice {
     /// A device of `capacity` bytes.
     pub fn new(capacity: u64) -> HostDevice {
         HostDevice {
-            capacity,
-            used: 0,
+            accounts: SimulatedDevice::new(capacity),
             segments: HashMap::new(),
             reservations: HashMap::new(),
-            mapped: HashMap::new(),
-            next_event: 1,
         }
     }
 
     /// Bytes obtained from this device and not yet returned.
     pub fn used(&self) -> u64 {
-        self.used
+        self.accounts.used()
     }
 
     fn host_alloc(size: u64, align: usize) -> Option<(u64, Layout)> {
@@ -61,13 +57,17 @@ impl HostDevice {
 
 impl RawDevice for HostDevice {
     fn malloc(&mut self, size: u64) -> Result<u64, DeviceError> {
-        if self.used.saturating_add(size) > self.capacity {
+        if self.used().saturating_add(size) > self.accounts.capacity() {
             return Err(DeviceError::OutOfMemory);
         }
         let (p, layout) =
             HostDevice::host_alloc(size, SEGMENT_ALIGN).ok_or(DeviceError::OutOfMemory)?;
+        if let Err(e) = self.accounts.map_page(p, size) {
+            // SAFETY: just allocated with this layout.
+            unsafe { dealloc(p as *mut u8, layout) };
+            return Err(e);
+        }
         self.segments.insert(p, layout);
-        self.used += size;
         Ok(p)
     }
 
@@ -76,9 +76,9 @@ impl RawDevice for HostDevice {
             .segments
             .remove(&ptr)
             .ok_or_else(|| HostDevice::unknown("cudaFree", "segment", ptr))?;
+        self.accounts.unmap_page(ptr, size)?;
         // SAFETY: allocated by `malloc` with this layout, and no block uses it any more.
         unsafe { dealloc(ptr as *mut u8, layout) };
-        self.used -= size;
         Ok(())
     }
 
@@ -104,52 +104,35 @@ impl RawDevice for HostDevice {
     }
 
     fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
-        if self.used.saturating_add(size) > self.capacity {
-            return Err(DeviceError::OutOfMemory);
-        }
-        if self.mapped.insert(ptr, size).is_some() {
-            return Err(DeviceError::Other(AllocError::Device {
-                call: "cuMemMap",
-                message: format!("host device: page {ptr:#x} already mapped"),
-            }));
-        }
-        self.used += size;
-        Ok(())
+        self.accounts.map_page(ptr, size)
     }
 
     fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
-        match self.mapped.remove(&ptr) {
-            Some(s) if s == size => {
-                self.used -= size;
-                Ok(())
-            }
-            _ => Err(HostDevice::unknown("cuMemUnmap", "mapped page", ptr)),
-        }
+        self.accounts.unmap_page(ptr, size)
     }
 
     fn mem_info(&mut self) -> AllocResult<(u64, u64)> {
-        Ok((self.capacity - self.used.min(self.capacity), self.capacity))
+        self.accounts.mem_info()
     }
 
-    fn record_event(&mut self, _stream: StreamId) -> AllocResult<EventId> {
-        self.next_event += 1;
-        Ok(self.next_event)
+    fn record_event(&mut self, stream: StreamId) -> AllocResult<EventId> {
+        self.accounts.record_event(stream)
     }
 
-    fn query_event(&mut self, _event: EventId) -> AllocResult<bool> {
-        Ok(true)
+    fn query_event(&mut self, event: EventId) -> AllocResult<bool> {
+        self.accounts.query_event(event)
     }
 
-    fn synchronize_event(&mut self, _event: EventId) -> AllocResult<()> {
-        Ok(())
+    fn synchronize_event(&mut self, event: EventId) -> AllocResult<()> {
+        self.accounts.synchronize_event(event)
     }
 
-    fn release_event(&mut self, _event: EventId) -> AllocResult<()> {
-        Ok(())
+    fn release_event(&mut self, event: EventId) -> AllocResult<()> {
+        self.accounts.release_event(event)
     }
 
-    fn synchronize_stream(&mut self, _stream: StreamId) -> AllocResult<()> {
-        Ok(())
+    fn synchronize_stream(&mut self, stream: StreamId) -> AllocResult<()> {
+        self.accounts.synchronize_stream(stream)
     }
 }
 
