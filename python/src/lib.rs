@@ -44,7 +44,10 @@ fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py,
 /// Both must be on the CPU or on one CUDA device. On CUDA the copy is enqueued on `stream`
 /// (a `cudaStream_t` as an int, or an object with `.cuda_stream` such as a
 /// `torch.cuda.Stream`; None: the legacy default stream), which is passed to both
-/// producers' `__dlpack__` as the stream protocol asks, and not waited for. Returns `dst`.
+/// producers' `__dlpack__` as the stream protocol asks, and not waited for: as with any
+/// asynchronous copy, memory its producer may free and reuse meanwhile (a temporary) is
+/// safe when `stream` is the stream that producer allocates on (torch's current stream).
+/// Returns `dst`.
 #[pyfunction]
 #[pyo3(signature = (dst, src, stream = None))]
 fn copy_<'py>(
