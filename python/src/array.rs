@@ -146,8 +146,9 @@ impl Array {
     ///
     /// The array as a DLPack capsule: `dltensor_versioned` (DLPack 1.0) when the consumer
     /// passes `max_version` >= (1, 0), else the legacy `dltensor`. The data is ready when
-    /// `contiguous` returns, so `stream` needs no synchronisation. `copy=True` exports a
-    /// fresh copy; `dl_device` must be the array's own device.
+    /// `contiguous` returns, so `stream` needs no synchronisation; on CUDA the storage is
+    /// recorded on it, so its block is not reused before the consumer's work there has
+    /// run. `copy=True` exports a fresh copy; `dl_device` must be the array's own device.
     #[pyo3(signature = (*, stream = None, max_version = None, dl_device = None, copy = None))]
     fn __dlpack__<'py>(
         &self,
@@ -157,7 +158,6 @@ impl Array {
         dl_device: Option<(i32, i32)>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let _ = stream;
         let own = device_to_dlpack(self.tensor.device());
         if let Some((t, id)) = dl_device
             && (t, id) != (own.device_type, own.device_id)
@@ -180,6 +180,14 @@ impl Array {
         } else {
             (&self.tensor, self.data_ptr())
         };
+        if let (Some(buf), Some(st)) = (tensor.storage().cuda(), stream) {
+            // The consumer works on `stream`: the block is not reused before the work
+            // queued there when the last reference goes has finished (-1: no stream).
+            let st: isize = st.extract()?;
+            if st > 0 {
+                buf.record_stream(st as usize as *mut _).map_err(py_err)?;
+            }
+        }
         let (dl_tensor, ctx) = Array::dl_tensor(tensor, data);
         let ctx = Box::into_raw(ctx) as *mut c_void;
         let versioned = max_version.is_some_and(|(major, _)| major >= 1);

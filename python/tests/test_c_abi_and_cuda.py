@@ -75,6 +75,13 @@ def test_pluggable_allocator_fails_cleanly_without_a_gpu():
         stridekit.explain("x = torch.zeros(2)", device="cuda")
 
 
+def test_torch_loads_the_pluggable_allocator():
+    # torch dlopens the module's file and resolves both functions (no CUDA call yet).
+    alloc = stridekit.torch_allocator()
+    assert isinstance(alloc, torch.cuda.memory.CUDAPluggableAllocator)
+    assert alloc.allocator() is not None
+
+
 def test_readme_python_snippets_run():
     text = README.read_text()
     section = text[text.index("## Use from C, Python and PyTorch") :]
