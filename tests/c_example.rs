@@ -112,6 +112,48 @@ fn c_example_runs_against_the_cdylib_and_the_staticlib() {
     }
 }
 
+/// C++ servers include the same header (cpp_compat: extern "C", no C-only constructs).
+#[test]
+fn header_compiles_as_cpp_and_links() {
+    let lib = built_library();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c_example");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("server.cpp");
+    std::fs::write(
+        &source,
+        "#include <cstdio>\n#include \"stridekit.h\"\n\
+         int main() {\n\
+           StridekitAllocator* a = nullptr;\n\
+           if (stridekit_allocator_new(\"sim\", nullptr, &a) != STRIDEKIT_OK) return 1;\n\
+           void* p = nullptr;\n\
+           int rc = stridekit_allocator_malloc(a, 1 << 20, nullptr, &p);\n\
+           stridekit_allocator_destroy(a);\n\
+           std::printf(\"%d %s\\n\", rc, stridekit_version());\n\
+           return rc;\n\
+         }\n",
+    )
+    .unwrap();
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let exe = dir.join("server");
+    let o = Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root().join("include").display()))
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lstridekit")
+        .output()
+        .expect("run the C++ compiler");
+    assert!(
+        o.status.success(),
+        "{cxx}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(run(&exe).starts_with("0 v"));
+}
+
 /// The C block of the README's "Use from C, Python and PyTorch" section.
 #[test]
 fn readme_c_snippet_runs() {
