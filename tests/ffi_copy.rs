@@ -376,3 +376,119 @@ fn gpu_plan_runs_make_no_heap_allocation() {
         unsafe { stridekit_plan_free(plan) };
     }
 }
+
+#[test]
+fn gpu_row_gather_matches_the_cpu_and_reports_bad_indices() {
+    let Some(gpu) = gpu("gpu_row_gather_matches_the_cpu_and_reports_bad_indices") else {
+        return;
+    };
+    let (rows, row_len, n) = (1000usize, 96usize, 257usize);
+    let src: Vec<u8> = (0..rows * row_len)
+        .flat_map(|v| (v as f32).to_ne_bytes())
+        .collect();
+    let mut rng = Rng::new(14);
+    for index64 in [false, true] {
+        let idx: Vec<i64> = (0..n).map(|_| rng.below(rows as u64) as i64).collect();
+        let ib: Vec<u8> = if index64 {
+            idx.iter().flat_map(|i| i.to_ne_bytes()).collect()
+        } else {
+            idx.iter().flat_map(|&i| (i as i32).to_ne_bytes()).collect()
+        };
+        let it = if index64 { DType::I64 } else { DType::I32 };
+        let (sl, dl_, il) = (
+            Layout::contiguous(&[rows as i64, row_len as i64]),
+            Layout::contiguous(&[n as i64, row_len as i64]),
+            Layout::contiguous(&[n as i64]),
+        );
+        let (sbuf, ibuf) = (
+            DeviceBuffer::from_host(&gpu, &src).unwrap(),
+            DeviceBuffer::from_host(&gpu, &ib).unwrap(),
+        );
+        let dbuf = DeviceBuffer::from_host(&gpu, &vec![POISON; n * row_len * 4]).unwrap();
+        let (mut a, mut b, mut c) = Default::default();
+        let d = dl(dbuf.ptr() as *mut u8, &dl_, DType::F32, &mut a, kDLCUDA);
+        let s = dl(sbuf.ptr() as *mut u8, &sl, DType::F32, &mut b, kDLCUDA);
+        let i = dl(ibuf.ptr() as *mut u8, &il, it, &mut c, kDLCUDA);
+        // SAFETY: the three tensors lie inside their device buffers.
+        assert_eq!(
+            unsafe { stridekit_row_gather(&d, &s, &i, null_mut()) },
+            STRIDEKIT_OK,
+            "{}",
+            last_error()
+        );
+        let want: Vec<u8> = idx
+            .iter()
+            .flat_map(|&r| src[r as usize * row_len * 4..(r as usize + 1) * row_len * 4].to_vec())
+            .collect();
+        assert_eq!(dbuf.to_host().unwrap(), want, "index64 {index64}");
+        // One index past the end: refused with PyTorch's message.
+        let mut bad = ib.clone();
+        let w = it.itemsize();
+        bad[..w].copy_from_slice(&(rows as i64).to_ne_bytes()[..w]);
+        ibuf.upload(0, &bad).unwrap();
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { stridekit_row_gather(&d, &s, &i, null_mut()) },
+            STRIDEKIT_ERR_TENSOR
+        );
+        assert_eq!(last_error(), "index out of range in self");
+    }
+}
+
+#[test]
+fn gpu_overlapping_ranges_are_staged_or_refused() {
+    let Some(gpu) = gpu("gpu_overlapping_ranges_are_staged_or_refused") else {
+        return;
+    };
+    let x: Vec<u8> = (0..16i32).flat_map(|v| v.to_ne_bytes()).collect();
+    let buf = DeviceBuffer::from_host(&gpu, &x).unwrap();
+    let p = buf.ptr() as *mut u8;
+    let (mut a, mut b) = Default::default();
+    let even = dl(
+        p,
+        &Layout::new(&[8], &[2], 0).unwrap(),
+        DType::I32,
+        &mut a,
+        kDLCUDA,
+    );
+    let odd = dl(
+        p,
+        &Layout::new(&[8], &[2], 1).unwrap(),
+        DType::I32,
+        &mut b,
+        kDLCUDA,
+    );
+    // SAFETY: both views lie inside the buffer.
+    assert_eq!(
+        unsafe { stridekit_copy(&even, &odd, null_mut()) },
+        STRIDEKIT_OK,
+        "{}",
+        last_error()
+    );
+    let v: Vec<i32> = buf
+        .to_host()
+        .unwrap()
+        .chunks(4)
+        .map(|c| i32::from_ne_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(v, [1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15]);
+    let head = dl(
+        p,
+        &Layout::new(&[8], &[1], 0).unwrap(),
+        DType::I32,
+        &mut a,
+        kDLCUDA,
+    );
+    let shifted = dl(
+        p,
+        &Layout::new(&[8], &[1], 1).unwrap(),
+        DType::I32,
+        &mut b,
+        kDLCUDA,
+    );
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { stridekit_copy(&head, &shifted, null_mut()) },
+        STRIDEKIT_ERR_TENSOR
+    );
+}
