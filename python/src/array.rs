@@ -315,7 +315,12 @@ pub fn contiguous(
         Device::Cpu => Storage::zeroed(nbytes),
         Device::Cuda(n) => {
             let gpu = Gpu::shared(n).map_err(py_err)?;
-            Storage::from_device_buffer(DeviceBuffer::alloc(&gpu, nbytes).map_err(py_err)?)
+            let buf = DeviceBuffer::alloc(&gpu, nbytes).map_err(py_err)?;
+            // The block is ordered on stridekit's stream; the copy below runs on `stream`,
+            // which first waits for stridekit's (the block's last user may still run).
+            // SAFETY: `stream` is the caller's stream of this device (or the default one).
+            unsafe { gpu.stream_waits_for_own(stream.handle() as *mut _) }.map_err(py_err)?;
+            Storage::from_device_buffer(buf)
         }
     };
     let out = Array {

@@ -246,6 +246,10 @@ impl CopyOp {
             }
             Some(g) => {
                 let tmp = DeviceBuffer::alloc(&g.gpu, n)?;
+                // The block is ordered on stridekit's stream (its last user may still be
+                // running there): the caller's stream waits for that first.
+                // SAFETY: `stream` is the caller's live stream (or the default stream).
+                unsafe { g.gpu.stream_waits_for_own(stream) }?;
                 g.gpu.bind()?;
                 // SAFETY: both ranges are device memory of this context, n bytes long.
                 unsafe { result::memcpy_dtod_async(tmp.ptr(), s, n, stream) }
