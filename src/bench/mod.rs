@@ -11,6 +11,7 @@
 pub mod cases;
 pub mod cli;
 pub mod error;
+pub mod health;
 pub mod output;
 pub mod plot;
 pub mod record;
@@ -25,11 +26,32 @@ pub use error::BenchError;
 pub use record::{Header, Record, Report};
 
 use cases::Work;
+use health::Health;
 use telemetry::WindowStats;
 use timing::Samples;
 
 /// Byte pattern every output is filled with before the run that is verified.
 pub const POISON: u8 = 0xA5;
+
+/// Which suite a record belongs to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Suite {
+    /// Layout copies on one GPU (the default suite).
+    #[default]
+    Layout,
+    /// Host-device and device-device transfers.
+    Transfers,
+}
+
+impl Suite {
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Layout => "layout",
+            Suite::Transfers => "transfers",
+        }
+    }
+}
 
 /// Where records were measured: host, device, batch-job ids.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -71,5 +93,7 @@ pub fn make_record(
         verified,
         place: place.clone(),
         discarded_low_clock: samples.discarded_low_clock,
+        suite: Suite::Layout,
+        health: Health::default(),
     }
 }

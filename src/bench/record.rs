@@ -6,10 +6,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::Place;
 use super::cases::MEMCPY_CASE;
 use super::error::BenchError;
+use super::health::{HEALTH_FIELDS, Health};
 use super::telemetry::WindowStats;
+use super::{Place, Suite};
 
 /// One case on one device. The field order is the CSV column order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,10 +36,33 @@ pub struct Record {
     #[serde(flatten)]
     pub place: Place,
     pub discarded_low_clock: usize,
+    /// "layout" or "transfers" (absent in files from before the transfers suite: layout).
+    #[serde(default)]
+    pub suite: Suite,
+    /// ecc_corrected_before ... health_note: the GPU's counters before and after the run
+    #[serde(flatten)]
+    pub health: Health,
 }
 
 /// The field names, in order (the CSV header).
-pub const FIELDS: [&str; 28] = [
+pub const FIELDS: [&str; 48] = concat_fields(BASE_FIELDS, HEALTH_FIELDS);
+
+const fn concat_fields<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N);
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// The fields before the health counters.
+const BASE_FIELDS: [&str; 29] = [
     "case",
     "dtype",
     "shape",
@@ -67,6 +91,7 @@ pub const FIELDS: [&str; 28] = [
     "slurm_job_id",
     "slurm_task_id",
     "discarded_low_clock",
+    "suite",
 ];
 
 /// What a GPU is: name, UUID, maximum clocks, bus width, theoretical peak.
@@ -401,6 +426,8 @@ pub(crate) mod tests {
                 ..Place::default()
             },
             discarded_low_clock: 0,
+            suite: Suite::Layout,
+            health: Health::default(),
         }
     }
 

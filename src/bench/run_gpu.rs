@@ -14,6 +14,7 @@ use nvml_wrapper::Nvml;
 
 use super::cases::{Case, Work, WorkKind};
 use super::error::BenchError;
+use super::health::{Health, Snapshot};
 use super::output::Progress;
 use super::record::{DeviceInfo, GpuFacts, Record};
 use super::run_cpu::{self, HostBuffers};
@@ -293,6 +294,14 @@ impl Bench<'_> {
     }
 }
 
+/// The GPU's health counters now, or why NVML cannot give them.
+fn health_snapshot(gauge: &Result<Gauge, String>) -> Snapshot {
+    match gauge {
+        Ok(g) => g.health(),
+        Err(why) => Snapshot::unreadable(why),
+    }
+}
+
 struct StopOnDrop<'a>(&'a Recorder);
 
 impl Drop for StopOnDrop<'_> {
@@ -372,7 +381,8 @@ pub fn run(
     place.gpu_uuid = Some(uuid);
     let recorder = Recorder::default();
     let flush = DeviceBuffer::alloc(&gpu, 2 * l2_bytes as usize).map_err(err)?;
-    let records = std::thread::scope(|s| {
+    let health_before = health_snapshot(&gauge);
+    let mut records = std::thread::scope(|s| {
         if let Ok(g) = &gauge {
             let rec = &recorder;
             s.spawn(move || rec.run(g, opts.telemetry_interval));
@@ -396,6 +406,10 @@ pub fn run(
             .map(|(k, c)| bench.case(k, c, progress))
             .collect::<Result<Vec<Record>, BenchError>>()
     })?;
+    let health = Health::of(&health_before, &health_snapshot(&gauge));
+    for r in &mut records {
+        r.health = health.clone();
+    }
     Ok(GpuRun {
         info,
         driver: nvml_info.and_then(|i| i.driver),
