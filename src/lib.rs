@@ -10,6 +10,7 @@ pub mod error;
 pub mod explain;
 pub mod layout;
 pub mod plan;
+pub mod report;
 pub mod scalar;
 pub mod storage;
 pub mod svg;

@@ -332,6 +332,7 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
         ),
         quick: a.quick,
         seed: a.seed,
+        suite: "layout".into(),
         sampling: sampling_text(&rule, a.l2_flush, gpu),
         verification: if gpu {
             "before timing, each case's output (poisoned with 0xA5 bytes) is compared byte for byte with the CPU backend running the same CopyPlan (or row gather) on the same random input, downloaded from the GPU; input elements are never zero or 0xA5"

@@ -134,11 +134,18 @@ pub struct Header {
     pub timestamp: String,
     pub quick: bool,
     pub seed: u64,
+    /// `--suite`: "layout", "transfers" or "all" (absent before the transfers suite).
+    #[serde(default = "layout_suite")]
+    pub suite: String,
     /// The sampling rule in words.
     pub sampling: String,
     /// How outputs were verified.
     pub verification: String,
     pub devices: Vec<DeviceInfo>,
+}
+
+fn layout_suite() -> String {
+    "layout".into()
 }
 
 /// A whole result file.
@@ -185,7 +192,7 @@ pub fn to_json(report: &Report) -> String {
     serde_json::to_string_pretty(report).expect("plain data always encodes") + "\n"
 }
 
-fn csv_field(v: &serde_json::Value) -> String {
+pub(crate) fn csv_field(v: &serde_json::Value) -> String {
     let s = match v {
         serde_json::Value::Null => String::new(),
         serde_json::Value::String(s) => s.clone(),
