@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::cases::{self, Case, DEFAULT_SEED, WorkKind};
 use super::error::BenchError;
 use super::output::{self, Progress};
+use super::placeholders::{self, PathValues};
 use super::record::{self, DeviceInfo, Header, Record, Report};
 use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun};
 use super::telemetry::open_nvml;
@@ -73,6 +74,10 @@ pub struct BenchArgs {
     /// under 4x L2.
     #[arg(long, value_enum, default_value = "auto")]
     pub l2_flush: FlushMode,
+    /// Which suite runs: layout copies, host-device and device-device transfers (a GPU
+    /// only), or both.
+    #[arg(long, value_enum, default_value = "layout")]
+    pub suite: SuiteChoice,
     /// Seed of the random-permutation suite.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -202,7 +207,11 @@ pub fn spec_json(cases: &[Case], quick: bool, seed: u64) -> Result<String, Bench
     Ok(serde_json::to_string_pretty(&spec).expect("plain data always encodes") + "\n")
 }
 
+/// Writes a file, making its directory first (`results/{slurm_job}/...`).
 fn write_file(path: &Path, text: &str) -> Result<(), BenchError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, e))?;
+    }
     std::fs::write(path, text).map_err(|e| BenchError::io(path, e))
 }
 
@@ -260,10 +269,75 @@ fn sampling_text(rule: &SamplingRule, flush: FlushMode, gpu: bool) -> String {
     s
 }
 
+/// Which suites `--suite` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SuiteChoice {
+    /// The layout-copy suite.
+    Layout,
+    /// Host-device and device-device transfers.
+    Transfers,
+    /// Both, layout first.
+    All,
+}
+
+impl SuiteChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            SuiteChoice::Layout => "layout",
+            SuiteChoice::Transfers => "transfers",
+            SuiteChoice::All => "all",
+        }
+    }
+
+    pub fn layout(self) -> bool {
+        self != SuiteChoice::Transfers
+    }
+
+    pub fn transfers(self) -> bool {
+        self != SuiteChoice::Layout
+    }
+}
+
+/// Expands the placeholders of `--json`, `--csv` and `--plot` (`-` stays standard output).
+fn expand_outputs(a: &mut BenchArgs, values: &PathValues) -> Result<(), BenchError> {
+    for p in [&mut a.json, &mut a.csv, &mut a.plot].into_iter().flatten() {
+        if let Some(t) = p.to_str() {
+            *p = PathBuf::from(placeholders::expand(t, values).map_err(BenchError::Usage)?);
+        }
+    }
+    Ok(())
+}
+
 /// `stridekit bench`.
-pub fn run(a: BenchArgs) -> Result<(), BenchError> {
+pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
     let device = parse_device(&a.device)?;
+    if device == DeviceChoice::Cpu && a.suite.transfers() {
+        return Err(BenchError::Usage(format!(
+            "--suite {} needs a GPU: the transfers suite times host-device and device-device copies, which the CPU backend does not have (use --suite layout with --device cpu)",
+            a.suite.name()
+        )));
+    }
     let rule = sampling_rule(&a)?;
+    let host = record::host_name();
+    let (slurm_job_id, slurm_task_id) = record::slurm_ids(|k| std::env::var(k).ok());
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let gpu = match device {
+        DeviceChoice::Cpu => "cpu".to_string(),
+        DeviceChoice::All => "all".to_string(),
+        DeviceChoice::Gpu(n) => n.to_string(),
+    };
+    expand_outputs(
+        &mut a,
+        &PathValues {
+            host: host.clone(),
+            gpu,
+            slurm_job: slurm_job_id.clone().unwrap_or_else(|| "none".into()),
+            slurm_proc: slurm_task_id.clone().unwrap_or_else(|| "none".into()),
+            date: placeholders::compact_utc(started),
+        },
+    )?;
     let cases = cases::filter(cases::suite(a.quick, a.seed), a.cases.as_deref())?;
     if a.list {
         match &a.json {
@@ -274,8 +348,6 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
     }
     // Read the baselines first: a bad file should not wait for the whole suite.
     let baselines = record::read_baselines(&a.baseline)?;
-    let host = record::host_name();
-    let (slurm_job_id, slurm_task_id) = record::slurm_ids(|k| std::env::var(k).ok());
     let place = Place {
         host: host.clone(),
         slurm_job_id,
@@ -328,11 +400,11 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
         timestamp: record::rfc3339_utc(
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+                .map_or(started, |d| d.as_secs()),
         ),
         quick: a.quick,
         seed: a.seed,
-        suite: "layout".into(),
+        suite: a.suite.name().into(),
         sampling: sampling_text(&rule, a.l2_flush, gpu),
         verification: if gpu {
             "before timing, each case's output (poisoned with 0xA5 bytes) is compared byte for byte with the CPU backend running the same CopyPlan (or row gather) on the same random input, downloaded from the GPU; input elements are never zero or 0xA5"

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod error;
 pub mod health;
 pub mod output;
+pub mod placeholders;
 pub mod plot;
 pub mod record;
 pub mod rng;

@@ -108,6 +108,20 @@ fn bad(file: &str, message: String) -> ReportError {
     }
 }
 
+/// A TOML error on one line: `line L, column C: message`.
+fn toml_message(text: &str, e: &toml::de::Error) -> String {
+    let msg = e.message().trim_end().replace('\n', "; ");
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("line {line}, column {col}: {msg}")
+        }
+        None => msg,
+    }
+}
+
 /// Parses an acceptance file's text: JSON when the name ends in `.json` (or the text
 /// starts with `{`), TOML otherwise. Unknown fields, unknown throttle reasons and
 /// patterns that are no regular expression and no substring of a case are errors.
@@ -120,7 +134,7 @@ pub fn parse(file: &str, text: &str) -> Result<Acceptance, ReportError> {
             bad(file, format!("field {path}: {}", e.into_inner()))
         })?
     } else {
-        toml::from_str(text).map_err(|e| bad(file, e.to_string().trim_end().to_string()))?
+        toml::from_str(text).map_err(|e| bad(file, toml_message(text, &e)))?
     };
     let known = throttle_names(u64::MAX);
     for (model, rules) in &acc.models {

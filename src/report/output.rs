@@ -383,11 +383,12 @@ pub fn csv(fleet: &Fleet, acc: Option<&AcceptanceReport>) -> String {
     let mut out = CSV_FIELDS.join(",") + "\n";
     for r in &fleet.gpus {
         let mut v = serde_json::to_value(r).expect("plain data always encodes");
-        let kinds: Vec<serde_json::Value> = r
+        let mut kinds: Vec<serde_json::Value> = r
             .flags
             .iter()
             .map(|f| serde_json::to_value(f.kind).expect("an enum"))
             .collect();
+        kinds.dedup();
         v["flag_kinds"] = serde_json::Value::Array(kinds);
         // Reasons may hold ';' themselves: joined by ' | '.
         let reasons: Vec<&str> = r.flags.iter().map(|f| f.reason.as_str()).collect();
