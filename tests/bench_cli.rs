@@ -304,6 +304,25 @@ fn errors_are_one_clear_line() {
     }
     fails_with(&["bench", "--device", "gpu"], "--device 'gpu'");
     fails_with(
+        &["bench", "--device", "cpu", "--suite", "transfers"],
+        "stridekit bench: --suite transfers needs a GPU: the transfers suite times host-device and device-device copies",
+    );
+    fails_with(
+        &["bench", "--device", "cpu", "--suite", "all", "--quick"],
+        "--suite all needs a GPU",
+    );
+    fails_with(
+        &[
+            "bench",
+            "--device",
+            "cpu",
+            "--quick",
+            "--json",
+            "out-{nodename}.json",
+        ],
+        "unknown placeholder {nodename} (known: {host} {gpu} {slurm_job} {slurm_proc} {date})",
+    );
+    fails_with(
         &["bench", "--device", "cpu", "--cases", "no_such_case"],
         "--cases 'no_such_case' matches no case",
     );

@@ -11,9 +11,10 @@ use super::error::BenchError;
 use super::output::{self, Progress};
 use super::placeholders::{self, PathValues};
 use super::record::{self, DeviceInfo, Header, Record, Report};
-use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun};
+use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun, GpuWork};
 use super::telemetry::open_nvml;
 use super::timing::SamplingRule;
+use super::transfers::{self, Transfer};
 use super::{Place, plot, run_cpu};
 
 /// Options of `stridekit bench`.
@@ -172,10 +173,18 @@ struct Spec<'a> {
     seed: u64,
     memcpy_case: &'static str,
     cases: Vec<SpecCase<'a>>,
+    /// With `--suite transfers` or `all`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    transfers: &'a [Transfer],
 }
 
 /// The case spec as JSON.
-pub fn spec_json(cases: &[Case], quick: bool, seed: u64) -> Result<String, BenchError> {
+pub fn spec_json(
+    cases: &[Case],
+    transfers: &[Transfer],
+    quick: bool,
+    seed: u64,
+) -> Result<String, BenchError> {
     let mut out = Vec::with_capacity(cases.len());
     for c in cases {
         let w = c.work()?;
@@ -203,6 +212,7 @@ pub fn spec_json(cases: &[Case], quick: bool, seed: u64) -> Result<String, Bench
         seed,
         memcpy_case: cases::MEMCPY_CASE,
         cases: out,
+        transfers,
     };
     Ok(serde_json::to_string_pretty(&spec).expect("plain data always encodes") + "\n")
 }
@@ -338,11 +348,18 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
             date: placeholders::compact_utc(started),
         },
     )?;
-    let cases = cases::filter(cases::suite(a.quick, a.seed), a.cases.as_deref())?;
+    let (cases, transfer_cases) = select_cases(&a)?;
     if a.list {
         match &a.json {
-            Some(p) => emit(p, &spec_json(&cases, a.quick, a.seed)?)?,
-            None => print!("{}", output::case_list(&cases)?),
+            Some(p) => emit(p, &spec_json(&cases, &transfer_cases, a.quick, a.seed)?)?,
+            None => {
+                if !cases.is_empty() {
+                    print!("{}", output::case_list(&cases)?);
+                }
+                if !transfer_cases.is_empty() {
+                    print!("{}", output::transfer_list(&transfer_cases));
+                }
+            }
         }
         return Ok(());
     }
@@ -369,10 +386,11 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
                 driver: None,
             }
         }
-        DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &rule, &a, &place)?,
+        DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &transfer_cases, &rule, &a, &place)?,
         DeviceChoice::All => {
             run_gpu::check_driver()?;
-            run_gpus(&run_gpu::all_devices()?, &cases, &rule, &a, &place)?
+            let all = run_gpu::all_devices()?;
+            run_gpus(&all, &cases, &transfer_cases, &rule, &a, &place)?
         }
     };
     let peaks: Vec<(usize, Option<f64>)> = devices
@@ -424,10 +442,38 @@ struct DevicesRun {
     driver: Option<String>,
 }
 
-/// Runs the suite on every listed GPU, each in its own thread, sharing one NVML handle.
+/// The layout and transfer cases `--suite` and `--cases` select. With `--suite all` a
+/// pattern may match cases of either suite.
+fn select_cases(a: &BenchArgs) -> Result<(Vec<Case>, Vec<Transfer>), BenchError> {
+    let pattern = a.cases.as_deref();
+    let transfers = if a.suite.transfers() {
+        transfers::filter(
+            transfers::suite(a.quick),
+            pattern,
+            a.suite == SuiteChoice::Transfers,
+        )?
+    } else {
+        vec![]
+    };
+    let layout = if a.suite.layout() {
+        match cases::filter(cases::suite(a.quick, a.seed), pattern) {
+            Ok(c) => c,
+            Err(_) if !transfers.is_empty() => vec![],
+            Err(e) => return Err(e),
+        }
+    } else {
+        vec![]
+    };
+    Ok((layout, transfers))
+}
+
+/// Runs the layout cases on every listed GPU, each in its own thread, then the transfer
+/// cases one GPU at a time (so each figure is its own link's, not a share of a common
+/// one), sharing one NVML handle.
 fn run_gpus(
     ordinals: &[usize],
     cases: &[Case],
+    transfer_cases: &[Transfer],
     rule: &SamplingRule,
     a: &BenchArgs,
     place: &Place,
@@ -441,41 +487,66 @@ fn run_gpus(
     };
     let nvml = open_nvml();
     let nvml_ref = nvml.as_ref().map_err(|e| e.as_str());
-    let runs: Vec<Result<GpuRun, BenchError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ordinals
-            .iter()
-            .map(|&n| {
-                let opts = &opts;
-                let place = place.clone();
-                s.spawn(move || {
-                    let progress = Progress::new(
-                        &format!("cuda:{n}"),
-                        cases.len(),
-                        ordinals.len() == 1,
-                        a.quiet,
-                    );
-                    let r = run_gpu::run(n, cases, opts, nvml_ref, place, &progress);
-                    progress.close();
-                    r
+    let mut runs: Vec<Result<GpuRun, BenchError>> = Vec::new();
+    if !cases.is_empty() {
+        runs = std::thread::scope(|s| {
+            let handles: Vec<_> = ordinals
+                .iter()
+                .map(|&n| {
+                    let opts = &opts;
+                    let place = place.clone();
+                    s.spawn(move || {
+                        let progress = Progress::new(
+                            &format!("cuda:{n}"),
+                            cases.len(),
+                            ordinals.len() == 1,
+                            a.quiet,
+                        );
+                        let work = GpuWork::Layout(cases);
+                        let r = run_gpu::run(n, work, opts, nvml_ref, place, &progress);
+                        progress.close();
+                        r
+                    })
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .zip(ordinals)
-            .map(|(h, n)| {
-                h.join()
-                    .unwrap_or_else(|_| Err(BenchError::Thread(format!("cuda:{n}"))))
-            })
-            .collect()
-    });
+                .collect();
+            handles
+                .into_iter()
+                .zip(ordinals)
+                .map(|(h, n)| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(BenchError::Thread(format!("cuda:{n}"))))
+                })
+                .collect()
+        });
+    }
+    if !transfer_cases.is_empty() {
+        for (k, &n) in ordinals.iter().enumerate() {
+            let next = (ordinals.len() > 1).then(|| ordinals[(k + 1) % ordinals.len()]);
+            let work = GpuWork::Transfers {
+                cases: transfer_cases,
+                next,
+            };
+            let progress = Progress::new(&format!("cuda:{n}"), work.len(), true, a.quiet);
+            runs.push(run_gpu::run(
+                n,
+                work,
+                &opts,
+                nvml_ref,
+                place.clone(),
+                &progress,
+            ));
+            progress.close();
+        }
+    }
     let mut records = Vec::new();
-    let mut devices = Vec::new();
+    let mut devices: Vec<DeviceInfo> = Vec::new();
     let mut driver = None;
     for r in runs {
         let r = r?;
         records.extend(r.records);
-        devices.push(r.info);
+        if !devices.iter().any(|d| d.gpu_index == r.info.gpu_index) {
+            devices.push(r.info);
+        }
         driver = driver.or(r.driver);
     }
     Ok(DevicesRun {
@@ -550,7 +621,7 @@ mod tests {
         )
         .unwrap();
         let v: serde_json::Value =
-            serde_json::from_str(&spec_json(&cases, true, DEFAULT_SEED).unwrap()).unwrap();
+            serde_json::from_str(&spec_json(&cases, &[], true, DEFAULT_SEED).unwrap()).unwrap();
         let c = &v["cases"];
         assert_eq!(c.as_array().unwrap().len(), 3);
         assert_eq!(c[0]["kind"], "clone");

@@ -21,6 +21,7 @@ pub mod run_cpu;
 pub mod run_gpu;
 pub mod telemetry;
 pub mod timing;
+pub mod transfers;
 
 pub use cases::{Case, MEMCPY_CASE, suite};
 pub use error::BenchError;

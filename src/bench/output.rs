@@ -203,6 +203,21 @@ pub fn case_list(cases: &[Case]) -> Result<String, super::error::BenchError> {
         .collect())
 }
 
+/// `--list` of the transfer cases.
+pub fn transfer_list(cases: &[super::transfers::Transfer]) -> String {
+    let w = cases.iter().map(|c| c.case.len()).max().unwrap_or(4).max(4);
+    let mut out = format!("{:<w$}  {:>10}  expression\n", "case", "bytes");
+    for c in cases {
+        out.push_str(&format!(
+            "{:<w$}  {:>10}  {}\n",
+            c.case,
+            c.bytes,
+            c.expression()
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -163,12 +163,10 @@ pub fn gbps(bytes: u64, ms: Option<f64>) -> Option<f64> {
 
 /// Fills `gbps`, `pct_of_memcpy` (against the memcpy record of the same device) and
 /// `pct_of_peak`.
+/// Transfer records keep their GB/s (bytes across the boundary) and get no DRAM rates.
 pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) -> Option<f64>) {
-    for r in records.iter_mut() {
-        r.gbps = r
-            .ms_median
-            .filter(|ms| *ms > 0.0)
-            .map(|ms| (r.bytes_read + r.bytes_written) as f64 / (ms * 1e-3) / 1e9);
+    for r in records.iter_mut().filter(|r| r.suite == Suite::Layout) {
+        r.gbps = gbps(r.bytes_read + r.bytes_written, r.ms_median);
         r.pct_of_peak = r
             .gbps
             .zip(peak_gbps(r.place.gpu_index))
@@ -179,7 +177,7 @@ pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) ->
         .filter(|r| r.case == MEMCPY_CASE)
         .filter_map(|r| r.gbps.map(|g| (r.place.gpu_index, g)))
         .collect();
-    for r in records.iter_mut() {
+    for r in records.iter_mut().filter(|r| r.suite == Suite::Layout) {
         r.pct_of_memcpy = r
             .gbps
             .zip(memcpy.get(&r.place.gpu_index))
