@@ -781,3 +781,71 @@ fn cpu_runs_report_and_accept() {
         "the acceptance file has no rules for model 'cpu'"
     );
 }
+
+/// examples/slurm/stridekit-rack.sbatch end to end on the CPU: a stand-in `srun` runs the
+/// task once (this host as the one node), then the report with its acceptance file.
+#[test]
+fn sbatch_example_runs_end_to_end() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tmp("sbatch");
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    let srun = dir.join("bin/srun");
+    // Drops srun's own options, then runs the task.
+    std::fs::write(
+        &srun,
+        "#!/bin/bash\nwhile [[ $1 == -* ]]; do shift; done\nexec \"$@\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&srun, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let acc = dir.join("cpu.toml");
+    std::fs::write(&acc, "[models.cpu]\nmin_memcpy_gbps = 0.001\n").unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let results = dir.join("results");
+    let sbatch = |job: &str| {
+        Command::new("bash")
+            .arg(root.join("examples/slurm/stridekit-rack.sbatch"))
+            .current_dir(root)
+            .env("PATH", &path)
+            .env("SLURM_JOB_ID", job)
+            .env("STRIDEKIT", env!("CARGO_BIN_EXE_stridekit"))
+            .env("RESULTS", &results)
+            .env("ACCEPT", &acc)
+            .env(
+                "BENCH_ARGS",
+                "--device cpu --quick --cases expand_rows --warmup 1 --min-samples 2 --min-time 0 --time-limit 0.05",
+            )
+            .output()
+            .unwrap()
+    };
+    let out = sbatch("31337");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stderr}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let job = results.join("31337");
+    let host = stridekit::bench::record::host_name();
+    assert!(job.join(format!("bench-{host}.json")).is_file(), "{stderr}");
+    for f in ["report.json", "report.md", "report.svg"] {
+        assert!(job.join(f).is_file(), "{f}");
+    }
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(job.join("report.json")).unwrap()).unwrap();
+    assert_eq!(v["acceptance"]["pass"], true);
+    // A bar the CPU misses: the job fails with status 1.
+    std::fs::write(&acc, "[models.cpu]\nmin_memcpy_gbps = 1e12\n").unwrap();
+    let out = sbatch("31338");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
