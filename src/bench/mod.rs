@@ -65,8 +65,55 @@ pub struct Place {
     pub slurm_task_id: Option<String>,
 }
 
-/// A record from a case's measurements; rates relative to memcpy and peak are filled in by
-/// [`record::derive_rates`] once every case has run.
+/// What a record measured: its name, data and bytes.
+pub struct Measured {
+    pub case: String,
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    pub op: String,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub suite: Suite,
+}
+
+/// A record from a case's measurements: `gbps` from the median ([`Record::bytes_moved`]);
+/// a layout record's rates relative to memcpy and peak are filled in by
+/// [`record::derive_rates`] once every case has run; the health fields by the run.
+pub fn record_of(
+    m: Measured,
+    samples: &Samples,
+    t: WindowStats,
+    verified: bool,
+    place: &Place,
+) -> Record {
+    let s = samples.summary();
+    let ms = s.map(|s| s.median);
+    let mut r = Record {
+        case: m.case,
+        dtype: m.dtype,
+        shape: m.shape,
+        op: m.op,
+        bytes_read: m.bytes_read,
+        bytes_written: m.bytes_written,
+        ms_median: ms,
+        ms_min: s.map(|s| s.min),
+        ms_max: s.map(|s| s.max),
+        samples: s.map_or(0, |s| s.count),
+        gbps: None,
+        pct_of_memcpy: None,
+        pct_of_peak: None,
+        telemetry: t,
+        verified,
+        place: place.clone(),
+        discarded_low_clock: samples.discarded_low_clock,
+        suite: m.suite,
+        health: Health::default(),
+    };
+    r.gbps = record::gbps(r.bytes_moved(), ms);
+    r
+}
+
+/// A layout case's record (see [`record_of`]).
 pub fn make_record(
     case: &Case,
     work: &Work,
@@ -75,27 +122,14 @@ pub fn make_record(
     verified: bool,
     place: &Place,
 ) -> Record {
-    let s = samples.summary();
-    let ms = s.map(|s| s.median);
-    Record {
+    let m = Measured {
         case: case.case.clone(),
         dtype: case.dtype.to_string(),
         shape: case.shape.clone(),
         op: case.expression(),
         bytes_read: work.bytes_read,
         bytes_written: work.bytes_written,
-        ms_median: ms,
-        ms_min: s.map(|s| s.min),
-        ms_max: s.map(|s| s.max),
-        samples: s.map_or(0, |s| s.count),
-        gbps: record::gbps(work.bytes_read + work.bytes_written, ms),
-        pct_of_memcpy: None,
-        pct_of_peak: None,
-        telemetry: t,
-        verified,
-        place: place.clone(),
-        discarded_low_clock: samples.discarded_low_clock,
         suite: Suite::Layout,
-        health: Health::default(),
-    }
+    };
+    record_of(m, samples, t, verified, place)
 }

@@ -155,6 +155,17 @@ pub struct Report {
     pub records: Vec<Record>,
 }
 
+impl Record {
+    /// The bytes its `gbps` counts: read + written for a layout copy (DRAM traffic), the
+    /// bytes copied for a transfer (what crossed the boundary, one direction).
+    pub fn bytes_moved(&self) -> u64 {
+        match self.suite {
+            Suite::Layout => self.bytes_read + self.bytes_written,
+            Suite::Transfers => self.bytes_written,
+        }
+    }
+}
+
 /// Bytes moved per second, in GB/s (None without a positive time).
 pub fn gbps(bytes: u64, ms: Option<f64>) -> Option<f64> {
     ms.filter(|ms| *ms > 0.0)
@@ -166,7 +177,7 @@ pub fn gbps(bytes: u64, ms: Option<f64>) -> Option<f64> {
 /// Transfer records keep their GB/s (bytes across the boundary) and get no DRAM rates.
 pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) -> Option<f64>) {
     for r in records.iter_mut().filter(|r| r.suite == Suite::Layout) {
-        r.gbps = gbps(r.bytes_read + r.bytes_written, r.ms_median);
+        r.gbps = gbps(r.bytes_moved(), r.ms_median);
         r.pct_of_peak = r
             .gbps
             .zip(peak_gbps(r.place.gpu_index))
@@ -453,6 +464,20 @@ pub(crate) mod tests {
         assert_eq!(v[3].pct_of_memcpy, Some(25.0));
         assert_eq!(v[3].pct_of_peak, None);
         assert_eq!((v[4].gbps, v[4].pct_of_memcpy), (None, None));
+    }
+
+    #[test]
+    fn transfer_records_count_one_direction_and_get_no_dram_rates() {
+        let mut t = record("h2d_pinned_1GiB", Some(20.0), Some(0));
+        t.suite = Suite::Transfers;
+        t.gbps = Some(1.0);
+        let mut v = vec![record(MEMCPY_CASE, Some(0.5), Some(0)), t];
+        derive_rates(&mut v, |_| Some(4000.0));
+        assert_eq!(v[1].bytes_moved(), 500_000_000);
+        assert_eq!(v[1].gbps, Some(1.0), "left as measured");
+        assert_eq!((v[1].pct_of_memcpy, v[1].pct_of_peak), (None, None));
+        assert_eq!(v[0].bytes_moved(), 1_000_000_000);
+        assert_eq!(v[0].pct_of_memcpy, Some(100.0));
     }
 
     #[test]

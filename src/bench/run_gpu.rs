@@ -365,10 +365,14 @@ pub enum GpuWork<'a> {
 }
 
 impl GpuWork<'_> {
+    /// The cases that will run (device-to-device ones only with a next GPU).
     pub fn len(&self) -> usize {
         match self {
             GpuWork::Layout(c) => c.len(),
-            GpuWork::Transfers { cases, .. } => cases.len(),
+            GpuWork::Transfers { cases, next } => cases
+                .iter()
+                .filter(|t| next.is_some() || !super::transfers::is_d2d(t))
+                .count(),
         }
     }
 

@@ -650,3 +650,46 @@ impl Fleet {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn band_is_median_and_scaled_mad_with_a_floor() {
+        let b = band(&[10.0, 11.0, 12.0, 13.0, 100.0]).unwrap();
+        assert_eq!(b.median, 12.0);
+        // |x - 12| = 2, 1, 0, 1, 88: MAD 1.
+        assert!((b.sigma - 1.4826).abs() < 1e-12);
+        assert_eq!(b.count, 5);
+        let flat = band(&[1980.0; 6]).unwrap();
+        assert!((flat.sigma - 9.9).abs() < 1e-9, "0.5% of the median");
+        assert!(band(&[]).is_none());
+    }
+
+    #[test]
+    fn outliers_only_on_the_bad_side() {
+        let b = Band {
+            median: 100.0,
+            sigma: 1.0,
+            count: 8,
+        };
+        let low = &FIGURES[0]; // memcpy_gbps: low is bad
+        let high = &FIGURES[4]; // j_per_gb: high is bad
+        assert_eq!(low.name, "memcpy_gbps");
+        assert_eq!(high.name, "j_per_gb");
+        let f = outlier(low, 95.0, &b, 3.5, "H200").unwrap();
+        assert_eq!(f.kind, FlagKind::Outlier);
+        assert_eq!(
+            f.reason,
+            "memcpy_gbps 95.0 is 5.0% below the H200 median 100 (5.0 robust sigmas, limit 3.5)"
+        );
+        assert!(
+            outlier(low, 105.0, &b, 3.5, "H200").is_none(),
+            "faster is no problem"
+        );
+        assert!(outlier(low, 96.6, &b, 3.5, "H200").is_none(), "3.4 sigmas");
+        assert!(outlier(high, 104.0, &b, 3.5, "H200").is_some());
+        assert!(outlier(high, 90.0, &b, 3.5, "H200").is_none());
+    }
+}

@@ -138,6 +138,11 @@ pub fn filter(
     Ok(kept)
 }
 
+/// Whether a case copies to the next GPU (and so needs two).
+pub fn is_d2d(t: &Transfer) -> bool {
+    t.direction == Direction::DeviceToNextDevice
+}
+
 impl Transfer {
     /// The driver call, in words (the record's `op`).
     pub fn expression(&self) -> String {

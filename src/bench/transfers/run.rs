@@ -12,18 +12,17 @@ use std::time::Instant;
 use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUresult};
 
-use super::{Direction, HostMemory, Transfer};
+use super::{Direction, HostMemory, Transfer, is_d2d};
 use crate::backend::cuda::error::Call;
 use crate::backend::cuda::{CudaError, DeviceBuffer, Gpu, PinnedHost};
 use crate::bench::error::BenchError;
-use crate::bench::health::Health;
 use crate::bench::output::Progress;
-use crate::bench::record::{Record, gbps};
+use crate::bench::record::Record;
 use crate::bench::rng::element_data;
 use crate::bench::run_gpu::Bench;
 use crate::bench::telemetry::{WindowStats, summarize};
 use crate::bench::timing::{Samples, sample_until};
-use crate::bench::{POISON, Suite};
+use crate::bench::{Measured, POISON, Suite, record_of};
 
 /// The seed of the transfers' source data.
 const DATA_SEED: u64 = 0x7472_616e_7366_6572;
@@ -69,10 +68,6 @@ fn enable_peer(src: &Gpu, dst: &Gpu) -> Result<bool, CudaError> {
 /// longer), the untouched poison.
 fn copied_exactly(got: &[u8], want: &[u8], n: usize) -> bool {
     got.len() >= n && got[..n] == want[..n] && got.get(n).is_none_or(|x| *x == POISON)
-}
-
-fn is_d2d(t: &Transfer) -> bool {
-    t.direction == Direction::DeviceToNextDevice
 }
 
 /// How many runs the energy window queues before waiting: about a quarter of the window.
@@ -251,28 +246,16 @@ impl Bench<'_> {
             ),
             _ => t.expression(),
         };
-        let ms = summary.map(|s| s.median);
-        let r = Record {
+        let m = Measured {
             case: t.case.clone(),
             dtype: "uint8".into(),
             shape: vec![t.bytes as i64],
             op,
             bytes_read: t.bytes,
             bytes_written: t.bytes,
-            ms_median: ms,
-            ms_min: summary.map(|s| s.min),
-            ms_max: summary.map(|s| s.max),
-            samples: summary.map_or(0, |s| s.count),
-            gbps: gbps(t.bytes, ms),
-            pct_of_memcpy: None,
-            pct_of_peak: None,
-            telemetry,
-            verified,
-            place: self.place.clone(),
-            discarded_low_clock: samples.discarded_low_clock,
             suite: Suite::Transfers,
-            health: Health::default(),
         };
+        let r = record_of(m, &samples, telemetry, verified, &self.place);
         progress.finished(k, &r);
         Ok(r)
     }
