@@ -56,7 +56,8 @@ pub struct GpuRow {
     /// The GPU's name (`NVIDIA H200`), `cpu` for the CPU backend.
     pub model: String,
     pub stridekit_version: String,
-    /// The suite its figures come from, e.g. `layout, seed 42, 46 cases` (`quick` added).
+    /// The suites its figures come from, e.g. `layout, seed 42, 46 cases; transfers, 50
+    /// cases` (`quick` added).
     pub suite: String,
     /// The files it appears in; its figures come from the latest run of each suite.
     pub files: Vec<String>,
@@ -263,18 +264,34 @@ fn gpu_key(r: &Record) -> String {
     }
 }
 
-fn suite_signature(run: &Run, layout_cases: usize, transfer_cases: usize) -> String {
-    let h = &run.report.header;
-    let mut s = match (layout_cases, transfer_cases) {
-        (0, _) => "transfers".to_string(),
-        (_, 0) => format!("layout, seed {}", h.seed),
-        _ => format!("layout+transfers, seed {}", h.seed),
+/// What a GPU's figures come from: the layout run's seed, size and case count, and the
+/// transfers run's case count (`layout, seed 42, 46 cases; transfers, 50 cases`), so runs
+/// of the same suites compare whether they ran together (`--suite all`) or apart.
+fn suite_signature(layout: Option<&Part>, transfers: Option<&Part>) -> String {
+    let quick = |p: &Part| {
+        if p.run.report.header.quick {
+            ", quick"
+        } else {
+            ""
+        }
     };
-    if h.quick {
-        s.push_str(", quick");
+    let mut parts = Vec::new();
+    if let Some(p) = layout {
+        parts.push(format!(
+            "layout, seed {}, {} cases{}",
+            p.run.report.header.seed,
+            p.of(Suite::Layout).count(),
+            quick(p)
+        ));
     }
-    s.push_str(&format!(", {} cases", layout_cases + transfer_cases));
-    s
+    if let Some(p) = transfers {
+        parts.push(format!(
+            "transfers, {} cases{}",
+            p.of(Suite::Transfers).count(),
+            quick(p)
+        ));
+    }
+    parts.join("; ")
 }
 
 /// One GPU's records in one run.
@@ -355,11 +372,7 @@ fn gpu_row(parts: &[Part]) -> GpuRow {
         gpu_uuid: first.place.gpu_uuid.clone(),
         model: model_of(latest.run, first),
         stridekit_version: source.run.report.header.stridekit_version.clone(),
-        suite: suite_signature(
-            source.run,
-            source.of(Suite::Layout).count(),
-            source.of(Suite::Transfers).count(),
-        ),
+        suite: suite_signature(layout_part, transfer_part),
         files,
         memcpy_gbps: memcpy.and_then(|r| r.gbps),
         memcpy_pct_of_peak: memcpy.and_then(|r| r.pct_of_peak),

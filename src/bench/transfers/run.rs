@@ -64,6 +64,15 @@ fn enable_peer(src: &Gpu, dst: &Gpu) -> Result<bool, CudaError> {
     }
 }
 
+/// A device-to-device case without a second GPU (the run skips those; a typed error all
+/// the same).
+fn no_next(t: &Transfer) -> BenchError {
+    BenchError::Case {
+        case: t.case.clone(),
+        message: "a device-to-device copy needs a second GPU".into(),
+    }
+}
+
 /// Whether `got` holds the first `n` bytes of `want` and, after them (when `got` is
 /// longer), the untouched poison.
 fn copied_exactly(got: &[u8], want: &[u8], n: usize) -> bool {
@@ -101,6 +110,7 @@ impl Bench<'_> {
                     };
                     result::memcpy_htod_async(b.dev_dst.ptr(), src, stream)
                         .call("cuMemcpyHtoDAsync")
+                        .map_err(&err)
                 }
                 Direction::DeviceToHost { host } => {
                     let dst = match host {
@@ -109,10 +119,10 @@ impl Bench<'_> {
                     };
                     result::memcpy_dtoh_async(dst, b.dev_src.ptr(), stream)
                         .call("cuMemcpyDtoHAsync")
+                        .map_err(&err)
                 }
-                Direction::DeviceToNextDevice => {
-                    let next = next.expect("device-to-device cases run only with a next GPU");
-                    result::memcpy_peer_async(
+                Direction::DeviceToNextDevice => match next {
+                    Some(next) => result::memcpy_peer_async(
                         next.gpu.ctx.cu_ctx(),
                         next.dst.ptr(),
                         self.gpu.ctx.cu_ctx(),
@@ -121,10 +131,11 @@ impl Bench<'_> {
                         stream,
                     )
                     .call("cuMemcpyPeerAsync")
-                }
+                    .map_err(&err),
+                    None => Err(no_next(t)),
+                },
             }
         }
-        .map_err(&err)
     }
 
     /// Poisons the destination, copies once, compares every byte with the source and the
@@ -161,7 +172,7 @@ impl Bench<'_> {
                 Ok(copied_exactly(got, &b.reference, n))
             }
             Direction::DeviceToNextDevice => {
-                let nx = next.expect("a next GPU");
+                let nx = next.ok_or_else(|| no_next(t))?;
                 nx.dst.memset(POISON).map_err(&err)?;
                 self.transfer(t, b, next, n)?;
                 self.gpu.synchronize().map_err(&err)?;
