@@ -15,7 +15,7 @@ use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun, GpuWork};
 use super::telemetry::open_nvml;
 use super::timing::SamplingRule;
 use super::transfers::{self, Transfer};
-use super::{Place, plot, run_cpu};
+use super::{Place, Suite, plot, run_cpu};
 
 /// Options of `stridekit bench`.
 #[derive(Debug, clap::Args)]
@@ -581,7 +581,14 @@ fn write_outputs(
             h.gpu.gpu_name.as_deref().unwrap_or(&h.backend),
             if h.quick { " (--quick)" } else { "" }
         );
-        write_file(p, &plot::svg(&title, &report.records, baselines))?;
+        // % of memcpy is a layout figure: transfer records have no bar to draw.
+        let layout: Vec<Record> = report
+            .records
+            .iter()
+            .filter(|r| r.suite == Suite::Layout)
+            .cloned()
+            .collect();
+        write_file(p, &plot::svg(&title, &layout, baselines))?;
     }
     let failed: Vec<&str> = report
         .records

@@ -6,6 +6,9 @@
 //! - [`timing`]: the sampling rule and the low-clock discard, pure.
 //! - [`telemetry`]: the NVML sampler and per-window summaries.
 //! - [`record`], [`output`], [`plot`]: results, baselines, table, SVG.
+//! - [`health`]: GPU health counters before and after a run (pure), read by `health::nvml`.
+//! - [`transfers`]: the host-device and device-device transfers suite and its GPU run.
+//! - [`placeholders`]: `{host}`, `{gpu}`, `{slurm_job}`, ... in output paths.
 //! - [`run_cpu`], [`run_gpu`]: execution; [`cli`]: the command.
 
 pub mod cases;

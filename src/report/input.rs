@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
 use crate::bench::health::Health;
+use crate::bench::record::GpuFacts;
 use crate::bench::telemetry::WindowStats;
 use crate::bench::{Place, Report};
 
@@ -60,6 +61,7 @@ pub fn expand(args: &[String]) -> Result<Vec<PathBuf>, ReportError> {
         }
         out.extend(found);
     }
+    out.sort();
     out.dedup();
     Ok(out)
 }
@@ -91,25 +93,40 @@ pub fn parse(file: &str, text: &str) -> Result<Run, ReportError> {
     })
 }
 
-/// A record's telemetry, place and health fields are flattened into it, so serde's path
-/// stops at `records[N]`; this finds the field by reading that record's flattened parts
-/// one at a time.
+/// The value at a serde path (`records[5]`, `header.devices[0]`).
+fn at<'v>(v: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+    let mut cur = v;
+    for seg in path.split('.') {
+        let (name, index) = match seg.split_once('[') {
+            Some((n, rest)) => (n, Some(rest.strip_suffix(']')?.parse::<usize>().ok()?)),
+            None => (seg, None),
+        };
+        if !name.is_empty() {
+            cur = cur.get(name)?;
+        }
+        if let Some(i) = index {
+            cur = cur.get(i)?;
+        }
+    }
+    Some(cur)
+}
+
+/// A record's telemetry, place and health fields and the header's GPU facts are flattened
+/// into their objects, so serde's path stops at the object (`records[5]`); this finds the
+/// field by reading that object's flattened parts one at a time.
 fn flattened_field(text: &str, path: &str) -> Option<String> {
-    let n: usize = path
-        .strip_prefix("records[")?
-        .strip_suffix(']')?
-        .parse()
-        .ok()?;
     let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    let rec = v.get("records")?.get(n)?;
+    let obj = at(&v, path)?;
     fn first_bad<T: serde::de::DeserializeOwned>(v: &serde_json::Value) -> Option<String> {
         serde_path_to_error::deserialize::<_, T>(v)
             .err()
             .map(|e| e.path().to_string())
     }
-    first_bad::<WindowStats>(rec)
-        .or_else(|| first_bad::<Place>(rec))
-        .or_else(|| first_bad::<Health>(rec))
+    first_bad::<WindowStats>(obj)
+        .or_else(|| first_bad::<Place>(obj))
+        .or_else(|| first_bad::<Health>(obj))
+        .or_else(|| first_bad::<GpuFacts>(obj))
+        .filter(|f| f != ".")
         .map(|f| format!("{path}.{f}"))
 }
 
@@ -164,6 +181,13 @@ mod tests {
         let mut v = report_json();
         v["records"][0]["gpu_index"] = "zero".into();
         assert!(err(&v).starts_with("f.json: field records[0].gpu_index: "));
+        let mut v = report_json();
+        v["header"]["peak_gbps"] = "high".into();
+        assert!(
+            err(&v).starts_with("f.json: field header.peak_gbps: invalid type"),
+            "{}",
+            err(&v)
+        );
         let mut v = report_json();
         v["header"]
             .as_object_mut()
