@@ -168,6 +168,20 @@ impl Bench<'_> {
         }
     }
 
+    /// Queues a memset of [`QUEUE_FILLER_BYTES`] (about 15 us of GPU work) so that a start
+    /// event recorded next is not recorded on an idle stream, where it would also time the
+    /// host's submission of the work after it.
+    pub(crate) fn queue_filler(&self, byte: u8) -> Result<(), BenchError> {
+        let n = QUEUE_FILLER_BYTES.min(self.flush.nbytes());
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: a prefix of the flush allocation, on this GPU's stream.
+        unsafe { result::memset_d8_async(self.flush.ptr(), byte, n, self.gpu.stream.cu_stream()) }
+            .call("cuMemsetD8Async")
+            .map_err(self.err())
+    }
+
     pub(crate) fn event(&self) -> Result<CudaEvent, BenchError> {
         // Timing events need CU_EVENT_DEFAULT (cudarc's default disables timing).
         self.gpu

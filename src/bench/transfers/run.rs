@@ -1,8 +1,9 @@
 //! Timing the transfers on one GPU. Per case: verify once (the destination poisoned with
 //! [`POISON`], one copy, every byte compared with the random source, and the byte after
 //! the range checked untouched), warm up, then sample under the suite's rule: CUDA events
-//! around each pinned or device-to-device copy, the host clock around each pageable copy
-//! and a stream synchronize (the driver stages pageable memory on the calling thread); no
+//! around each pinned or device-to-device copy (a 64 MiB memset queued before the start
+//! event keeps it off an idle stream), the host clock around each pageable copy and a
+//! stream synchronize (the driver stages pageable memory on the calling thread); no
 //! sample is discarded for a low SM clock (copy engines do not need the SMs). Then the
 //! energy window, as for the layout suite.
 
@@ -223,6 +224,7 @@ impl Bench<'_> {
                 self.gpu.synchronize().map_err(&err)?;
                 t0.elapsed().as_secs_f64() * 1e3
             } else {
+                self.queue_filler(POISON)?;
                 start.record(stream).call("cuEventRecord").map_err(&err)?;
                 self.transfer(t, b, next, n)?;
                 end.record(stream).call("cuEventRecord").map_err(&err)?;
