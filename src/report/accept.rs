@@ -326,3 +326,72 @@ pub fn judge(acc: &Acceptance, fleet: &Fleet) -> Vec<Verdict> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::input;
+
+    /// node02 of the synthetic fleet (tests/data/fleet): GPU 1 power-throttled, GPU 3 with
+    /// two new uncorrected ECC errors, retired pages unreadable on all.
+    fn node02() -> Fleet {
+        let text = include_str!("../../tests/data/fleet/bench-node02.json");
+        let run = input::parse("bench-node02.json", text).unwrap();
+        super::super::fleet::fleet(&[run], 3.5, 5)
+    }
+
+    fn rules(toml: &str) -> ModelRules {
+        let text = format!("[models.\"NVIDIA H200\"]\n{toml}");
+        parse("a.toml", &text)
+            .unwrap()
+            .models
+            .remove("NVIDIA H200")
+            .unwrap()
+    }
+
+    #[test]
+    fn a_rule_that_cannot_be_checked_fails_the_card() {
+        let f = node02();
+        let r = rules("counters_must_not_move = [\"retired_pages\", \"ecc_uncorrected\"]");
+        assert_eq!(
+            check(&f.gpus[0], &r),
+            ["retired pages not read, so it cannot be checked"]
+        );
+        assert_eq!(
+            check(&f.gpus[3], &r),
+            [
+                "retired pages not read, so it cannot be checked",
+                "uncorrected ECC count moved by 2"
+            ]
+        );
+        let r = rules(
+            "[[models.\"NVIDIA H200\".cases]]\npattern = \"no_such_case\"\nmin_pct_of_memcpy = 1",
+        );
+        assert_eq!(
+            check(&f.gpus[0], &r),
+            ["no case matching 'no_such_case' was run"]
+        );
+    }
+
+    #[test]
+    fn cases_energy_throttle_and_power_violation() {
+        let f = node02();
+        let r = rules(
+            "max_j_per_gb = 0.1\nfail_throttle_reasons = [\"sw_power_cap\"]\ncounters_must_not_move = [\"power_violation\"]\n[[models.\"NVIDIA H200\".cases]]\npattern = \"heads|index_select\"\nmin_pct_of_memcpy = 50",
+        );
+        let got = check(&f.gpus[1], &r);
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert!(got[0].starts_with("J/GB 0.1") && got[0].ends_with("above the maximum 0.1"));
+        assert!(
+            got[1].starts_with("index_select_rows_f16_4Mx128 at 4"),
+            "{got:?}"
+        );
+        assert!(got[1].ends_with("below the minimum 50% ('heads|index_select')"));
+        assert_eq!(got[2], "throttled: sw_power_cap");
+        assert_eq!(got[3], "power violation time grew by 1850 ms");
+        assert_eq!(
+            check(&f.gpus[0], &rules("min_memcpy_gbps = 100")),
+            Vec::<String>::new()
+        );
+    }
+}
