@@ -64,11 +64,7 @@ impl<'s> Progress<'s> {
             t.1 = Some(t.1.unwrap_or_default().max(now - s));
         }
         t.0 = Some(now);
-        let ok = self.sink.is_none_or(|s| s.may_start(t.1));
-        if !ok {
-            t.0 = None;
-        }
-        ok
+        self.sink.is_none_or(|s| s.may_start(t.1))
     }
 
     fn line(&self, text: &str) {
