@@ -269,12 +269,14 @@ fn parse_baseline(text: &str) -> Result<BaselineFile, String> {
         Err(e) => e,
     };
     let mut records = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in text.split_inclusive('\n').enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match serde_json::from_str::<BaselineRecord>(line) {
             Ok(r) => records.push(r),
+            // A last line without its newline, cut when the run writing it was killed.
+            Err(_) if !line.ends_with('\n') && !records.is_empty() => break,
             // Not JSON lines either: the report form's error is the one to show, unless
             // the first line already parsed as a record.
             Err(e) if !records.is_empty() => {
@@ -594,10 +596,16 @@ pub(crate) mod tests {
         assert!(!b[0].same_device(&ours));
         ours.place.device_name = Some("CPU: X".into());
         assert!(b[0].same_device(&ours));
-        // A bad line after good ones names the line.
+        // A bad line after good ones names the line; a last line cut by a kill is dropped.
         let p2 = write("bad.jsonl", &format!("{}\n{{\"nope\": 1}}\n", lines[0]));
         let e = read_baseline(&p2).unwrap_err().to_string();
         assert!(e.contains("line 2: not a bench record"), "{e}");
+        let cut = write(
+            "cut.jsonl",
+            &format!("{}\n{{\"case\": \"t\", \"gb", lines[0]),
+        );
+        assert_eq!(read_baseline(&cut).unwrap()[0].by_case.len(), 1);
+        let _ = std::fs::remove_file(cut);
         // The header's gpu_name names the device of records that do not.
         let p3 = write(
             "anchors.json",
