@@ -10,10 +10,18 @@ The case list (names, shapes, dtypes, view steps, output formats, row-gather see
 read from `stridekit bench --list --json`, so both sides run the same work; each view is
 checked against the sizes, strides and storage offset stridekit computed for it.
 
-Two variants per case, tagged in each record's `variant`:
+Variants (`--variants`, default eager), tagged in each record's `variant`:
   "torch eager"    the PyTorch expression itself (`x.permute(1, 0).contiguous()`, ...)
   "torch.compile"  the same function through torch.compile (Inductor); torch._dynamo.reset()
                    before each case, the compiling call is made (and excluded) before warm-up.
+                   An Inductor compile per case takes seconds: name a subset with --cases.
+
+A run that may be cut short keeps what finished: `--out` is rewritten (atomically) after
+every case, `--records FILE.jsonl` gets each record as one line the moment it is measured,
+and `--budget SECONDS` starts no case that would end past the budget (judged by the longest
+case so far), as `stridekit bench --budget` does. Every record carries `device_name` (the
+GPU's name) and `build` (`--build`, else $STRIDEKIT_BUILD: `git describe --always --dirty`
+of the stridekit build it runs beside).
 
 Timing follows stridekit's rule: CUDA events around each sample, warm-ups first, samples
 until the relative standard deviation is at most --max-rsd percent (after --min-samples and
@@ -248,7 +256,7 @@ def main():
     ap.add_argument("--cases", help="name substring or regular expression (as stridekit bench)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--device", type=int, default=0)
-    ap.add_argument("--variants", default="eager,compile", help="comma list of eager, compile")
+    ap.add_argument("--variants", default="eager", help="comma list of eager, compile (default eager)")
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--min-time", type=float, default=0.25)
     ap.add_argument("--min-samples", type=int, default=10)
@@ -257,7 +265,11 @@ def main():
     ap.add_argument("--telemetry-interval", type=float, default=50.0, help="ms")
     ap.add_argument("--energy-window", type=float, default=0.5,
                     help="seconds of back-to-back runs per case for power and energy (as stridekit)")
-    ap.add_argument("--out", help="baseline JSON file to write")
+    ap.add_argument("--out", help="baseline JSON file to write (rewritten after every case)")
+    ap.add_argument("--records", help="JSON-lines file: each record appended as it is measured")
+    ap.add_argument("--budget", type=float, help="seconds: start no case that would end past them")
+    ap.add_argument("--build", default=os.environ.get("STRIDEKIT_BUILD"),
+                    help="label of the stridekit build (default $STRIDEKIT_BUILD)")
     ap.add_argument("--check-cpu", action="store_true",
                     help="no timing: build every case on the CPU, check each view against "
                          "stridekit's spec and each output against the view (use with --quick)")
@@ -403,10 +415,55 @@ def main():
     uuid = getattr(props, "uuid", None)
     records = []
     memcpy_gbps = None
+    run_start, longest, not_run = time.perf_counter(), None, []
+    stream = open(args.records, "w") if args.records else None
+
+    def header():
+        return {
+            "gpu_name": props.name,
+            "gpu_uuid": f"GPU-{uuid}" if uuid is not None else None,
+            "driver": tel.driver(),
+            "sm_mhz_max": max_sm,
+            "mem_mhz_max": max_mem,
+            "bus_width_bits": bus,
+            "peak_gbps": peak,
+            "stridekit_version": spec.get("stridekit_version"),
+            "build": args.build,
+            "kernel_image": None,
+            "backend": "torch",
+            "label": "torch",
+            "torch_version": torch.__version__,
+            "host": host,
+            "command_line": " ".join(shlex.quote(a) for a in sys.argv),
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "quick": spec.get("quick"),
+            "seed": spec.get("seed"),
+            "sampling": "CUDA events (torch.cuda.Event) around each sample; stridekit's rule (see scripts/compare_torch.py)",
+            "verification": "output equal (torch.equal) to the view it materialises, with the requested memory format",
+            "telemetry": tel.why,
+            "cases_not_run": not_run,
+        }
+
+    def write_out():
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"header": header(), "records": records}, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, args.out)
+
     for c in spec["cases"]:
+        el = time.perf_counter() - run_start
+        if args.budget is not None and longest is not None and el + longest > args.budget:
+            not_run.append(c["case"])
+            continue
+        case_start = time.perf_counter()
         x, fn, extra, want, out_fmt = make_case(c)
         moved = c["bytes_read"] + c["bytes_written"]
-        for variant in variants:
+        # The eager memcpy is every variant's 100% line: it runs whatever --variants says.
+        case_variants = variants
+        if c["case"] == spec["memcpy_case"] and "eager" not in variants:
+            case_variants = ["eager"] + variants
+        for variant in case_variants:
             label = "torch eager" if variant == "eager" else "torch.compile"
             print(f"[{label}] {c['case']}", file=sys.stderr, flush=True)
             f = fn
@@ -453,42 +510,29 @@ def main():
                 "slurm_job_id": slurm_job,
                 "slurm_task_id": slurm_task,
                 "discarded_low_clock": discarded,
+                "device_name": props.name,
+                "build": args.build,
                 "variant": label,
             }
             if error:
                 rec["error"] = error
+            # The memcpy case runs first, so its eager figure is known for every later one.
+            if rec["gbps"] and memcpy_gbps:
+                rec["pct_of_memcpy"] = rec["gbps"] / memcpy_gbps * 100
             records.append(rec)
+            if stream:
+                stream.write(json.dumps(rec) + "\n")
+                stream.flush()
         del x, want, extra
         torch.cuda.empty_cache()
-    for r in records:
-        if r["gbps"] and memcpy_gbps:
-            r["pct_of_memcpy"] = r["gbps"] / memcpy_gbps * 100
+        took = time.perf_counter() - case_start
+        longest = took if longest is None else max(longest, took)
+        write_out()
     tel.stop.set()
-    header = {
-        "gpu_name": props.name,
-        "gpu_uuid": f"GPU-{uuid}" if uuid is not None else None,
-        "driver": tel.driver(),
-        "sm_mhz_max": max_sm,
-        "mem_mhz_max": max_mem,
-        "bus_width_bits": bus,
-        "peak_gbps": peak,
-        "stridekit_version": spec.get("stridekit_version"),
-        "kernel_image": None,
-        "backend": "torch",
-        "label": "torch",
-        "torch_version": torch.__version__,
-        "host": host,
-        "command_line": " ".join(shlex.quote(a) for a in sys.argv),
-        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "quick": spec.get("quick"),
-        "seed": spec.get("seed"),
-        "sampling": "CUDA events (torch.cuda.Event) around each sample; stridekit's rule (see scripts/compare_torch.py)",
-        "verification": "output equal (torch.equal) to the view it materialises, with the requested memory format",
-        "telemetry": tel.why,
-    }
-    with open(args.out, "w") as f:
-        json.dump({"header": header, "records": records}, f, indent=1)
-        f.write("\n")
+    write_out()
+    if not_run:
+        print(f"compare_torch: the --budget of {args.budget} s left {len(not_run)} case(s) not run: "
+              + ", ".join(not_run), file=sys.stderr)
     print(f"wrote {len(records)} records to {args.out}", file=sys.stderr)
 
 

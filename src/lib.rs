@@ -22,3 +22,16 @@ pub use layout::{Layout, MemoryFormat};
 pub use scalar::Scalar;
 pub use storage::{Device, Storage};
 pub use tensor::Tensor;
+
+/// What built this binary: `git describe --always --dirty` when the build set
+/// STRIDEKIT_BUILD (`scripts/gpu-check build` does), else the crate version. `stridekit
+/// info`, every bench record and its header carry it, so results from uncommitted changes
+/// say so.
+pub const BUILD: &str = match option_env!("STRIDEKIT_BUILD") {
+    Some(b) => b,
+    None => concat!(
+        "v",
+        env!("CARGO_PKG_VERSION"),
+        " (built without STRIDEKIT_BUILD)"
+    ),
+};

@@ -47,19 +47,32 @@ fn num(v: &Value) -> f64 {
 
 #[test]
 fn cpu_quick_run_writes_documented_reports() {
-    let (json, csv, svg, base) = (
+    let (json, csv, svg, base, other, stream) = (
         tmp("out.json"),
         tmp("out.csv"),
         tmp("out.svg"),
         tmp("base.json"),
+        tmp("other.json"),
+        tmp("out.jsonl"),
     );
-    // A hand-made baseline: two variants, one case each plus memcpy.
+    // A hand-made baseline from this machine's CPU: two variants, one case each plus memcpy.
+    let here = stridekit::bench::cpu_device_name();
     std::fs::write(
         &base,
-        r#"{"header": {"label": "torch"}, "records": [
-            {"case": "memcpy_f32_1GiB", "variant": "torch eager", "pct_of_memcpy": 100.0},
-            {"case": "transpose2d_f32_16384x16384", "variant": "torch eager", "pct_of_memcpy": 27.6},
-            {"case": "transpose2d_f32_16384x16384", "variant": "torch.compile", "pct_of_memcpy": 77.9}
+        format!(
+            r#"{{"header": {{"label": "torch", "device_name": {here:?}}}, "records": [
+            {{"case": "memcpy_f32_1GiB", "variant": "torch eager", "pct_of_memcpy": 100.0}},
+            {{"case": "transpose2d_f32_16384x16384", "variant": "torch eager", "pct_of_memcpy": 27.6}},
+            {{"case": "transpose2d_f32_16384x16384", "variant": "torch.compile", "pct_of_memcpy": 77.9}}
+        ]}}"#
+        ),
+    )
+    .unwrap();
+    // And one from another device model: shown as its own % of memcpy, never as a ratio.
+    std::fs::write(
+        &other,
+        r#"{"header": {"label": "anchors", "gpu_name": "NVIDIA H200"}, "records": [
+            {"case": "transpose2d_f32_16384x16384", "pct_of_memcpy": 27.6}
         ]}"#,
     )
     .unwrap();
@@ -86,6 +99,10 @@ fn cpu_quick_run_writes_documented_reports() {
         svg.to_str().unwrap(),
         "--baseline",
         base.to_str().unwrap(),
+        "--baseline",
+        other.to_str().unwrap(),
+        "--records",
+        stream.to_str().unwrap(),
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -204,16 +221,26 @@ fn cpu_quick_run_writes_documented_reports() {
         plot.matches("class=\"bar stridekit\"").count(),
         records.len()
     );
-    assert_eq!(plot.matches("class=\"bar baseline\"").count(), 3);
+    assert_eq!(plot.matches("class=\"bar baseline\"").count(), 4);
     assert_eq!(
         plot.matches("<rect").count(),
-        plot.matches("</rect>").count() + 1 + 3
+        plot.matches("</rect>").count() + 1 + 4
     );
+    assert!(plot.contains(">anchors on NVIDIA H200</text>"), "{plot}");
 
-    // Table: a ratio column per baseline series.
+    // Table: a ratio column per baseline series of this device model; the other device's
+    // own figure, with a note.
     let header = stdout.lines().next().unwrap();
     assert!(
-        header.contains("vs torch eager") && header.contains("vs torch.compile"),
+        header.contains("vs torch eager")
+            && header.contains("vs torch.compile")
+            && header.ends_with("%memcpy anchors on NVIDIA H200"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "baseline 'anchors' ran on NVIDIA H200, this run on {here}: its own % of memcpy is shown, not a ratio"
+        )),
         "{stdout}"
     );
     let t_row = stdout
@@ -225,10 +252,19 @@ fn cpu_quick_run_writes_documented_reports() {
         .find(|r| r["case"] == "transpose2d_f32_16384x16384")
         .unwrap();
     let ratio = num(&t["pct_of_memcpy"]) / 77.9;
-    assert!(
-        t_row.trim_end().ends_with(&format!("x{ratio:.2}")),
+    let cells: Vec<&str> = t_row.split_whitespace().collect();
+    assert_eq!(
+        cells[cells.len() - 2..],
+        [format!("x{ratio:.2}").as_str(), "27.6"],
         "{t_row}"
     );
+    // The stream: every record as the report has it, one line each, in the same order.
+    let streamed: Vec<Value> = std::fs::read_to_string(&stream)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(&streamed, records);
     let m: Vec<&str> = stdout
         .lines()
         .find(|l| l.starts_with("memcpy_f32_1GiB"))
@@ -236,8 +272,8 @@ fn cpu_quick_run_writes_documented_reports() {
         .split_whitespace()
         .collect();
     assert_eq!(
-        m[m.len() - 2..],
-        ["x1.00", "-"],
+        m[m.len() - 3..],
+        ["x1.00", "-", "-"],
         "no memcpy in the compile series"
     );
 }
@@ -397,4 +433,45 @@ fn anchor_baseline_file_reads_as_series() {
     let compiled = &series[2].by_case["perm4d_3210_f32_64x64x64x64"];
     assert!((compiled.pct_of_memcpy.unwrap() - 34.6).abs() < 0.1);
     assert_eq!(series[0].by_case.len(), 22); // 21 anchor cases + the memcpy line
+}
+
+/// `--budget`: no case starts that would end past it, judged by the longest so far; the
+/// first always runs, the rest are listed as not run, and the run still succeeds.
+#[test]
+fn budget_stops_starting_cases() {
+    let json = tmp("budget.json");
+    let out = stridekit(&[
+        "bench",
+        "--device",
+        "cpu",
+        "--quick",
+        "--cases",
+        "transpose2d_f32_16384|expand_rows",
+        "--warmup",
+        "0",
+        "--min-samples",
+        "2",
+        "--min-time",
+        "0",
+        "--time-limit",
+        "0.05",
+        "--budget",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let records = report["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "only the first case fits a budget of 0 s");
+    assert_eq!(records[0]["case"], "memcpy_f32_1GiB");
+    assert_eq!(
+        report["header"]["cases_not_run"],
+        serde_json::json!(["transpose2d_f32_16384x16384", "expand_rows_f32_16384"])
+    );
+    assert!(
+        stderr.contains("the --budget of 0 s left 2 case(s) not run"),
+        "{stderr}"
+    );
 }

@@ -22,7 +22,7 @@ use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
 
 /// cuda:0, or None after printing why the test is skipped. With STRIDEKIT_REQUIRE_GPU=1
-/// (scripts/gpu-check run) a missing GPU fails the test instead.
+/// (scripts/gpu-check all) a missing GPU fails the test instead.
 fn gpu(test: &str) -> Option<Arc<Gpu>> {
     let why = match cuda::device_count() {
         Ok(0) => "the CUDA driver sees no device".to_string(),
@@ -209,6 +209,37 @@ fn transposes_with_sixteen_byte_words() {
     }
     eprintln!("kernels used: {used:?}");
     assert_ran(&used, &["tile", "tilev"], &widths(&[1, 2, 4, 8]), &["i32"]);
+}
+
+/// Every kernel that uses shared memory (the element-wise tile, the 16-byte tile and the
+/// converting tile) in both index widths, on transposes only: the one test that
+/// `scripts/gpu-check` runs under compute-sanitizer's racecheck, so it must stay small.
+#[test]
+fn shared_memory_tiles_in_both_index_widths() {
+    let Some(_gpu) = gpu("shared_memory_tiles_in_both_index_widths") else {
+        return;
+    };
+    let mut rng = Rng::new(0x5EED_0008);
+    let mut used = BTreeSet::new();
+    let pairs = [DType::I8, DType::F16, DType::F32, DType::F64]
+        .map(|d| (d, d))
+        .into_iter()
+        .chain(FLOAT_PAIRS);
+    for (st, dt) in pairs {
+        for c in transpose_cases(&mut rng, st, dt) {
+            let storages = twin(c.bytes);
+            used.insert(compare(&storages, &c.src, st, &c.dst, dt, &c.what));
+            used.insert(compare_64bit(&storages, &c.src, st, &c.dst, dt, &c.what));
+        }
+    }
+    eprintln!("kernels used: {used:?}");
+    assert_ran(
+        &used,
+        &["tile", "tilev"],
+        &widths(&[1, 2, 4, 8]),
+        &["i32", "i64"],
+    );
+    assert_ran(&used, &["tilecvt"], &convert_variants(1), &["i32", "i64"]);
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and

@@ -31,6 +31,9 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// The stridekit version most of the synthetic fleet ran.
+const FLEET_VERSION: &str = "0.1.0";
+
 /// The H200's theoretical DRAM bandwidth (NVML: 2 x 3201 MHz x 6016 bits / 8).
 const PEAK_GBPS: f64 = 4814.304;
 
@@ -122,6 +125,7 @@ fn uuid(host: &str, gpu: usize) -> String {
 /// The records of one synthetic GPU: figures shaped after an H200 (memcpy about 4166 GB/s,
 /// about 420 W) with +-1% seeded noise per figure, and the GPU's planted problem.
 fn gpu_records(host: &str, gpu: usize, p: Plant, rng: &mut SplitMix64) -> Vec<Record> {
+    let version = p.version.unwrap_or(FLEET_VERSION);
     let mut noise = || 1.0 + 0.02 * (rng.unit() - 0.5);
     let memcpy =
         4166.0 * noise() * p.slow.unwrap_or(1.0) * if p.power_throttled { 0.97 } else { 1.0 };
@@ -206,12 +210,14 @@ fn gpu_records(host: &str, gpu: usize, p: Plant, rng: &mut SplitMix64) -> Vec<Re
                 verified: true,
                 place: Place {
                     host: host.into(),
+                    device_name: Some("NVIDIA H200".into()),
                     gpu_index: Some(gpu),
                     gpu_uuid: Some(uuid(host, gpu)),
                     slurm_job_id: Some("9001".into()),
                     slurm_task_id: Some((node_number(host) - 1).to_string()),
                 },
                 discarded_low_clock: 0,
+                build: format!("v{version}"),
                 suite,
                 health: health.clone(),
             }
@@ -224,6 +230,7 @@ fn header(host: &str, gpus: &[usize], version: &str) -> Header {
         gpu: GpuFacts::default(),
         driver: Some("580.159.04".into()),
         stridekit_version: version.into(),
+        build: format!("v{version}"),
         kernel_image: "fatbin sm_80,sm_90,sm_100+compute_80 (nvcc 13.0.88)".into(),
         backend: "cuda".into(),
         host: host.into(),
@@ -250,6 +257,7 @@ fn header(host: &str, gpus: &[usize], version: &str) -> Header {
                 telemetry: "available".into(),
             })
             .collect(),
+        cases_not_run: vec![],
     }
 }
 
@@ -266,12 +274,14 @@ fn fleet_files() -> Vec<(String, String)> {
                 .get(format!("{host}:{gpu}").as_str())
                 .copied()
                 .unwrap_or_default();
-            let v = by_version.entry(p.version.unwrap_or("0.1.0")).or_default();
+            let v = by_version
+                .entry(p.version.unwrap_or(FLEET_VERSION))
+                .or_default();
             v.0.push(gpu);
             v.1.extend(gpu_records(host, gpu, p, &mut rng));
         }
         for (version, (gpus, records)) in by_version {
-            let name = if version == "0.1.0" {
+            let name = if version == FLEET_VERSION {
                 format!("bench-{host}.json")
             } else {
                 format!("bench-{host}-gpu{}-v{version}.json", gpus[0])
@@ -731,9 +741,15 @@ fn cpu_runs_report_and_accept() {
         assert!(name.starts_with(&format!("cpu-{host}-77-")), "{name}");
     }
     let acc = tmp("cpu.toml");
+    // The CPU backend's records name the processor as their device model.
+    let cpu = stridekit::bench::cpu_device_name();
+    let rules = |body: &str| format!("[models.{cpu:?}]\n{body}");
     std::fs::write(
         &acc,
-        "source = \"test\"\n[models.cpu]\nmin_memcpy_gbps = 0.001\n[[models.cpu.cases]]\npattern = \"transpose2d\"\nmin_pct_of_memcpy = 0.0001\n",
+        format!(
+            "source = \"test\"\n{}[[models.{cpu:?}.cases]]\npattern = \"transpose2d\"\nmin_pct_of_memcpy = 0.0001\n",
+            rules("min_memcpy_gbps = 0.001\n")
+        ),
     )
     .unwrap();
     let glob = format!("{}/*.json", dir.display());
@@ -747,7 +763,7 @@ fn cpu_runs_report_and_accept() {
     let gpus = v["gpus"].as_array().unwrap();
     assert_eq!(gpus.len(), 1, "one CPU, two runs");
     let g = &gpus[0];
-    assert_eq!(g["model"], "cpu");
+    assert_eq!(g["model"], cpu.as_str());
     assert_eq!(g["files"].as_array().unwrap().len(), 2);
     assert!(g["memcpy_gbps"].as_f64().unwrap() > 0.0);
     assert!(
@@ -761,7 +777,7 @@ fn cpu_runs_report_and_accept() {
     // A bar the CPU cannot meet fails it, with the reason; a model without rules fails too.
     std::fs::write(
         &acc,
-        "[models.cpu]\nmin_memcpy_gbps = 1e9\n[models.\"NVIDIA H200\"]\n",
+        rules("min_memcpy_gbps = 1e9\n") + "[models.\"NVIDIA H200\"]\n",
     )
     .unwrap();
     let (out, v) = report_json(&["report", &glob, "--accept", acc.to_str().unwrap(), "--json"]);
@@ -778,7 +794,7 @@ fn cpu_runs_report_and_accept() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         v["acceptance"]["verdicts"][0]["reasons"][0],
-        "the acceptance file has no rules for model 'cpu'"
+        format!("the acceptance file has no rules for model '{cpu}'")
     );
 }
 
@@ -799,7 +815,8 @@ fn sbatch_example_runs_end_to_end() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&srun, std::fs::Permissions::from_mode(0o755)).unwrap();
     let acc = dir.join("cpu.toml");
-    std::fs::write(&acc, "[models.cpu]\nmin_memcpy_gbps = 0.001\n").unwrap();
+    let cpu = stridekit::bench::cpu_device_name();
+    std::fs::write(&acc, format!("[models.{cpu:?}]\nmin_memcpy_gbps = 0.001\n")).unwrap();
     let path = format!(
         "{}:{}",
         dir.join("bin").display(),
@@ -840,7 +857,7 @@ fn sbatch_example_runs_end_to_end() {
         serde_json::from_str(&std::fs::read_to_string(job.join("report.json")).unwrap()).unwrap();
     assert_eq!(v["acceptance"]["pass"], true);
     // A bar the CPU misses: the job fails with status 1.
-    std::fs::write(&acc, "[models.cpu]\nmin_memcpy_gbps = 1e12\n").unwrap();
+    std::fs::write(&acc, format!("[models.{cpu:?}]\nmin_memcpy_gbps = 1e12\n")).unwrap();
     let out = sbatch("31338");
     assert_eq!(
         out.status.code(),

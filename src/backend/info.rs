@@ -8,7 +8,12 @@ use super::cuda::{self, CudaError, Gpu};
 /// present, and each device (name, compute capability, memory) with the kernels it loads.
 pub fn describe() -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "stridekit {}", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        s,
+        "stridekit {} (build {})",
+        env!("CARGO_PKG_VERSION"),
+        crate::BUILD
+    );
     let _ = writeln!(s, "kernel image: {}", cuda::kernel_image());
     let _ = writeln!(s, "backend cpu: always available (the reference backend)");
     match cuda::device_count() {

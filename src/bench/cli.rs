@@ -12,6 +12,7 @@ use super::output::{self, Progress};
 use super::placeholders::{self, PathValues};
 use super::record::{self, DeviceInfo, Header, Record, Report};
 use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun, GpuWork};
+use super::sink::Sink;
 use super::telemetry::open_nvml;
 use super::timing::SamplingRule;
 use super::transfers::{self, Transfer};
@@ -42,6 +43,15 @@ pub struct BenchArgs {
     /// Write the results as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Append each record to FILE as one JSON line the moment its case is measured (with
+    /// its rates), so a run that is killed keeps every case that finished.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub records: Option<PathBuf>,
+    /// Start no case that would end after SECONDS from the start of the run, judged by the
+    /// longest case so far on its device; the cases left out are listed in the header's
+    /// `cases_not_run` and on standard error.
+    #[arg(long, value_name = "SECONDS")]
+    pub budget: Option<f64>,
     /// Draw % of memcpy per case as an SVG bar chart, beside every baseline.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
@@ -365,6 +375,8 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
     }
     // Read the baselines first: a bad file should not wait for the whole suite.
     let baselines = record::read_baselines(&a.baseline)?;
+    let budget = a.budget.map(|b| seconds("budget", b)).transpose()?;
+    let sink = Sink::new(a.records.as_deref(), budget)?;
     let place = Place {
         host: host.clone(),
         slurm_job_id,
@@ -377,7 +389,11 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
         driver,
     } = match device {
         DeviceChoice::Cpu => {
-            let progress = Progress::new("cpu", cases.len(), true, a.quiet);
+            let progress = Progress::new("cpu", cases.len(), true, a.quiet).with_sink(&sink);
+            let place = Place {
+                device_name: Some(super::cpu_device_name()),
+                ..place
+            };
             let r = run_cpu::run(&cases, &rule, &place, &progress);
             progress.close();
             DevicesRun {
@@ -386,13 +402,33 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
                 driver: None,
             }
         }
-        DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &transfer_cases, &rule, &a, &place)?,
+        DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &transfer_cases, &rule, &a, &place, &sink)?,
         DeviceChoice::All => {
             run_gpu::check_driver()?;
             let all = run_gpu::all_devices()?;
-            run_gpus(&all, &cases, &transfer_cases, &rule, &a, &place)?
+            run_gpus(&all, &cases, &transfer_cases, &rule, &a, &place, &sink)?
         }
     };
+    let gpus = devices.len().max(1);
+    let selected: Vec<&str> = cases
+        .iter()
+        .map(|c| c.case.as_str())
+        .chain(
+            transfer_cases
+                .iter()
+                .filter(|t| gpus > 1 || !transfers::is_d2d(t))
+                .map(|t| t.case.as_str()),
+        )
+        .collect();
+    let cases_not_run = not_run(&selected, &records, gpus);
+    if !cases_not_run.is_empty() && !a.quiet {
+        eprintln!(
+            "stridekit bench: the --budget of {} s left {} case(s) not run: {}",
+            a.budget.unwrap_or_default(),
+            cases_not_run.len(),
+            cases_not_run.join(", ")
+        );
+    }
     let peaks: Vec<(usize, Option<f64>)> = devices
         .iter()
         .map(|d| (d.gpu_index, d.facts.peak_gbps))
@@ -411,6 +447,7 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
         },
         driver,
         stridekit_version: env!("CARGO_PKG_VERSION").into(),
+        build: crate::BUILD.into(),
         kernel_image: crate::backend::cuda::kernel_image().into(),
         backend: if gpu { "cuda" } else { "cpu" }.into(),
         host,
@@ -431,8 +468,18 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
         }
         .into(),
         devices,
+        cases_not_run,
     };
     write_outputs(&a, Report { header, records }, &baselines)
+}
+
+/// The cases that some device did not run (a budget stopped it), in suite order.
+fn not_run(cases: &[&str], records: &[Record], devices: usize) -> Vec<String> {
+    cases
+        .iter()
+        .filter(|c| records.iter().filter(|r| r.case == **c).count() < devices)
+        .map(|c| c.to_string())
+        .collect()
 }
 
 /// Every GPU's records, the GPUs, and the driver version.
@@ -477,6 +524,7 @@ fn run_gpus(
     rule: &SamplingRule,
     a: &BenchArgs,
     place: &Place,
+    sink: &Sink,
 ) -> Result<DevicesRun, BenchError> {
     run_gpu::check_driver()?;
     let opts = GpuOptions {
@@ -501,7 +549,8 @@ fn run_gpus(
                             cases.len(),
                             ordinals.len() == 1,
                             a.quiet,
-                        );
+                        )
+                        .with_sink(sink);
                         let work = GpuWork::Layout(cases);
                         let r = run_gpu::run(n, work, opts, nvml_ref, place, &progress);
                         progress.close();
@@ -526,7 +575,8 @@ fn run_gpus(
                 cases: transfer_cases,
                 next,
             };
-            let progress = Progress::new(&format!("cuda:{n}"), work.len(), true, a.quiet);
+            let progress =
+                Progress::new(&format!("cuda:{n}"), work.len(), true, a.quiet).with_sink(sink);
             runs.push(run_gpu::run(
                 n,
                 work,

@@ -22,6 +22,7 @@ pub mod record;
 pub mod rng;
 pub mod run_cpu;
 pub mod run_gpu;
+pub mod sink;
 pub mod telemetry;
 pub mod timing;
 pub mod transfers;
@@ -62,6 +63,9 @@ impl Suite {
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Place {
     pub host: String,
+    /// The device model: the GPU's name ("NVIDIA H200"), or "CPU: " and the processor's
+    /// model name for the CPU backend. Baselines join ratios only within one model.
+    pub device_name: Option<String>,
     pub gpu_index: Option<usize>,
     pub gpu_uuid: Option<String>,
     pub slurm_job_id: Option<String>,
@@ -109,6 +113,7 @@ pub fn record_of(
         verified,
         place: place.clone(),
         discarded_low_clock: samples.discarded_low_clock,
+        build: crate::BUILD.to_string(),
         suite: m.suite,
         health: Health::default(),
     };
@@ -135,4 +140,19 @@ pub fn make_record(
         suite: Suite::Layout,
     };
     record_of(m, samples, t, verified, place)
+}
+
+/// The CPU backend's device name: "CPU: " and the first `model name` of /proc/cpuinfo.
+pub fn cpu_device_name() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    format!("CPU: {model}")
 }

@@ -20,6 +20,17 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
         _ => r.case.clone(),
     };
     let series = 1 + baselines.len();
+    // Series from another device model say which, in the legend and the tooltips.
+    let names: Vec<String> = baselines
+        .iter()
+        .map(|b| {
+            if records.iter().any(|r| b.same_device(r)) {
+                b.label.clone()
+            } else {
+                b.label_on_device()
+            }
+        })
+        .collect();
     let bar_h = 9.0f64;
     let group_h = bar_h * series as f64 + 8.0;
     let label_w = 7.0 * records.iter().map(|r| label(r).len()).max().unwrap_or(10) as f64 + 20.0;
@@ -76,7 +87,7 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
                 (
                     "bar baseline",
                     COLORS[(k - 1) % COLORS.len()],
-                    baselines[k - 1].label.clone(),
+                    names[k - 1].clone(),
                 )
             };
             let y = y0 + bar_h * k as f64;
@@ -93,10 +104,7 @@ pub fn svg(title: &str, records: &[Record], baselines: &[Baseline]) -> String {
         let (color, name) = if k == 0 {
             (STRIDEKIT_COLOR, "stridekit")
         } else {
-            (
-                COLORS[(k - 1) % COLORS.len()],
-                baselines[k - 1].label.as_str(),
-            )
+            (COLORS[(k - 1) % COLORS.len()], names[k - 1].as_str())
         };
         let y = bottom + 24.0 + 16.0 * k as f64;
         s.push_str(&format!(

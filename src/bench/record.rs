@@ -36,6 +36,10 @@ pub struct Record {
     #[serde(flatten)]
     pub place: Place,
     pub discarded_low_clock: usize,
+    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]); empty in
+    /// files from before it was recorded.
+    #[serde(default)]
+    pub build: String,
     /// "layout" or "transfers" (absent in files from before the transfers suite: layout).
     #[serde(default)]
     pub suite: Suite,
@@ -45,7 +49,7 @@ pub struct Record {
 }
 
 /// The field names, in order (the CSV header).
-pub const FIELDS: [&str; 48] = concat_fields(BASE_FIELDS, HEALTH_FIELDS);
+pub const FIELDS: [&str; 50] = concat_fields(BASE_FIELDS, HEALTH_FIELDS);
 
 const fn concat_fields<const A: usize, const B: usize, const N: usize>(
     a: [&'static str; A],
@@ -62,7 +66,7 @@ const fn concat_fields<const A: usize, const B: usize, const N: usize>(
 }
 
 /// The fields before the health counters.
-const BASE_FIELDS: [&str; 29] = [
+const BASE_FIELDS: [&str; 31] = [
     "case",
     "dtype",
     "shape",
@@ -86,11 +90,13 @@ const BASE_FIELDS: [&str; 29] = [
     "throttle_reasons",
     "verified",
     "host",
+    "device_name",
     "gpu_index",
     "gpu_uuid",
     "slurm_job_id",
     "slurm_task_id",
     "discarded_low_clock",
+    "build",
     "suite",
 ];
 
@@ -125,6 +131,10 @@ pub struct Header {
     pub gpu: GpuFacts,
     pub driver: Option<String>,
     pub stridekit_version: String,
+    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]); empty in
+    /// files from before it was recorded.
+    #[serde(default)]
+    pub build: String,
     pub kernel_image: String,
     /// "cuda" or "cpu".
     pub backend: String,
@@ -142,6 +152,9 @@ pub struct Header {
     /// How outputs were verified.
     pub verification: String,
     pub devices: Vec<DeviceInfo>,
+    /// Cases of the suite that did not run on every device because `--budget` ran out.
+    #[serde(default)]
+    pub cases_not_run: Vec<String>,
 }
 
 fn layout_suite() -> String {
@@ -176,24 +189,34 @@ pub fn gbps(bytes: u64, ms: Option<f64>) -> Option<f64> {
 /// `pct_of_peak`.
 /// Transfer records keep their GB/s (bytes across the boundary) and get no DRAM rates.
 pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) -> Option<f64>) {
-    for r in records.iter_mut().filter(|r| r.suite == Suite::Layout) {
-        r.gbps = gbps(r.bytes_moved(), r.ms_median);
-        r.pct_of_peak = r
-            .gbps
-            .zip(peak_gbps(r.place.gpu_index))
-            .map(|(g, p)| 100.0 * g / p);
-    }
     let memcpy: BTreeMap<Option<usize>, f64> = records
         .iter()
         .filter(|r| r.case == MEMCPY_CASE)
-        .filter_map(|r| r.gbps.map(|g| (r.place.gpu_index, g)))
+        .filter_map(|r| memcpy_gbps(r).map(|g| (r.place.gpu_index, g)))
         .collect();
-    for r in records.iter_mut().filter(|r| r.suite == Suite::Layout) {
-        r.pct_of_memcpy = r
-            .gbps
-            .zip(memcpy.get(&r.place.gpu_index))
-            .map(|(g, m)| g / m * 100.0); // exactly 100 for the memcpy line itself
+    for r in records.iter_mut() {
+        let m = memcpy.get(&r.place.gpu_index).copied();
+        fill_rates(r, m, peak_gbps(r.place.gpu_index));
     }
+}
+
+/// The GB/s of a memcpy record (the 100% line of its device).
+pub fn memcpy_gbps(r: &Record) -> Option<f64> {
+    gbps(r.bytes_read + r.bytes_written, r.ms_median)
+}
+
+/// One record's `gbps`, `pct_of_memcpy` (given its device's memcpy GB/s) and
+/// `pct_of_peak`.
+/// A transfer record gets its GB/s (the bytes copied, one direction) and no DRAM rates.
+pub fn fill_rates(r: &mut Record, memcpy_gbps: Option<f64>, peak_gbps: Option<f64>) {
+    r.gbps = gbps(r.bytes_moved(), r.ms_median);
+    if r.suite == Suite::Transfers {
+        (r.pct_of_peak, r.pct_of_memcpy) = (None, None);
+        return;
+    }
+    r.pct_of_peak = r.gbps.zip(peak_gbps).map(|(g, p)| 100.0 * g / p);
+    // exactly 100 for the memcpy line itself
+    r.pct_of_memcpy = r.gbps.zip(memcpy_gbps).map(|(g, m)| g / m * 100.0);
 }
 
 /// The report as pretty JSON.
@@ -252,6 +275,10 @@ pub struct BaselineRecord {
     pub gbps: Option<f64>,
     #[serde(default)]
     pub pct_of_memcpy: Option<f64>,
+    /// The device model it ran on (stridekit records and compare_torch.py's have it; older
+    /// files name it only in the header's `gpu_name`).
+    #[serde(default)]
+    pub device_name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -261,11 +288,67 @@ struct BaselineFile {
     records: Vec<BaselineRecord>,
 }
 
-/// One compared series: a label and its records by case.
+/// One compared series: a label, the device model it ran on, and its records by case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Baseline {
     pub label: String,
+    /// None when the file does not say.
+    pub device: Option<String>,
     pub by_case: BTreeMap<String, BaselineRecord>,
+}
+
+impl Baseline {
+    /// Whether a record ran on the same device model as this series: only then does a
+    /// ratio of the two mean anything (a CPU's % of its own memcpy against a GPU's does
+    /// not). An unknown model on either side is not the same.
+    pub fn same_device(&self, r: &Record) -> bool {
+        self.device.is_some() && self.device == r.place.device_name
+    }
+
+    /// The label with the device model, for a series from another device.
+    pub fn label_on_device(&self) -> String {
+        match &self.device {
+            Some(d) => format!("{} on {d}", self.label),
+            None => format!("{} on an unknown device", self.label),
+        }
+    }
+}
+
+/// The records of a baseline file: the JSON report form, or JSON lines of records (what
+/// `--records` streams, e.g. from a run that was killed).
+fn parse_baseline(text: &str) -> Result<BaselineFile, String> {
+    let report_err = match serde_json::from_str::<BaselineFile>(text) {
+        Ok(f) => return Ok(f),
+        Err(e) => e,
+    };
+    let mut records = Vec::new();
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<BaselineRecord>(line) {
+            Ok(r) => records.push(r),
+            // A last line without its newline, cut when the run writing it was killed.
+            Err(_) if !line.ends_with('\n') && !records.is_empty() => break,
+            // Not JSON lines either: the report form's error is the one to show, unless
+            // the first line already parsed as a record.
+            Err(e) if !records.is_empty() => {
+                return Err(format!("line {}: not a bench record: {e}", n + 1));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "not a stridekit bench JSON file ({{\"header\": ..., \"records\": [...]}}) nor JSON lines of records: {report_err}"
+                ));
+            }
+        }
+    }
+    if records.is_empty() {
+        return Err(format!("no records: {report_err}"));
+    }
+    Ok(BaselineFile {
+        header: serde_json::Value::Null,
+        records,
+    })
 }
 
 /// Reads a baseline file: `{"header": {...}, "records": [...]}` with `case` in every record
@@ -280,11 +363,11 @@ pub fn read_baseline(path: &Path) -> Result<Vec<Baseline>, BenchError> {
         message,
     };
     let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
-    let parsed: BaselineFile = serde_json::from_str(&text).map_err(|e| {
-        bad(format!(
-            "not a stridekit bench JSON file ({{\"header\": ..., \"records\": [...]}}): {e}"
-        ))
-    })?;
+    let parsed = parse_baseline(&text).map_err(bad)?;
+    let header_device = ["device_name", "gpu_name"]
+        .iter()
+        .find_map(|k| parsed.header.get(*k).and_then(|v| v.as_str()))
+        .map(str::to_string);
     let default_label = parsed
         .header
         .get("label")
@@ -313,17 +396,28 @@ pub fn read_baseline(path: &Path) -> Result<Vec<Baseline>, BenchError> {
         .filter(|r| r.pct_of_memcpy.is_some() || r.gbps.is_some())
     {
         let label = r.variant.clone().unwrap_or_else(|| default_label.clone());
+        let device = r.device_name.clone().or_else(|| header_device.clone());
         let pos = match series.iter().position(|s| s.label == label) {
             Some(p) => p,
             None => {
                 series.push(Baseline {
                     label,
+                    device: device.clone(),
                     by_case: BTreeMap::new(),
                 });
                 series.len() - 1
             }
         };
-        series[pos].by_case.insert(r.case.clone(), r);
+        let s = &mut series[pos];
+        if s.device != device {
+            return Err(bad(format!(
+                "series '{}' mixes devices {} and {}: give one device model's records per file",
+                s.label,
+                s.device.as_deref().unwrap_or("(unknown)"),
+                device.as_deref().unwrap_or("(unknown)")
+            )));
+        }
+        s.by_case.insert(r.case.clone(), r);
     }
     Ok(series)
 }
@@ -400,7 +494,10 @@ pub fn rfc3339_utc(secs: u64) -> String {
 pub(crate) mod tests {
     use super::*;
 
-    /// A one-case baseline series for tests.
+    /// The device model of the test records and baselines.
+    pub(crate) const TEST_DEVICE: &str = "Test GPU";
+
+    /// A one-case baseline series for tests (on [`TEST_DEVICE`]).
     pub(crate) fn baseline(label: &str, case: &str, pct_of_memcpy: f64) -> Baseline {
         let r = BaselineRecord {
             case: case.into(),
@@ -408,9 +505,11 @@ pub(crate) mod tests {
             ms_median: None,
             gbps: None,
             pct_of_memcpy: Some(pct_of_memcpy),
+            device_name: None,
         };
         Baseline {
             label: label.into(),
+            device: Some(TEST_DEVICE.into()),
             by_case: BTreeMap::from([(case.to_string(), r)]),
         }
     }
@@ -438,10 +537,12 @@ pub(crate) mod tests {
             verified: true,
             place: Place {
                 host: "h".into(),
+                device_name: Some(TEST_DEVICE.into()),
                 gpu_index: gpu,
                 ..Place::default()
             },
             discarded_low_clock: 0,
+            build: "test".into(),
             suite: Suite::Layout,
             health: Health::default(),
         }
@@ -489,7 +590,10 @@ pub(crate) mod tests {
         assert_eq!(lines.next().unwrap(), FIELDS.join(","));
         let row = lines.next().unwrap();
         assert!(row.starts_with("t,float32,4x8,\"x.permute(0, 2, 1, 3).contiguous()\",500000000,"));
-        assert!(row.contains(",gpu_idle;sw_power_cap,true,h,,,,,0"), "{row}");
+        assert!(
+            row.contains(",gpu_idle;sw_power_cap,true,h,Test GPU,,,,,0,test"),
+            "{row}"
+        );
     }
 
     #[test]
@@ -539,6 +643,62 @@ pub(crate) mod tests {
         );
         assert!(!b[1].by_case.contains_key("u"));
         let _ = std::fs::remove_file(p);
+    }
+
+    #[test]
+    fn baseline_devices_from_records_or_header_and_json_lines() {
+        // A stream of records (`--records`), one device per record.
+        let lines = [
+            r#"{"case": "memcpy_f32_1GiB", "gbps": 100.0, "pct_of_memcpy": 100.0, "device_name": "CPU: X"}"#,
+            r#"{"case": "t", "gbps": 5.0, "pct_of_memcpy": 5.0, "device_name": "CPU: X"}"#,
+        ];
+        let p = write("stream.jsonl", &(lines.join("\n") + "\n"));
+        let b = read_baseline(&p).unwrap();
+        assert_eq!(b.len(), 1);
+        assert_eq!(
+            b[0].label,
+            format!("stridekit-bench-{}-stream", std::process::id())
+        );
+        assert_eq!(b[0].device.as_deref(), Some("CPU: X"));
+        assert_eq!(b[0].by_case.len(), 2);
+        let mut ours = record("t", Some(1.0), None);
+        assert!(!b[0].same_device(&ours));
+        ours.place.device_name = Some("CPU: X".into());
+        assert!(b[0].same_device(&ours));
+        // A bad line after good ones names the line; a last line cut by a kill is dropped.
+        let p2 = write("bad.jsonl", &format!("{}\n{{\"nope\": 1}}\n", lines[0]));
+        let e = read_baseline(&p2).unwrap_err().to_string();
+        assert!(e.contains("line 2: not a bench record"), "{e}");
+        let cut = write(
+            "cut.jsonl",
+            &format!("{}\n{{\"case\": \"t\", \"gb", lines[0]),
+        );
+        assert_eq!(read_baseline(&cut).unwrap()[0].by_case.len(), 1);
+        let _ = std::fs::remove_file(cut);
+        // The header's gpu_name names the device of records that do not.
+        let p3 = write(
+            "anchors.json",
+            r#"{"header": {"gpu_name": "NVIDIA H200"}, "records": [{"case": "t", "gbps": 1.0}]}"#,
+        );
+        assert_eq!(
+            read_baseline(&p3).unwrap()[0].device.as_deref(),
+            Some("NVIDIA H200")
+        );
+        // One series on two device models is refused with one line.
+        let p4 = write(
+            "mixed.jsonl",
+            &format!(
+                "{}\n{}\n",
+                lines[0],
+                lines[1].replace("CPU: X", "NVIDIA H200")
+            ),
+        );
+        let e = read_baseline(&p4).unwrap_err().to_string();
+        assert!(e.contains("mixes devices CPU: X and NVIDIA H200"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+        for p in [p, p2, p3, p4] {
+            let _ = std::fs::remove_file(p);
+        }
     }
 
     #[test]

@@ -95,6 +95,9 @@ pub fn run(
 ) -> Result<Vec<Record>, BenchError> {
     let mut records = Vec::with_capacity(cases.len());
     for (k, case) in cases.iter().enumerate() {
+        if !progress.may_start() {
+            break;
+        }
         progress.step(k, &case.case, "verifying");
         let work = case.work()?;
         let mut b = HostBuffers::new(case, &work);
@@ -118,7 +121,7 @@ pub fn run(
             place,
         );
         r.health = Health::unavailable(CPU_HEALTH_NOTE);
-        progress.finished(k, &r);
+        progress.finished(k, &r)?;
         records.push(r);
     }
     Ok(records)

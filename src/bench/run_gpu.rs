@@ -137,6 +137,9 @@ pub(crate) struct Bench<'a> {
     l2_bytes: u64,
     flush: DeviceBuffer,
     pub(crate) place: Place,
+    /// The health fields a record carries until the run ends (the counters before it; the
+    /// ones after are read when every case has run): what `--records` streams.
+    pub(crate) health_pending: Health,
 }
 
 impl Bench<'_> {
@@ -269,8 +272,9 @@ impl Bench<'_> {
             Some(g) => self.energy_window(g, &dw, &dst, &src, &work)?,
             None => summarize(&[], None, 0),
         };
-        let r = make_record(case, &work, &samples, telemetry, verified, &self.place);
-        progress.finished(k, &r);
+        let mut r = make_record(case, &work, &samples, telemetry, verified, &self.place);
+        r.health = self.health_pending.clone();
+        progress.finished(k, &r)?;
         Ok(r)
     }
 
@@ -446,7 +450,7 @@ pub fn run(
     let info = DeviceInfo {
         gpu_index: ordinal,
         facts: GpuFacts {
-            gpu_name: Some(name),
+            gpu_name: Some(name.clone()),
             gpu_uuid: Some(uuid.clone()),
             sm_mhz_max: max_sm_mhz,
             mem_mhz_max: mem_mhz,
@@ -459,9 +463,11 @@ pub fn run(
             Err(why) => format!("unavailable: {why}"),
         },
     };
+    progress.set_peak(info.facts.peak_gbps);
     if let Err(why) = &gauge {
         progress.note(&format!("telemetry unavailable: {why}"));
     }
+    place.device_name = Some(name);
     place.gpu_index = Some(ordinal);
     place.gpu_uuid = Some(uuid);
     let recorder = Recorder::default();
@@ -485,6 +491,10 @@ pub fn run(
             l2_bytes,
             flush,
             place,
+            health_pending: Health::of(
+                &health_before,
+                &Snapshot::unreadable("read when the GPU's run ends (in the final report)"),
+            ),
         };
         // Stops the sampler however the cases end (an error or a panic included).
         let _stop = StopOnDrop(&recorder);
@@ -492,6 +502,7 @@ pub fn run(
             GpuWork::Layout(cases) => cases
                 .iter()
                 .enumerate()
+                .take_while(|_| progress.may_start())
                 .map(|(k, c)| bench.case(k, c, progress))
                 .collect::<Result<Vec<Record>, BenchError>>(),
             GpuWork::Transfers { cases, next } => {

@@ -80,7 +80,8 @@ fn yes() -> bool {
 }
 
 /// An acceptance file: where its figures came from, and rules per GPU model name
-/// (`NVIDIA H200`, as NVML and CUDA name it; `cpu` for the CPU backend).
+/// (the records' `device_name`: `NVIDIA H200`, as NVML and CUDA name it; `CPU: ` and the
+/// processor's name for the CPU backend).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Acceptance {

@@ -53,7 +53,8 @@ pub struct GpuRow {
     pub host: String,
     pub gpu_index: Option<usize>,
     pub gpu_uuid: Option<String>,
-    /// The GPU's name (`NVIDIA H200`), `cpu` for the CPU backend.
+    /// The device model: `NVIDIA H200`, `CPU: ` and the processor's name for the CPU
+    /// backend (`cpu` in files from before records named their device).
     pub model: String,
     pub stridekit_version: String,
     /// The suites its figures come from, e.g. `layout, seed 42, 46 cases; transfers, 50
@@ -239,12 +240,19 @@ pub fn band(values: &[f64]) -> Option<Band> {
     })
 }
 
+/// The record's `device_name` ("NVIDIA H200", "CPU: " and the processor), else the
+/// header's name of its GPU (files from before `device_name`).
 fn model_of(run: &Run, r: &Record) -> String {
     let h = &run.report.header;
-    h.devices
-        .iter()
-        .find(|d| Some(d.gpu_index) == r.place.gpu_index)
-        .and_then(|d| d.facts.gpu_name.clone())
+    r.place
+        .device_name
+        .clone()
+        .or_else(|| {
+            h.devices
+                .iter()
+                .find(|d| Some(d.gpu_index) == r.place.gpu_index)
+                .and_then(|d| d.facts.gpu_name.clone())
+        })
         .or_else(|| h.gpu.gpu_name.clone())
         .unwrap_or_else(|| {
             if r.place.gpu_index.is_none() {

@@ -269,7 +269,9 @@ impl Bench<'_> {
             suite: Suite::Transfers,
         };
         let r = record_of(m, &samples, telemetry, verified, &self.place);
-        progress.finished(k, &r);
+        let mut r = r;
+        r.health = self.health_pending.clone();
+        progress.finished(k, &r)?;
         Ok(r)
     }
 }
@@ -327,6 +329,7 @@ pub(crate) fn run(
     cases
         .iter()
         .enumerate()
+        .take_while(|_| progress.may_start())
         .map(|(k, t)| b.transfer_case(t, &mut bufs, next.as_ref(), k, progress))
         .collect()
 }
