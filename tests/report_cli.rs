@@ -701,6 +701,11 @@ fn cpu_runs_report_and_accept() {
     let pattern = format!("{}/cpu-{{host}}-{{slurm_job}}-{{n}}.json", dir.display());
     for n in ["1", "2"] {
         let json = pattern.replace("{n}", n);
+        // A directory the run makes, named by placeholders too.
+        let records = format!(
+            "{}/streams-{{slurm_job}}/cpu-{{host}}-{n}.jsonl",
+            dir.display()
+        );
         let out = Command::new(env!("CARGO_BIN_EXE_stridekit"))
             .args([
                 "bench",
@@ -719,6 +724,8 @@ fn cpu_runs_report_and_accept() {
                 "0.1",
                 "--json",
                 &json,
+                "--records",
+                &records,
                 "-q",
             ])
             .env("SLURM_JOB_ID", "77")
@@ -733,9 +740,17 @@ fn cpu_runs_report_and_accept() {
     let files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
         .collect();
     assert_eq!(files.len(), 2, "{files:?}");
     let host = stridekit::bench::record::host_name();
+    let streamed = dir.join(format!("streams-77/cpu-{host}-2.jsonl"));
+    let lines = std::fs::read_to_string(&streamed).unwrap();
+    assert_eq!(
+        lines.lines().count(),
+        3,
+        "memcpy and two cases, one line each"
+    );
     for f in &files {
         let name = f.file_name().unwrap().to_str().unwrap();
         assert!(name.starts_with(&format!("cpu-{host}-77-")), "{name}");

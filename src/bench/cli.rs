@@ -318,9 +318,13 @@ impl SuiteChoice {
     }
 }
 
-/// Expands the placeholders of `--json`, `--csv` and `--plot` (`-` stays standard output).
+/// Expands the placeholders of `--json`, `--csv`, `--plot` and `--records` (`-` stays
+/// standard output).
 fn expand_outputs(a: &mut BenchArgs, values: &PathValues) -> Result<(), BenchError> {
-    for p in [&mut a.json, &mut a.csv, &mut a.plot].into_iter().flatten() {
+    for p in [&mut a.json, &mut a.csv, &mut a.plot, &mut a.records]
+        .into_iter()
+        .flatten()
+    {
         if let Some(t) = p.to_str() {
             *p = PathBuf::from(placeholders::expand(t, values).map_err(BenchError::Usage)?);
         }
@@ -376,6 +380,15 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
     // Read the baselines first: a bad file should not wait for the whole suite.
     let baselines = record::read_baselines(&a.baseline)?;
     let budget = a.budget.map(|b| seconds("budget", b)).transpose()?;
+    // The records file's directory, as write_file makes the others'.
+    if let Some(dir) = a
+        .records
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, e))?;
+    }
     let sink = Sink::new(a.records.as_deref(), budget)?;
     let place = Place {
         host: host.clone(),

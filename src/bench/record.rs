@@ -571,11 +571,14 @@ pub(crate) mod tests {
     fn transfer_records_count_one_direction_and_get_no_dram_rates() {
         let mut t = record("h2d_pinned_1GiB", Some(20.0), Some(0));
         t.suite = Suite::Transfers;
-        t.gbps = Some(1.0);
         let mut v = vec![record(MEMCPY_CASE, Some(0.5), Some(0)), t];
         derive_rates(&mut v, |_| Some(4000.0));
         assert_eq!(v[1].bytes_moved(), 500_000_000);
-        assert_eq!(v[1].gbps, Some(1.0), "left as measured");
+        assert_eq!(
+            v[1].gbps,
+            Some(25.0),
+            "the bytes copied, one direction, in 20 ms"
+        );
         assert_eq!((v[1].pct_of_memcpy, v[1].pct_of_peak), (None, None));
         assert_eq!(v[0].bytes_moved(), 1_000_000_000);
         assert_eq!(v[0].pct_of_memcpy, Some(100.0));
