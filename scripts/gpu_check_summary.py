@@ -27,7 +27,8 @@ FAILED_TEST = re.compile(r"^test (\S+) \.\.\. FAILED", re.M)
 FAILURES_LIST = re.compile(r"^failures:\n((?:    \S+\n)+)", re.M)
 MEMCHECK = re.compile(r"=+ ERROR SUMMARY: (\d+) errors?")
 RACECHECK = re.compile(r"=+ RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
-TELEMETRY = ["power_w_mean", "energy_j", "sm_mhz_mean", "mem_mhz_mean", "throttle_reasons"]
+TELEMETRY = ["power_w_mean", "energy_j", "sm_mhz_mean", "mem_mhz_mean", "throttle_reasons",
+             "ecc_uncorrected_before", "pcie_link_gen", "power_violation_ms_before"]
 MEMCPY_CASE = "memcpy_f32_1GiB"
 
 

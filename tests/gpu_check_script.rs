@@ -231,6 +231,9 @@ exit $rc
     assert_eq!(row("alloc-replay-cuda")[1], "ok");
     assert_eq!(row("explain-device")[1], "ok");
     assert_eq!(row("bench-quick")[1], "TIMEOUT");
+    for later in ["bench-gpu", "transfers", "report"] {
+        assert_eq!(row(later)[1..3], ["not", "run"], "{later}");
+    }
     let replay = std::fs::read_to_string(out.join("logs/alloc-replay-cuda.log")).unwrap();
     assert!(replay.contains("agree on every statistic"), "{replay}");
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -242,8 +245,8 @@ exit $rc
             "tests: 19 passed, 1 failed (running_a_plan_again_does_not_allocate)",
             "sanitizer errors: 4 (reported by memcheck-kernels, racecheck-tiles, memcheck-alloc)",
             "bench: 1/1 cases verified, worst % of memcpy - [bench-quick.jsonl (the run was cut short)]",
-            "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1",
-            "gpu-check all: FAILED: memcheck-kernels, launch-alloc, memcheck-alloc, bench-quick",
+            "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1, ecc_uncorrected_before 0/1, pcie_link_gen 0/1, power_violation_ms_before 0/1",
+            "gpu-check all: FAILED: memcheck-kernels, launch-alloc, memcheck-alloc, bench-quick, bench-gpu, transfers, report",
         ]
     );
     let summary: serde_json::Value =
@@ -296,7 +299,7 @@ fn summary_reads_a_cut_bench_stream() {
         "{t}"
     );
     assert!(
-        t.contains("NVML fields present: power_w_mean 2/3, energy_j 3/3, sm_mhz_mean 3/3, mem_mhz_mean 3/3, throttle_reasons 3/3"),
+        t.contains("NVML fields present: power_w_mean 2/3, energy_j 3/3, sm_mhz_mean 3/3, mem_mhz_mean 3/3, throttle_reasons 3/3, ecc_uncorrected_before 0/3, pcie_link_gen 0/3, power_violation_ms_before 0/3"),
         "{t}"
     );
     assert!(t.trim_end().ends_with("gpu-check all: PASSED"), "{t}");
