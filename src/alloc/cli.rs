@@ -9,6 +9,7 @@ use super::policy::DeviceCachingAllocator;
 use super::replay::{self, H200_CAPACITY, ReplayOptions, ReplayReport};
 use super::report;
 use super::trace::{self, Trace};
+use super::{grid, tune, tune_report};
 
 /// Where a replay runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -55,6 +56,30 @@ pub enum AllocCommand {
         /// Use made-up addresses even when the trace records the original ones.
         #[arg(long)]
         ignore_recorded_addresses: bool,
+    },
+    /// Replay a grid of settings over traces (one replay per core) and rank them per
+    /// trace by peak reserved bytes; prints the winning PYTORCH_CUDA_ALLOC_CONF.
+    Tune {
+        /// Trace files (gzip allowed).
+        #[arg(required = true)]
+        traces: Vec<PathBuf>,
+        /// Simulated device capacity in bytes (suffixes as for replay; default: an H200's
+        /// 143771 MiB). Settings that run out of memory under it are marked and rank last.
+        #[arg(long)]
+        capacity: Option<String>,
+        /// A grid file: one setting per line, '#' comments (default: the built-in grid of
+        /// 432 PyTorch settings plus policy:stridekit).
+        #[arg(long, value_name = "FILE")]
+        grid: Option<PathBuf>,
+        /// Settings shown per trace (the default and stridekit rows are always shown).
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// One JSON object per (trace, setting) instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write a bar chart (default, best PyTorch setting, stridekit policy) as SVG.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
 }
 
@@ -140,9 +165,71 @@ fn mib(v: i64) -> String {
     format!("{:.1}", v as f64 / 1048576.0)
 }
 
+fn capacity_or_h200(capacity: Option<&str>) -> AllocResult<u64> {
+    match capacity {
+        Some(c) => parse_bytes(c),
+        None => Ok(H200_CAPACITY),
+    }
+}
+
+fn run_tune(
+    paths: &[PathBuf],
+    capacity: Option<&str>,
+    grid_file: Option<&Path>,
+    top: usize,
+    json: bool,
+    plot: Option<&Path>,
+) -> AllocResult<()> {
+    let capacity = capacity_or_h200(capacity)?;
+    let settings = match grid_file {
+        Some(p) => grid::read_grid(p)?,
+        None => {
+            let mut g = grid::default_grid();
+            g.push(grid::STRIDEKIT_SETTING.to_string());
+            g
+        }
+    };
+    let traces: Vec<Trace> = paths
+        .iter()
+        .map(|p| trace::read_trace(p))
+        .collect::<AllocResult<_>>()?;
+    let opts = tune::TuneOptions {
+        capacity,
+        progress: !json,
+    };
+    let studies = tune::run(&traces, &settings, &opts)?;
+    if let Some(p) = plot {
+        std::fs::write(p, tune_report::svg(&studies))
+            .map_err(|e| AllocError::io(p.display(), e))?;
+    }
+    if json {
+        let s = serde_json::to_string_pretty(&tune_report::json_records(&studies))
+            .map_err(|e| AllocError::Usage(e.to_string()))?;
+        println!("{s}");
+    } else {
+        print!("{}", tune_report::table(&studies, top, capacity));
+    }
+    Ok(())
+}
+
 /// Run an allocator subcommand, printing to stdout.
 pub fn run(cmd: AllocCommand) -> AllocResult<()> {
     match cmd {
+        AllocCommand::Tune {
+            traces,
+            capacity,
+            grid,
+            top,
+            json,
+            plot,
+        } => run_tune(
+            &traces,
+            capacity.as_deref(),
+            grid.as_deref(),
+            top,
+            json,
+            plot.as_deref(),
+        ),
         AllocCommand::Replay {
             traces,
             conf,
@@ -155,10 +242,7 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             ignore_recorded_addresses,
         } => {
             let cfgs = split_confs(&conf)?;
-            let capacity = match capacity {
-                Some(c) => parse_bytes(&c)?,
-                None => H200_CAPACITY,
-            };
+            let capacity = capacity_or_h200(capacity.as_deref())?;
             let given = match &addresses {
                 Some(p) => Some(read_addresses(p)?),
                 None => None,

@@ -80,6 +80,35 @@ pub struct SimulatedDevice {
     pub handed_out: Vec<u64>,
     /// Every reservation base handed out by `reserve`, in order.
     pub reservations_handed_out: Vec<u64>,
+    /// How many times each device call was made.
+    pub calls: DeviceCalls,
+}
+
+/// Counts of the device calls a simulated device served (what a tuning study compares:
+/// each is a driver call, some synchronising, on a real GPU).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceCalls {
+    /// Segment allocations (`cudaMalloc`).
+    pub segment_allocs: u64,
+    /// Segment frees (`cudaFree`).
+    pub segment_frees: u64,
+    /// Physical pages created (`cuMemCreate`).
+    pub page_creates: u64,
+    /// Pages mapped into a virtual range (`cuMemMap` + `cuMemSetAccess`).
+    pub page_maps: u64,
+    /// Pages unmapped (`cuMemUnmap`).
+    pub page_unmaps: u64,
+    /// Physical pages released (`cuMemRelease`).
+    pub page_releases: u64,
+    /// Virtual address ranges reserved (`cuMemAddressReserve`).
+    pub reservations: u64,
+}
+
+impl DeviceCalls {
+    /// The calls that obtain memory: segment allocations, page creations and page maps.
+    pub fn obtaining(&self) -> u64 {
+        self.segment_allocs + self.page_creates + self.page_maps
+    }
 }
 
 impl SimulatedDevice {
@@ -99,6 +128,7 @@ impl SimulatedDevice {
             events_complete_immediately: true,
             handed_out: Vec::new(),
             reservations_handed_out: Vec::new(),
+            calls: DeviceCalls::default(),
         }
     }
 
@@ -187,6 +217,7 @@ impl RawDevice for SimulatedDevice {
         self.used += size;
         self.live.insert(ptr, size);
         self.handed_out.push(ptr);
+        self.calls.segment_allocs += 1;
         Ok(ptr)
     }
 
@@ -195,6 +226,7 @@ impl RawDevice for SimulatedDevice {
             Some(s) if s == size => {
                 self.used -= size;
                 self.return_range(ptr, size);
+                self.calls.segment_frees += 1;
                 Ok(())
             }
             _ => Err(AllocError::Device {
@@ -215,6 +247,7 @@ impl RawDevice for SimulatedDevice {
             }
         };
         self.reservations_handed_out.push(ptr);
+        self.calls.reservations += 1;
         Ok(ptr)
     }
 
@@ -233,6 +266,8 @@ impl RawDevice for SimulatedDevice {
             }));
         }
         self.used += size;
+        self.calls.page_creates += 1;
+        self.calls.page_maps += 1;
         Ok(())
     }
 
@@ -240,6 +275,8 @@ impl RawDevice for SimulatedDevice {
         match self.mapped.remove(&ptr) {
             Some(s) if s == size => {
                 self.used -= size;
+                self.calls.page_unmaps += 1;
+                self.calls.page_releases += 1;
                 Ok(())
             }
             _ => Err(AllocError::Device {

@@ -18,12 +18,15 @@ pub mod config;
 pub mod cuda_device;
 pub mod device;
 pub mod error;
+pub mod grid;
 pub mod pickle;
 pub mod policy;
 pub mod replay;
 pub mod report;
 pub mod stats;
 pub mod trace;
+pub mod tune;
+pub mod tune_report;
 
 pub use config::AllocConfig;
 pub use cuda_device::CudaDevice;

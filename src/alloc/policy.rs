@@ -699,9 +699,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             PoolKind::Small => &self.small,
             PoolKind::Large => &self.large,
         };
+        // Blocks inside expandable segments are never released here: they are not device
+        // allocations of their own (PyTorch skips them too, since pytorch/pytorch#134338;
+        // its free pages are unmapped by the release-everything retry that follows).
         let at = pool.blocks.range(fkey(p.rank, want, 0)..).next();
         match at {
-            Some((k, &v)) if key_rank(*k) == p.rank => {
+            Some((k, &v)) if key_rank(*k) == p.rank && self.blocks[v as usize].seg == NIL => {
                 self.release_block(v)?;
                 Ok(true)
             }
@@ -721,8 +724,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                     if released >= want || key_size(k) < mss || key_rank(k) != p.rank {
                         break;
                     }
-                    released += key_size(k);
-                    self.release_block(v)?;
+                    if self.blocks[v as usize].seg == NIL {
+                        released += key_size(k);
+                        self.release_block(v)?;
+                    }
                 }
                 Ok(released >= want)
             }

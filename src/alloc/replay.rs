@@ -22,7 +22,7 @@
 use std::time::Instant;
 
 use super::config::AllocConfig;
-use super::device::{RawDevice, SimulatedDevice};
+use super::device::{DeviceCalls, RawDevice, SimulatedDevice};
 use super::error::{AllocError, AllocResult};
 use super::policy::{BlockHandle, DeviceCachingAllocator, K_LARGE_BUFFER};
 use super::stats::DeviceStats;
@@ -70,6 +70,8 @@ pub struct ReplayReport {
     pub timeline: Vec<(u64, u64, u64)>,
     /// Segment addresses the device handed out, in order.
     pub segment_addresses: Vec<u64>,
+    /// The device calls the replay made (simulated device only; zero elsewhere).
+    pub device_calls: DeviceCalls,
 }
 
 impl ReplayReport {
@@ -127,6 +129,7 @@ pub fn replay_simulated(
     let mut a = DeviceCachingAllocator::new(dev, cfg.clone())?;
     let mut r = replay_on(&mut a, trace, opts)?;
     r.segment_addresses = std::mem::take(&mut a.device_mut().handed_out);
+    r.device_calls = a.device().calls;
     Ok(r)
 }
 
@@ -191,6 +194,7 @@ pub fn replay_on<D: RawDevice>(
         failed_allocs: failed,
         timeline,
         segment_addresses: Vec::new(),
+        device_calls: DeviceCalls::default(),
     })
 }
 
