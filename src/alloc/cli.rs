@@ -9,7 +9,7 @@ use super::policy::DeviceCachingAllocator;
 use super::replay::{self, H200_CAPACITY, ReplayOptions, ReplayReport};
 use super::report;
 use super::trace::{self, Trace};
-use super::{grid, tune, tune_report};
+use super::{grid, tune, tune_report, why};
 
 /// Where a replay runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -56,6 +56,11 @@ pub enum AllocCommand {
         /// Use made-up addresses even when the trace records the original ones.
         #[arg(long)]
         ignore_recorded_addresses: bool,
+        /// Explain reserved minus allocated bytes at the peak of reserved bytes (and at the
+        /// first out-of-memory): inactive split blocks, free cached segments, page
+        /// rounding, pending frees, and the largest contributors (simulated device).
+        #[arg(long)]
+        why: bool,
     },
     /// Replay a grid of settings over traces (one replay per core) and rank them per
     /// trace by peak reserved bytes; prints the winning PYTORCH_CUDA_ALLOC_CONF.
@@ -161,6 +166,39 @@ fn replay_cuda(t: &Trace, cfg: &AllocConfig, opts: &ReplayOptions) -> AllocResul
     Ok(r)
 }
 
+/// `--why`'s breakdowns of one replay.
+struct Explained {
+    peak: why::Waste,
+    peak_event: usize,
+    oom: Option<why::Waste>,
+    oom_event: Option<usize>,
+}
+
+/// Replay again up to the peak of reserved bytes (and up to the first out-of-memory) and
+/// break the state down.
+fn explain(
+    t: &Trace,
+    cfg: &AllocConfig,
+    opts: &ReplayOptions,
+    r: &ReplayReport,
+) -> AllocResult<Explained> {
+    let at = |k: usize| -> AllocResult<why::Waste> {
+        let o = ReplayOptions {
+            stop_after: Some(k),
+            timeline: false,
+            ..opts.clone()
+        };
+        let (a, _) = replay::replay_simulated_state(t, cfg, &o)?;
+        Ok(why::waste(&a, 5))
+    };
+    Ok(Explained {
+        peak: at(r.peak_reserved_at)?,
+        peak_event: r.peak_reserved_at,
+        oom: r.first_oom_at.map(at).transpose()?,
+        oom_event: r.first_oom_at,
+    })
+}
+
 fn mib(v: i64) -> String {
     format!("{:.1}", v as f64 / 1048576.0)
 }
@@ -240,7 +278,13 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             record_addresses,
             addresses,
             ignore_recorded_addresses,
+            why,
         } => {
+            if why && device != DeviceKind::Sim {
+                return Err(AllocError::Usage(
+                    "--why needs the simulated device (--device sim)".into(),
+                ));
+            }
             let cfgs = split_confs(&conf)?;
             let capacity = capacity_or_h200(capacity.as_deref())?;
             let given = match &addresses {
@@ -248,6 +292,7 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                 None => None,
             };
             let mut reports: Vec<ReplayReport> = Vec::new();
+            let mut whys: Vec<Explained> = Vec::new();
             for path in &traces {
                 let mut t = trace::read_trace(path)?;
                 if let Some(a) = &given {
@@ -259,11 +304,15 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                         use_recorded_addresses: !ignore_recorded_addresses,
                         reset_after_warmup: true,
                         timeline: plot.is_some(),
+                        stop_after: None,
                     };
                     let r = match device {
                         DeviceKind::Sim => replay::replay_simulated(&t, cfg, &opts)?,
                         DeviceKind::Cuda => replay_cuda(&t, cfg, &opts)?,
                     };
+                    if why {
+                        whys.push(explain(&t, cfg, &opts, &r)?);
+                    }
                     reports.push(r);
                 }
             }
@@ -297,15 +346,26 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             if json {
                 let arr: Vec<serde_json::Value> = reports
                     .iter()
-                    .map(|r| {
-                        serde_json::json!({
+                    .enumerate()
+                    .map(|(k, r)| {
+                        let mut v = serde_json::json!({
                             "trace": r.trace,
                             "config": r.config,
                             "events": r.events,
                             "events_per_second": r.events_per_second(),
                             "failed_allocs": r.failed_allocs,
+                            "device_calls": r.device_calls,
                             "stats": r.stats.to_json(),
-                        })
+                        });
+                        if let Some(w) = whys.get(k) {
+                            v["why"] = serde_json::json!({
+                                "peak": w.peak,
+                                "peak_event": w.peak_event,
+                                "oom": w.oom,
+                                "oom_event": w.oom_event,
+                            });
+                        }
+                        v
                     })
                     .collect();
                 let s = serde_json::to_string_pretty(&arr)
@@ -314,6 +374,26 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                 return Ok(());
             }
             print_table(&reports);
+            for (r, w) in reports.iter().zip(&whys) {
+                println!("{} | {}", r.trace, r.config);
+                print!(
+                    "{}",
+                    why::table(
+                        &w.peak,
+                        &format!(
+                            "at the peak of reserved bytes (after event {})",
+                            w.peak_event
+                        )
+                    )
+                );
+                if let (Some(o), Some(e)) = (&w.oom, w.oom_event) {
+                    print!(
+                        "{}",
+                        why::table(o, &format!("at the first out-of-memory (event {e})"))
+                    );
+                }
+                println!();
+            }
             Ok(())
         }
     }

@@ -27,6 +27,7 @@ pub mod stats;
 pub mod trace;
 pub mod tune;
 pub mod tune_report;
+pub mod why;
 
 pub use config::AllocConfig;
 pub use cuda_device::CudaDevice;
