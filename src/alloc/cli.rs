@@ -9,7 +9,7 @@ use super::policy::DeviceCachingAllocator;
 use super::replay::{self, H200_CAPACITY, ReplayOptions, ReplayReport};
 use super::report;
 use super::trace::{self, Trace};
-use super::{grid, tune, tune_report, why};
+use super::{grid, snapshot, tune, tune_report, why};
 
 /// Where a replay runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -18,6 +18,15 @@ pub enum DeviceKind {
     Sim,
     /// The real GPU 0, through the CUDA driver.
     Cuda,
+}
+
+/// When `--snapshot` takes the allocator's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SnapshotAt {
+    /// After the last event.
+    End,
+    /// After the event at which reserved bytes first reach their peak.
+    Peak,
 }
 
 /// Allocator subcommands.
@@ -61,6 +70,16 @@ pub enum AllocCommand {
         /// rounding, pending frees, and the largest contributors (simulated device).
         #[arg(long)]
         why: bool,
+        /// Write the allocator's state and history as a PyTorch memory snapshot pickle
+        /// (what torch.cuda.memory._dump_snapshot() writes; read by
+        /// python -m torch.cuda._memory_viz and pytorch.org/memory_viz). Several
+        /// (trace, setting) pairs write FILE-1.pickle, FILE-2.pickle, ...
+        #[arg(long, value_name = "FILE.pickle")]
+        snapshot: Option<PathBuf>,
+        /// When the snapshot is taken: at the end of the trace, or at the peak of reserved
+        /// bytes.
+        #[arg(long, value_enum, default_value = "end")]
+        snapshot_at: SnapshotAt,
     },
     /// Replay a grid of settings over traces (one replay per core) and rank them per
     /// trace by peak reserved bytes; prints the winning PYTORCH_CUDA_ALLOC_CONF.
@@ -164,6 +183,46 @@ fn replay_cuda(t: &Trace, cfg: &AllocConfig, opts: &ReplayOptions) -> AllocResul
     // Return everything the replay still holds.
     a.release_all()?;
     Ok(r)
+}
+
+/// `p` itself when there is one output, else `STEM-k.EXT` beside it.
+fn numbered(p: &Path, n: usize, k: usize, ext: &str) -> PathBuf {
+    if n == 1 {
+        return p.to_path_buf();
+    }
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    p.with_file_name(format!("{stem}-{k}.{ext}"))
+}
+
+/// Replay again with the history recorded, up to `stop` (the end when None), and write
+/// the state and history as a snapshot pickle; returns the state's totals (current
+/// reserved, allocated and requested bytes, history entries).
+fn write_snapshot(
+    t: &Trace,
+    cfg: &AllocConfig,
+    opts: &ReplayOptions,
+    stop: Option<usize>,
+    file: &Path,
+) -> AllocResult<serde_json::Value> {
+    let o = ReplayOptions {
+        stop_after: stop,
+        timeline: false,
+        record_history: true,
+        ..opts.clone()
+    };
+    let (a, _) = replay::replay_simulated_state(t, cfg, &o)?;
+    let bytes = snapshot::to_pickle(&snapshot::from_allocator(&a))?;
+    std::fs::write(file, bytes).map_err(|e| AllocError::io(file.display(), e))?;
+    let s = a.stats();
+    Ok(serde_json::json!({
+        "reserved_bytes": s.reserved_bytes[0].current,
+        "allocated_bytes": s.allocated_bytes[0].current,
+        "requested_bytes": s.requested_bytes[0].current,
+        "entries": a.history().len(),
+    }))
 }
 
 /// `--why`'s breakdowns of one replay.
@@ -279,12 +338,15 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             addresses,
             ignore_recorded_addresses,
             why,
+            snapshot,
+            snapshot_at,
         } => {
-            if why && device != DeviceKind::Sim {
+            if (why || snapshot.is_some()) && device != DeviceKind::Sim {
                 return Err(AllocError::Usage(
-                    "--why needs the simulated device (--device sim)".into(),
+                    "--why and --snapshot need the simulated device (--device sim)".into(),
                 ));
             }
+            let pairs = traces.len() * split_confs(&conf)?.len();
             let cfgs = split_confs(&conf)?;
             let capacity = capacity_or_h200(capacity.as_deref())?;
             let given = match &addresses {
@@ -293,6 +355,7 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             };
             let mut reports: Vec<ReplayReport> = Vec::new();
             let mut whys: Vec<Explained> = Vec::new();
+            let mut snaps: Vec<serde_json::Value> = Vec::new();
             for path in &traces {
                 let mut t = trace::read_trace(path)?;
                 if let Some(a) = &given {
@@ -305,6 +368,7 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                         reset_after_warmup: true,
                         timeline: plot.is_some(),
                         stop_after: None,
+                        record_history: false,
                     };
                     let r = match device {
                         DeviceKind::Sim => replay::replay_simulated(&t, cfg, &opts)?,
@@ -313,21 +377,24 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                     if why {
                         whys.push(explain(&t, cfg, &opts, &r)?);
                     }
+                    if let Some(p) = &snapshot {
+                        let file = numbered(p, pairs, reports.len() + 1, "pickle");
+                        let stop = match snapshot_at {
+                            SnapshotAt::End => None,
+                            SnapshotAt::Peak => Some(r.peak_reserved_at),
+                        };
+                        let mut totals = write_snapshot(&t, cfg, &opts, stop, &file)?;
+                        totals["file"] = file.display().to_string().into();
+                        totals["at"] = format!("{snapshot_at:?}").to_lowercase().into();
+                        snaps.push(totals);
+                    }
                     reports.push(r);
                 }
             }
             if let Some(p) = &plot {
                 let n = reports.len();
                 for (k, r) in reports.iter().enumerate() {
-                    let file = if n == 1 {
-                        p.clone()
-                    } else {
-                        let stem = p
-                            .file_stem()
-                            .map(|s| s.to_string_lossy().to_string())
-                            .unwrap_or_default();
-                        p.with_file_name(format!("{stem}-{}.svg", k + 1))
-                    };
+                    let file = numbered(p, n, k + 1, "svg");
                     let title = format!("{} | {} (reserved vs allocated bytes)", r.trace, r.config);
                     let svg = report::svg_plot(&title, &replay::downsample(&r.timeline, 3000));
                     std::fs::write(&file, svg).map_err(|e| AllocError::io(file.display(), e))?;
@@ -357,6 +424,9 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                             "device_calls": r.device_calls,
                             "stats": r.stats.to_json(),
                         });
+                        if let Some(t) = snaps.get(k) {
+                            v["snapshot"] = t.clone();
+                        }
                         if let Some(w) = whys.get(k) {
                             v["why"] = serde_json::json!({
                                 "peak": w.peak,

@@ -194,6 +194,48 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     /// Streams seen so far, sorted by value; a block's rank indexes this list.
     streams: Vec<StreamId>,
     last_stream: (StreamId, u16),
+    /// The allocator's history in the form of a snapshot's `device_traces`, when recording.
+    history: Option<Vec<HistoryEntry>>,
+}
+
+/// What a history entry records (PyTorch's `TraceEntry` actions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Alloc,
+    FreeRequested,
+    FreeCompleted,
+    SegmentAlloc,
+    SegmentFree,
+    SegmentMap,
+    SegmentUnmap,
+    Oom,
+}
+
+impl Action {
+    /// The action's name in a snapshot.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Alloc => "alloc",
+            Action::FreeRequested => "free_requested",
+            Action::FreeCompleted => "free_completed",
+            Action::SegmentAlloc => "segment_alloc",
+            Action::SegmentFree => "segment_free",
+            Action::SegmentMap => "segment_map",
+            Action::SegmentUnmap => "segment_unmap",
+            Action::Oom => "oom",
+        }
+    }
+}
+
+/// One entry of the allocator's history: for `alloc` and frees the block address and the
+/// requested size, for segments the range, for `oom` the free device memory in `addr`
+/// and the size that was tried (as PyTorch records them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryEntry {
+    pub action: Action,
+    pub addr: u64,
+    pub size: u64,
+    pub stream: StreamId,
 }
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
@@ -223,6 +265,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             device_total: total,
             streams: Vec::new(),
             last_stream: (StreamId::MAX, u16::MAX),
+            history: None,
         };
         if let Some(f) = a.cfg.per_process_memory_fraction {
             a.set_memory_fraction(f)?;
@@ -248,6 +291,28 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     /// Current statistics.
     pub fn stats(&self) -> &DeviceStats {
         &self.stats
+    }
+
+    /// Start (or stop) recording the history of allocations and device calls.
+    pub fn record_history(&mut self, on: bool) {
+        self.history = if on { Some(Vec::new()) } else { None };
+    }
+
+    /// The recorded history (empty when not recording).
+    pub fn history(&self) -> &[HistoryEntry] {
+        self.history.as_deref().unwrap_or(&[])
+    }
+
+    #[inline]
+    fn record(&mut self, action: Action, addr: u64, size: u64, stream: StreamId) {
+        if let Some(h) = &mut self.history {
+            h.push(HistoryEntry {
+                action,
+                addr,
+                size,
+                stream,
+            });
+        }
     }
 
     /// Peaks back to current values.
@@ -516,6 +581,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let Some(block) = found else {
             let (device_free, device_total) = self.dev.mem_info()?;
             self.stats.num_ooms += 1;
+            self.record(Action::Oom, device_free, p.alloc_size, stream);
             return Err(AllocError::OutOfMemory(Box::new(OutOfMemory {
                 tried: p.alloc_size,
                 requested: orig_size,
@@ -648,6 +714,8 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         b.allocated = true;
         b.requested = orig_size;
         let bsize = b.size;
+        let bptr = b.ptr;
+        self.record(Action::Alloc, bptr, orig_size, p.stream);
         let st = &mut self.stats;
         stats::inc(&mut st.allocation, ps, 1);
         stats::inc(&mut st.allocated_bytes, ps, bsize);
@@ -677,6 +745,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             Err(DeviceError::Other(e)) => return Err(e),
         };
         self.total_allocated_memory += size;
+        self.record(Action::SegmentAlloc, ptr, size, p.stream);
         let i = self.new_block(Self::blank(p.stream, p.rank, size, p.pool, ptr));
         let ps = p.pool.stat();
         stats::inc(&mut self.stats.segment, ps, 1);
@@ -764,11 +833,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn release_block(&mut self, i: u32) -> AllocResult<()> {
-        let (ptr, size, pool) = {
+        let (ptr, size, pool, stream) = {
             let b = &self.blocks[i as usize];
-            (b.ptr, b.size, b.pool)
+            (b.ptr, b.size, b.pool, b.stream)
         };
         self.stats.num_device_free += 1;
+        self.record(Action::SegmentFree, ptr, size, stream);
         self.dev.free(ptr, size)?;
         self.total_allocated_memory -= size;
         let ps = pool.stat();
@@ -832,11 +902,19 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     pub(crate) fn free_index(&mut self, i: u32) -> AllocResult<()> {
-        let (size, pool, has_uses) = {
+        let (size, pool, has_uses, ptr, requested, stream) = {
             let b = &mut self.blocks[i as usize];
             b.allocated = false;
-            (b.size, b.pool, !b.stream_uses.is_empty())
+            (
+                b.size,
+                b.pool,
+                !b.stream_uses.is_empty(),
+                b.ptr,
+                b.requested,
+                b.stream,
+            )
         };
+        self.record(Action::FreeRequested, ptr, requested, stream);
         let ps = pool.stat();
         stats::dec(&mut self.stats.allocation, ps, 1);
         stats::dec(&mut self.stats.allocated_bytes, ps, size);
@@ -863,10 +941,11 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn free_block(&mut self, i: u32) {
-        let (orig_size, requested, prev, next, pool) = {
+        let (orig_size, requested, prev, next, pool, ptr, stream) = {
             let b = &self.blocks[i as usize];
-            (b.size, b.requested, b.prev, b.next, b.pool)
+            (b.size, b.requested, b.prev, b.next, b.pool, b.ptr, b.stream)
         };
+        self.record(Action::FreeCompleted, ptr, requested, stream);
         let mut net_blocks: i64 = 0;
         let mut net_size: i64 = 0;
         for cand in [prev, next] {
@@ -1160,6 +1239,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.try_merge_blocks(to_map, next);
         self.insert_into_blocks(to_map);
         self.total_allocated_memory += msize;
+        self.record(Action::SegmentMap, mptr, msize, stream);
         stats::inc(&mut self.stats.reserved_bytes, pool.stat(), msize);
         self.stats.num_device_alloc += 1;
         Ok(true)
@@ -1231,6 +1311,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.try_merge_blocks(i, next);
         self.insert_unmapped(i);
         self.total_allocated_memory -= usize_;
+        self.record(Action::SegmentUnmap, uptr, usize_, stream);
         stats::dec(&mut self.stats.reserved_bytes, pool.stat(), usize_);
         self.stats.num_device_free += 1;
         Ok(())

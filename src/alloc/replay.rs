@@ -44,6 +44,8 @@ pub struct ReplayOptions {
     pub timeline: bool,
     /// Stop after this event (0-based), leaving the allocator in that state.
     pub stop_after: Option<usize>,
+    /// Record the allocator's history (for a snapshot's `device_traces`).
+    pub record_history: bool,
 }
 
 impl Default for ReplayOptions {
@@ -54,6 +56,7 @@ impl Default for ReplayOptions {
             reset_after_warmup: true,
             timeline: false,
             stop_after: None,
+            record_history: false,
         }
     }
 }
@@ -144,6 +147,7 @@ pub fn replay_simulated_state(
 ) -> AllocResult<(DeviceCachingAllocator<SimulatedDevice>, ReplayReport)> {
     let dev = simulated_device_for(trace, opts);
     let mut a = DeviceCachingAllocator::new(dev, cfg.clone())?;
+    a.record_history(opts.record_history);
     let mut r = replay_on(&mut a, trace, opts)?;
     r.segment_addresses = std::mem::take(&mut a.device_mut().handed_out);
     r.device_calls = a.device().calls;
