@@ -269,6 +269,11 @@ impl AllocConfig {
             }
             i += 1;
         }
+        if cfg.policy == Policy::Stridekit {
+            // stridekit's policy always grows expandable segments (and stitches their free
+            // pages), whatever expandable_segments says.
+            cfg.expandable_segments = true;
+        }
         Ok(cfg)
     }
 

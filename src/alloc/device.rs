@@ -41,6 +41,16 @@ pub trait RawDevice {
     fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError>;
     /// Unmap and release one page mapped with [`RawDevice::map_page`].
     fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
+    /// Unmap one page but keep its physical memory as a spare page, which the next
+    /// [`RawDevice::map_page`] of the same size maps again without creating a page
+    /// (cuMemUnmap, keeping the handle). Devices without spares release it.
+    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        self.unmap_page(ptr, size)
+    }
+    /// Release every spare page (cuMemRelease).
+    fn release_spare_pages(&mut self) -> AllocResult<()> {
+        Ok(())
+    }
     /// (free, total) device memory in bytes (cudaMemGetInfo).
     fn mem_info(&mut self) -> AllocResult<(u64, u64)>;
     /// Record an event on `stream` (cudaEventRecord).
@@ -82,6 +92,8 @@ pub struct SimulatedDevice {
     pub reservations_handed_out: Vec<u64>,
     /// How many times each device call was made.
     pub calls: DeviceCalls,
+    /// Sizes of the spare pages (unmapped, physical memory kept).
+    spare: Vec<u64>,
 }
 
 /// Counts of the device calls a simulated device served (what a tuning study compares:
@@ -129,6 +141,7 @@ impl SimulatedDevice {
             handed_out: Vec::new(),
             reservations_handed_out: Vec::new(),
             calls: DeviceCalls::default(),
+            spare: Vec::new(),
         }
     }
 
@@ -256,7 +269,8 @@ impl RawDevice for SimulatedDevice {
     }
 
     fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
-        if self.used.saturating_add(size) > self.capacity {
+        let spare = self.spare.iter().position(|&s| s == size);
+        if spare.is_none() && self.used.saturating_add(size) > self.capacity {
             return Err(DeviceError::OutOfMemory);
         }
         if self.mapped.insert(ptr, size).is_some() {
@@ -265,9 +279,38 @@ impl RawDevice for SimulatedDevice {
                 message: format!("simulated device: page {ptr:#x} already mapped"),
             }));
         }
-        self.used += size;
-        self.calls.page_creates += 1;
+        match spare {
+            Some(k) => {
+                self.spare.swap_remove(k);
+            }
+            None => {
+                self.used += size;
+                self.calls.page_creates += 1;
+            }
+        }
         self.calls.page_maps += 1;
+        Ok(())
+    }
+
+    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        match self.mapped.remove(&ptr) {
+            Some(s) if s == size => {
+                self.spare.push(size);
+                self.calls.page_unmaps += 1;
+                Ok(())
+            }
+            _ => Err(AllocError::Device {
+                call: "cuMemUnmap",
+                message: format!("simulated device: page {ptr:#x} is not mapped"),
+            }),
+        }
+    }
+
+    fn release_spare_pages(&mut self) -> AllocResult<()> {
+        for s in self.spare.drain(..) {
+            self.used -= s;
+            self.calls.page_releases += 1;
+        }
         Ok(())
     }
 

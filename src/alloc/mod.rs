@@ -24,6 +24,7 @@ pub mod replay;
 pub mod report;
 pub mod snapshot;
 pub mod stats;
+pub mod stitch;
 pub mod trace;
 pub mod tune;
 pub mod tune_report;

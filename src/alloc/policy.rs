@@ -613,6 +613,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let expandable_on = self.cfg.expandable_segments;
         let mss = self.cfg.max_split_size;
         let rounding = self.cfg.max_non_split_rounding_size;
+        let stitching = self.cfg.is_stridekit();
         let blocks = &self.blocks;
         let pool = match p.pool {
             PoolKind::Small => &mut self.small,
@@ -667,10 +668,11 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             }
         }
         let bsize = key_size(key);
-        if p.size < mss && bsize >= mss {
+        let oversize_rules = !(stitching && blocks[idx as usize].seg != NIL);
+        if oversize_rules && p.size < mss && bsize >= mss {
             return None;
         }
-        if p.size >= mss && bsize >= p.size.saturating_add(rounding) {
+        if oversize_rules && p.size >= mss && bsize >= p.size.saturating_add(rounding) {
             return None;
         }
         pool.blocks.remove(&key);
@@ -735,6 +737,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let size = p.alloc_size;
         if self.set_fraction && self.total_allocated_memory + size > self.allowed_memory_maximum {
             return Ok(None);
+        }
+        if self.cfg.is_stridekit() {
+            return self.try_allocate_stitched_block(p.stream, p.pool, p.size);
         }
         if self.cfg.expandable_segments {
             return self.try_allocate_expandable_block(p.stream, p.pool, p.size);
@@ -1084,7 +1089,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
 
     // ----- expandable segments -----
 
-    fn allocatable(&self, i: u32) -> bool {
+    pub(crate) fn allocatable(&self, i: u32) -> bool {
         if i == NIL {
             return false;
         }
@@ -1092,7 +1097,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         !b.allocated && b.event_count == 0 && b.stream_uses.is_empty()
     }
 
-    fn find_expandable_block(
+    pub(crate) fn find_expandable_block(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
@@ -1127,6 +1132,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
         let page = match pool {
             PoolKind::Small => K_SMALL_BUFFER,
+            PoolKind::Large if self.cfg.is_stridekit() => super::stitch::LARGE_PAGE,
             PoolKind::Large => K_LARGE_BUFFER,
         };
         let space = self.device_total + self.device_total / 8;
@@ -1193,20 +1199,36 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
     }
 
-    /// Unmap the whole pages inside `[ptr, ptr+size)`; returns the unmapped (ptr, size).
-    fn seg_unmap(&mut self, si: u32, ptr: u64, size: u64) -> AllocResult<(u64, u64)> {
+    /// Unmap the whole pages inside `[ptr, ptr+size)` (at most the last `max_pages` of
+    /// them; `keep`: keep their physical memory as spare pages); returns the unmapped
+    /// (ptr, size).
+    fn seg_unmap(
+        &mut self,
+        si: u32,
+        ptr: u64,
+        size: u64,
+        max_pages: Option<u64>,
+        keep: bool,
+    ) -> AllocResult<(u64, u64)> {
         let (base, page, stream) = {
             let s = &self.segs[si as usize];
             (s.base, s.page, s.stream)
         };
-        let begin = (ptr - base).div_ceil(page);
+        let mut begin = (ptr - base).div_ceil(page);
         let end = (ptr + size - base) / page;
         if begin >= end {
             return Ok((ptr, 0));
         }
+        if let Some(m) = max_pages {
+            begin = begin.max(end.saturating_sub(m));
+        }
         self.dev.synchronize_stream(stream)?;
         for k in begin..end {
-            self.dev.unmap_page(base + k * page, page)?;
+            if keep {
+                self.dev.unmap_page_keep(base + k * page, page)?;
+            } else {
+                self.dev.unmap_page(base + k * page, page)?;
+            }
             self.segs[si as usize].pages[k as usize] = false;
         }
         self.trim_pages(si);
@@ -1245,13 +1267,23 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         Ok(true)
     }
 
-    fn try_allocate_expandable_block(
+    pub(crate) fn try_allocate_expandable_block(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
         size: u64,
     ) -> AllocResult<Option<u32>> {
-        let mut c = self.find_expandable_block(stream, pool, size)?;
+        let c = self.find_expandable_block(stream, pool, size)?;
+        self.allocate_expandable_at(c, size)
+    }
+
+    /// Allocate `size` bytes starting at block `c` of an expandable segment (a free block,
+    /// mapped or not, with enough free address space after it), mapping what is needed.
+    pub(crate) fn allocate_expandable_at(
+        &mut self,
+        mut c: u32,
+        size: u64,
+    ) -> AllocResult<Option<u32>> {
         let (mapped, csize) = {
             let b = &self.blocks[c as usize];
             (b.mapped, b.size)
@@ -1276,11 +1308,22 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn unmap_block(&mut self, i: u32) -> AllocResult<()> {
+        self.unmap_block_pages(i, None, false)
+    }
+
+    /// Unmap the whole pages of free block `i` (at most the last `max_pages`; `keep`: as
+    /// spare pages), splitting it into mapped and unmapped blocks.
+    pub(crate) fn unmap_block_pages(
+        &mut self,
+        i: u32,
+        max_pages: Option<u64>,
+        keep: bool,
+    ) -> AllocResult<()> {
         let (ptr, size, seg, stream, rank, pool) = {
             let b = &self.blocks[i as usize];
             (b.ptr, b.size, b.seg, b.stream, b.rank, b.pool)
         };
-        let (uptr, usize_) = self.seg_unmap(seg, ptr, size)?;
+        let (uptr, usize_) = self.seg_unmap(seg, ptr, size, max_pages, keep)?;
         if usize_ == 0 {
             return Ok(());
         }

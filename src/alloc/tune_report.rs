@@ -71,6 +71,7 @@ pub fn table(studies: &[TraceStudy], top: usize, capacity: u64) -> String {
                 extra.push(r);
             }
         }
+        extra.sort_by_key(|r| st.rank_of(r));
         if !extra.is_empty() {
             out.push_str("  ...\n");
             for r in extra {
