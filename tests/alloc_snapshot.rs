@@ -8,29 +8,18 @@ use stridekit::alloc::replay::{self, ReplayOptions};
 use stridekit::alloc::snapshot;
 use stridekit::alloc::trace;
 
-fn data(name: &str) -> String {
-    format!("{}/tests/data/alloc/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+mod alloc_common;
+use alloc_common::{RECORDED_SETTINGS, SHIPPED, data, shipped};
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("stridekit-alloc-snap-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+    alloc_common::tmp("alloc-snapshot", name)
 }
 
 #[test]
 fn snapshots_replay_to_the_same_statistics() {
-    for t in [
-        "trace_llm_serving.csv",
-        "trace_random.csv",
-        "trace_training.csv",
-    ] {
-        let tr = trace::read_trace(data(t).as_ref()).unwrap();
-        for s in [
-            "default",
-            "expandable_segments:True",
-            "max_split_size_mb:128",
-        ] {
+    for t in SHIPPED {
+        let tr = shipped(t);
+        for s in RECORDED_SETTINGS {
             let cfg = AllocConfig::parse(s).unwrap();
             let full = replay::replay_simulated(&tr, &cfg, &ReplayOptions::default()).unwrap();
             for at in ["end", "peak"] {

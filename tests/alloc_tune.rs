@@ -7,30 +7,14 @@ use serde_json::Value;
 use stridekit::alloc::config::AllocConfig;
 use stridekit::alloc::grid;
 use stridekit::alloc::replay::{self, H200_CAPACITY, ReplayOptions};
-use stridekit::alloc::trace::{self, Trace};
+use stridekit::alloc::trace::Trace;
 use stridekit::alloc::tune::{self, TuneOptions};
 
-const TRACES: [&str; 3] = [
-    "trace_llm_serving.csv",
-    "trace_random.csv",
-    "trace_training.csv",
-];
-
-fn data(name: &str) -> String {
-    format!("{}/tests/data/alloc/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn shipped() -> Vec<Trace> {
-    TRACES
-        .iter()
-        .map(|t| trace::read_trace(data(t).as_ref()).unwrap())
-        .collect()
-}
+mod alloc_common;
+use alloc_common::{SHIPPED as TRACES, data, shipped};
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("stridekit-alloc-tune-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+    alloc_common::tmp("alloc-tune", name)
 }
 
 /// The combinations that stopped with "cudaFree failed: ... is not a live segment":
@@ -42,7 +26,7 @@ fn tmp(name: &str) -> std::path::PathBuf {
 /// capacity and one retry.
 #[test]
 fn expandable_segments_with_max_split_size_reaches_capacity_and_retries() {
-    let t = trace::read_trace(data("trace_random.csv").as_ref()).unwrap();
+    let t = shipped("trace_random.csv");
     let capacity = 24u64 << 30;
     let opts = ReplayOptions {
         capacity,
@@ -72,7 +56,7 @@ fn expandable_segments_with_max_split_size_reaches_capacity_and_retries() {
 /// internal error, and the ranking is by (OOM, peak reserved, device calls).
 #[test]
 fn every_default_grid_point_replays_on_every_trace() {
-    let traces = shipped();
+    let traces: Vec<Trace> = TRACES.iter().map(|t| shipped(t)).collect();
     let mut settings = grid::default_grid();
     settings.push(grid::STRIDEKIT_SETTING.to_string());
     for capacity in [H200_CAPACITY, 11u64 << 30] {

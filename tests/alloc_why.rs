@@ -6,12 +6,10 @@ use std::process::Command;
 use serde_json::Value;
 use stridekit::alloc::config::AllocConfig;
 use stridekit::alloc::replay::{self, ReplayOptions};
-use stridekit::alloc::trace;
 use stridekit::alloc::why;
 
-fn data(name: &str) -> String {
-    format!("{}/tests/data/alloc/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+mod alloc_common;
+use alloc_common::{RECORDED_SETTINGS, SHIPPED, data, shipped};
 
 fn check(w: &why::Waste, what: &str) {
     let gap = w.gap();
@@ -30,18 +28,9 @@ fn check(w: &why::Waste, what: &str) {
 
 #[test]
 fn the_gap_at_the_peak_is_attributed_on_every_trace() {
-    for t in [
-        "trace_llm_serving.csv",
-        "trace_random.csv",
-        "trace_training.csv",
-    ] {
-        let tr = trace::read_trace(data(t).as_ref()).unwrap();
-        for s in [
-            "default",
-            "expandable_segments:True",
-            "max_split_size_mb:128",
-            "roundup_power2_divisions:4",
-        ] {
+    for t in SHIPPED {
+        let tr = shipped(t);
+        for s in RECORDED_SETTINGS {
             let cfg = AllocConfig::parse(s).unwrap();
             let opts = ReplayOptions::default();
             let r = replay::replay_simulated(&tr, &cfg, &opts).unwrap();

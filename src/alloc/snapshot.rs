@@ -124,9 +124,9 @@ pub fn to_pickle(s: &Snapshot) -> AllocResult<Vec<u8>> {
         .map_err(|e| AllocError::Usage(format!("pickle: {e}")))
 }
 
-/// The allocator's state (segments with their blocks) and its recorded history, as a
-/// snapshot. Entries are timed by their position in the history (`time_us` = index).
-pub fn from_allocator<D: RawDevice>(a: &DeviceCachingAllocator<D>) -> Snapshot {
+/// The allocator's segments (for expandable segments: each mapped range) with their
+/// blocks and states, sorted by address.
+pub fn segments<D: RawDevice>(a: &DeviceCachingAllocator<D>) -> Vec<SnapshotSegment> {
     let mut segments = Vec::new();
     for head in a.segment_heads() {
         let h = &a.blocks[head as usize];
@@ -179,6 +179,13 @@ pub fn from_allocator<D: RawDevice>(a: &DeviceCachingAllocator<D>) -> Snapshot {
         }
         segments.push(seg);
     }
+    segments
+}
+
+/// The allocator's state (segments with their blocks) and its recorded history, as a
+/// snapshot. Entries are timed by their position in the history (`time_us` = index).
+pub fn from_allocator<D: RawDevice>(a: &DeviceCachingAllocator<D>) -> Snapshot {
+    let segments = segments(a);
     let entries = a
         .history()
         .iter()

@@ -174,18 +174,9 @@ pub fn svg(studies: &[TraceStudy]) -> String {
         ml,
         "alloc tune: peak reserved GiB (black tick: peak requested)",
     );
-    for k in 0..=4 {
-        let v = ymax * k as f64 / 4.0;
-        s.push_str(&format!(
-            "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.1}</text>\n",
-            w - mr,
-            sy(v),
-            sy(v),
-            ml - 6.0,
-            sy(v) + 4.0,
-            v / GIB
-        ));
-    }
+    s.push_str(&crate::svg::y_grid(ml, w - mr, ymax, sy, |v| {
+        format!("{:.1}", v / GIB)
+    }));
     for (k, (name, color)) in series.iter().enumerate() {
         let x = ml + 10.0 + 190.0 * k as f64;
         s.push_str(&format!(
