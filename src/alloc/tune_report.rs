@@ -82,10 +82,15 @@ pub fn table(studies: &[TraceStudy], top: usize, capacity: u64) -> String {
         if let Some(b) = st.best_pytorch() {
             match st.saving() {
                 Some((saved, pct)) => out.push_str(&format!(
-                    "best PyTorch setting saves {:.3} GiB ({:.1}%) of peak reserved against the default{}\n",
+                    "best PyTorch setting saves {:.3} GiB ({:.1}%) of peak reserved against the default{}{}\n",
                     gib(saved),
                     pct,
-                    if b.oom() { " (but runs out of memory)" } else { "" }
+                    if b.oom() { " (but runs out of memory)" } else { "" },
+                    if st.default_row().is_some_and(|d| d.oom()) && !b.oom() {
+                        ", which runs out of memory"
+                    } else {
+                        ""
+                    }
                 )),
                 None => out.push_str("no default setting in the grid to compare with\n"),
             }
