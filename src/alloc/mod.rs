@@ -18,12 +18,17 @@ pub mod config;
 pub mod cuda_device;
 pub mod device;
 pub mod error;
-pub mod pickle;
+pub mod grid;
 pub mod policy;
 pub mod replay;
 pub mod report;
+pub mod snapshot;
 pub mod stats;
+pub mod stitch;
 pub mod trace;
+pub mod tune;
+pub mod tune_report;
+pub mod why;
 
 pub use config::AllocConfig;
 pub use cuda_device::CudaDevice;
