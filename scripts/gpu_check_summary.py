@@ -22,9 +22,13 @@ import sys
 
 TEST_RESULT = re.compile(r"test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed")
 FAILED_TEST = re.compile(r"^test (\S+) \.\.\. FAILED", re.M)
+# libtest's closing list of failed tests (its names are exact even when --nocapture output
+# splits a "test NAME ... FAILED" line).
+FAILURES_LIST = re.compile(r"^failures:\n((?:    \S+\n)+)", re.M)
 MEMCHECK = re.compile(r"=+ ERROR SUMMARY: (\d+) errors?")
 RACECHECK = re.compile(r"=+ RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
-TELEMETRY = ["power_w_mean", "energy_j", "sm_mhz_mean", "mem_mhz_mean", "throttle_reasons"]
+TELEMETRY = ["power_w_mean", "energy_j", "sm_mhz_mean", "mem_mhz_mean", "throttle_reasons",
+             "ecc_uncorrected_before", "pcie_link_gen", "power_violation_ms_before"]
 MEMCPY_CASE = "memcpy_f32_1GiB"
 
 
@@ -34,6 +38,11 @@ def read_text(path):
             return f.read()
     except OSError:
         return None
+
+
+def failed_tests(log):
+    listed = [n.strip() for block in FAILURES_LIST.findall(log) for n in block.splitlines()]
+    return listed or FAILED_TEST.findall(log)
 
 
 def step_rows(outdir):
@@ -67,7 +76,7 @@ def step_rows(outdir):
             "seconds": s.get("seconds", 0),
             "passed": sum(p for p, _ in results) if results else None,
             "failed": sum(f for _, f in results) if results else None,
-            "failed_tests": FAILED_TEST.findall(log),
+            "failed_tests": failed_tests(log),
             "sanitizer_errors": (sum(mem) + sum(e for e, _ in race)) if (mem or race) else None,
             "racecheck_warnings": sum(w for _, w in race) if race else None,
         })

@@ -11,6 +11,7 @@ pub mod explain;
 pub mod ffi;
 pub mod layout;
 pub mod plan;
+pub mod report;
 pub mod scalar;
 pub mod storage;
 pub mod svg;

@@ -42,6 +42,9 @@ enum Command {
     /// Benchmark the layout-copy suite (GPU or CPU backend) with telemetry; write a table,
     /// JSON, CSV and an SVG plot.
     Bench(stridekit::bench::cli::BenchArgs),
+    /// Merge bench JSON from many runs, nodes and GPUs: one row per GPU, fleet medians,
+    /// outliers, health flags, and PASS/FAIL against an acceptance file.
+    Report(stridekit::report::cli::ReportArgs),
     /// Which backends this binary can use: kernel image, CUDA driver, devices.
     Info,
     /// The caching device allocator: replay allocation traces under PyTorch's policy.
@@ -83,6 +86,15 @@ fn main() -> ExitCode {
             Err(e) => {
                 eprintln!("stridekit bench: {e}");
                 ExitCode::from(1)
+            }
+        },
+        // 0: every GPU passes (or no --accept), 1: a GPU fails, 2: unreadable inputs.
+        Command::Report(args) => match stridekit::report::cli::run(args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("stridekit report: {e}");
+                ExitCode::from(2)
             }
         },
         Command::Info => {

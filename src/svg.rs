@@ -16,3 +16,26 @@ pub fn open(w: f64, h: f64, font_size: u32, title_x: f64, title: &str) -> String
         escape(title)
     )
 }
+
+/// Five horizontal grid lines from 0 to `ymax` (data units) across `x0..x1`, each labelled
+/// at the left of `x0` with `label(value)`; `sy` maps a value to its y pixel.
+pub fn y_grid(
+    x0: f64,
+    x1: f64,
+    ymax: f64,
+    sy: impl Fn(f64) -> f64,
+    label: impl Fn(f64) -> String,
+) -> String {
+    let mut s = String::new();
+    for k in 0..=4 {
+        let v = ymax * k as f64 / 4.0;
+        let y = sy(v);
+        s.push_str(&format!(
+            "<line x1=\"{x0}\" x2=\"{x1:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
+            x0 - 6.0,
+            y + 4.0,
+            escape(&label(v))
+        ));
+    }
+    s
+}

@@ -7,31 +7,43 @@ use stridekit::alloc::{
     AllocConfig, AllocError, CudaDevice, DeviceCachingAllocator, read_trace_file,
 };
 
-#[test]
-fn cuda_device_or_typed_error() {
-    // scripts/gpu-check sets STRIDEKIT_REQUIRE_GPU=1: there, no GPU is a failure.
+/// cuda:0, or None (after checking the error is typed) where no GPU is usable; under
+/// STRIDEKIT_REQUIRE_GPU=1 (scripts/gpu-check) no GPU is a failure.
+fn gpu_or_skip(test: &str) -> Option<CudaDevice> {
     let required = std::env::var_os("STRIDEKIT_REQUIRE_GPU").is_some_and(|v| v == "1");
-    let dev = match CudaDevice::new(0) {
+    match CudaDevice::new(0) {
         Err(e) if required => panic!("STRIDEKIT_REQUIRE_GPU=1 but cuda:0 is unusable: {e}"),
         Err(AllocError::NoCudaDriver) => {
-            eprintln!("cuda_device_or_typed_error: skipped the GPU replay: no CUDA driver");
-            return;
+            eprintln!("{test}: skipped the GPU replay: no CUDA driver");
+            None
         }
         Err(AllocError::Device { call, message }) => {
             // A driver without a usable GPU: the failing call is named.
             assert!(!call.is_empty(), "{message}");
-            return;
+            None
         }
         Err(e) => panic!("unexpected error {e}"),
-        Ok(d) => d,
-    };
-    // The build's checkout, or the working directory's (binaries copied by gpu-check).
-    let mut path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/alloc/trace_training.csv");
-    if !path.exists() {
-        path = "tests/data/alloc/trace_training.csv".into();
+        Ok(d) => Some(d),
     }
-    let mut t = read_trace_file(&path).unwrap();
+}
+
+/// The build's checkout, or the working directory's (binaries copied by gpu-check).
+fn training_trace() -> std::path::PathBuf {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/alloc/trace_training.csv");
+    if path.exists() {
+        path
+    } else {
+        "tests/data/alloc/trace_training.csv".into()
+    }
+}
+
+#[test]
+fn cuda_device_or_typed_error() {
+    let Some(dev) = gpu_or_skip("cuda_device_or_typed_error") else {
+        return;
+    };
+    let mut t = read_trace_file(&training_trace()).unwrap();
     let cfg = AllocConfig::default();
     let opts = ReplayOptions::default();
     let mut a = DeviceCachingAllocator::new(dev, cfg.clone()).unwrap();
@@ -41,4 +53,27 @@ fn cuda_device_or_typed_error() {
     assert_eq!(a.stats().reserved_bytes[0].current, 0);
     let sim = replay_simulated(&t, &cfg, &opts).unwrap();
     assert_eq!(gpu.stats, sim.stats);
+}
+
+/// policy:stridekit through the CUDA virtual-memory calls (cuMemCreate / cuMemMap /
+/// cuMemSetAccess, stitched pages unmapped with their handle kept and mapped again): the
+/// same statistics as on the simulated device, and everything returned at the end.
+#[test]
+fn stridekit_policy_on_the_gpu_matches_the_simulation() {
+    let Some(dev) = gpu_or_skip("stridekit_policy_on_the_gpu_matches_the_simulation") else {
+        return;
+    };
+    for trace in ["trace_training.csv", "trace_random.csv"] {
+        let path = training_trace().with_file_name(trace);
+        let t = read_trace_file(&path).unwrap();
+        let cfg = AllocConfig::parse("policy:stridekit").unwrap();
+        let opts = ReplayOptions::default();
+        let mut a = DeviceCachingAllocator::new(CudaDevice::new(0).unwrap(), cfg.clone()).unwrap();
+        let gpu = replay_on(&mut a, &t, &opts).unwrap();
+        a.release_all().unwrap();
+        assert_eq!(a.stats().reserved_bytes[0].current, 0, "{trace}");
+        let sim = replay_simulated(&t, &cfg, &opts).unwrap();
+        assert_eq!(gpu.stats, sim.stats, "{trace}");
+    }
+    drop(dev);
 }

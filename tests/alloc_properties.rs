@@ -40,6 +40,8 @@ fn config() -> impl Strategy<Value = &'static str> {
         Just("roundup_power2_divisions:[1:2,16:4,>:8]"),
         Just("expandable_segments:True"),
         Just("garbage_collection_threshold:0.5,per_process_memory_fraction:0.8"),
+        Just("policy:stridekit"),
+        Just("policy:stridekit,max_split_size_mb:64"),
     ]
 }
 

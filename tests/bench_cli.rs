@@ -176,6 +176,17 @@ fn cpu_quick_run_writes_documented_reports() {
         ] {
             assert!(r[k].is_null(), "{name}: {k} = {}", r[k]);
         }
+        // Health counters: every one null on the CPU, and the note says why.
+        for k in &FIELDS[FIELDS.len() - 19..FIELDS.len() - 1] {
+            assert!(r[k].is_null(), "{name}: {k} = {}", r[k]);
+        }
+        let note = r["health_note"].as_str().unwrap();
+        assert!(
+            note.starts_with("ecc_corrected_before, ")
+                && note.ends_with(": the CPU backend has no GPU health counters"),
+            "{note}"
+        );
+        assert_eq!(r["suite"], "layout");
         assert_eq!(r["slurm_job_id"], "4242");
         assert_eq!(r["slurm_task_id"], "3");
         assert_eq!(r["discarded_low_clock"], 0);
@@ -328,6 +339,25 @@ fn errors_are_one_clear_line() {
         fails_with(&["bench", "--device", "all", "--quick"], "no CUDA driver");
     }
     fails_with(&["bench", "--device", "gpu"], "--device 'gpu'");
+    fails_with(
+        &["bench", "--device", "cpu", "--suite", "transfers"],
+        "stridekit bench: --suite transfers needs a GPU: the transfers suite times host-device and device-device copies",
+    );
+    fails_with(
+        &["bench", "--device", "cpu", "--suite", "all", "--quick"],
+        "--suite all needs a GPU",
+    );
+    fails_with(
+        &[
+            "bench",
+            "--device",
+            "cpu",
+            "--quick",
+            "--json",
+            "out-{nodename}.json",
+        ],
+        "unknown placeholder {nodename} (known: {host} {gpu} {slurm_job} {slurm_proc} {date})",
+    );
     fails_with(
         &["bench", "--device", "cpu", "--cases", "no_such_case"],
         "--cases 'no_such_case' matches no case",

@@ -145,13 +145,22 @@ fn all_runs_every_step_under_its_budget_and_summarises() {
         &sh(&libtest(1, Some("running_a_plan_again_does_not_allocate"))),
         0o644,
     );
-    // Overruns the budget: killed at its limit, and the later steps do not run.
-    write(&bin.join("alloc_cuda"), &sh("sleep 30\n"), 0o644);
+    write(&bin.join("alloc_cuda"), &sh(&libtest(1, None)), 0o644);
+    // explain prints the same on both devices; alloc replay records two addresses and
+    // varies only in its speed; bench streams one record, then overruns the budget: it is
+    // killed at its limit and the summary reads its stream.
     write(
         &bin.join("stridekit"),
-        &sh(
-            "case \"$1\" in\ninfo) echo \"stridekit 0.1.0 (build $STRIDEKIT_BUILD)\";;\n*) echo '{}';;\nesac\n",
-        ),
+        &sh(r#"case "$1" in
+info) echo "stridekit 0.1.0 (build $STRIDEKIT_BUILD)";;
+explain) echo '{"tensors": []}';;
+alloc) while [[ $# -gt 0 ]]; do [[ "$1" == --record-addresses ]] && printf '0x1\n0x2\n' > "$2"; shift; done
+       echo "[{\"stats\": {\"reserved_bytes.all.peak\": 2097152}, \"events_per_second\": $RANDOM}]";;
+bench) while [[ $# -gt 0 ]]; do [[ "$1" == --records ]] && out=$2; shift; done
+       echo '{"case": "memcpy_f32_1GiB", "pct_of_memcpy": 100.0, "verified": true}' > "$out"
+       sleep 30;;
+esac
+"#),
         0o644,
     );
     // The machine's tools.
@@ -218,23 +227,27 @@ exit $rc
     assert_eq!(row("racecheck-tiles")[3..], ["1", "0", "0"]);
     assert_eq!(row("kernels-unchecked")[3..], ["2", "0", "-"]);
     assert_eq!(row("launch-alloc")[1..3], ["FAILED", "rc=101"]);
-    assert_eq!(row("memcheck-alloc")[1], "TIMEOUT");
-    assert_eq!(row("bench-quick")[1..3], ["not", "run"]);
+    assert_eq!(row("memcheck-alloc")[1..2], ["FAILED"]);
+    assert_eq!(row("alloc-replay-cuda")[1], "ok");
+    assert_eq!(row("explain-device")[1], "ok");
+    assert_eq!(row("bench-quick")[1], "TIMEOUT");
+    for later in ["bench-gpu", "transfers", "report"] {
+        assert_eq!(row(later)[1..3], ["not", "run"], "{later}");
+    }
+    let replay = std::fs::read_to_string(out.join("logs/alloc-replay-cuda.log")).unwrap();
+    assert!(replay.contains("agree on every statistic"), "{replay}");
     let stdout = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     let n = lines.len();
     assert_eq!(
-        lines[n - 4],
-        "tests: 18 passed, 1 failed (running_a_plan_again_does_not_allocate)"
-    );
-    assert_eq!(
-        lines[n - 3],
-        "sanitizer errors: 2 (reported by memcheck-kernels, racecheck-tiles)"
-    );
-    assert_eq!(lines[n - 2], "bench: no records");
-    assert_eq!(
-        lines[n - 1],
-        "gpu-check all: FAILED: memcheck-kernels, launch-alloc, memcheck-alloc, alloc-replay-cuda, explain-device, bench-quick"
+        lines[n - 5..],
+        [
+            "tests: 19 passed, 1 failed (running_a_plan_again_does_not_allocate)",
+            "sanitizer errors: 4 (reported by memcheck-kernels, racecheck-tiles, memcheck-alloc)",
+            "bench: 1/1 cases verified, worst % of memcpy - [bench-quick.jsonl (the run was cut short)]",
+            "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1, ecc_uncorrected_before 0/1, pcie_link_gen 0/1, power_violation_ms_before 0/1",
+            "gpu-check all: FAILED: memcheck-kernels, launch-alloc, memcheck-alloc, bench-quick, bench-gpu, transfers, report",
+        ]
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
@@ -286,7 +299,7 @@ fn summary_reads_a_cut_bench_stream() {
         "{t}"
     );
     assert!(
-        t.contains("NVML fields present: power_w_mean 2/3, energy_j 3/3, sm_mhz_mean 3/3, mem_mhz_mean 3/3, throttle_reasons 3/3"),
+        t.contains("NVML fields present: power_w_mean 2/3, energy_j 3/3, sm_mhz_mean 3/3, mem_mhz_mean 3/3, throttle_reasons 3/3, ecc_uncorrected_before 0/3, pcie_link_gen 0/3, power_violation_ms_before 0/3"),
         "{t}"
     );
     assert!(t.trim_end().ends_with("gpu-check all: PASSED"), "{t}");

@@ -22,7 +22,7 @@ use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
 
 /// cuda:0, or None after printing why the test is skipped. With STRIDEKIT_REQUIRE_GPU=1
-/// (scripts/gpu-check run) a missing GPU fails the test instead.
+/// (scripts/gpu-check all) a missing GPU fails the test instead.
 fn gpu(test: &str) -> Option<Arc<Gpu>> {
     let why = match cuda::device_count() {
         Ok(0) => "the CUDA driver sees no device".to_string(),

@@ -9,6 +9,7 @@ use super::policy::DeviceCachingAllocator;
 use super::replay::{self, H200_CAPACITY, ReplayOptions, ReplayReport};
 use super::report;
 use super::trace::{self, Trace};
+use super::{grid, snapshot, tune, tune_report, why};
 
 /// Where a replay runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -17,6 +18,15 @@ pub enum DeviceKind {
     Sim,
     /// The real GPU 0, through the CUDA driver.
     Cuda,
+}
+
+/// When `--snapshot` takes the allocator's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SnapshotAt {
+    /// After the last event.
+    End,
+    /// After the event at which reserved bytes first reach their peak.
+    Peak,
 }
 
 /// Allocator subcommands.
@@ -55,6 +65,45 @@ pub enum AllocCommand {
         /// Use made-up addresses even when the trace records the original ones.
         #[arg(long)]
         ignore_recorded_addresses: bool,
+        /// Explain reserved minus allocated bytes at the peak of reserved bytes (and at the
+        /// first out-of-memory): inactive split blocks, free cached segments, page
+        /// rounding, pending frees, and the largest contributors (simulated device).
+        #[arg(long)]
+        why: bool,
+        /// Write the allocator's state and history as a PyTorch memory snapshot pickle
+        /// (what torch.cuda.memory._dump_snapshot() writes; read by
+        /// python -m torch.cuda._memory_viz and pytorch.org/memory_viz). Several
+        /// (trace, setting) pairs write FILE-1.pickle, FILE-2.pickle, ...
+        #[arg(long, value_name = "FILE.pickle")]
+        snapshot: Option<PathBuf>,
+        /// When the snapshot is taken: at the end of the trace, or at the peak of reserved
+        /// bytes.
+        #[arg(long, value_enum, default_value = "end")]
+        snapshot_at: SnapshotAt,
+    },
+    /// Replay a grid of settings over traces (one replay per core) and rank them per
+    /// trace by peak reserved bytes; prints the winning PYTORCH_CUDA_ALLOC_CONF.
+    Tune {
+        /// Trace files (gzip allowed).
+        #[arg(required = true)]
+        traces: Vec<PathBuf>,
+        /// Simulated device capacity in bytes (suffixes as for replay; default: an H200's
+        /// 143771 MiB). Settings that run out of memory under it are marked and rank last.
+        #[arg(long)]
+        capacity: Option<String>,
+        /// A grid file: one setting per line, '#' comments (default: the built-in grid of
+        /// 432 PyTorch settings plus policy:stridekit).
+        #[arg(long, value_name = "FILE")]
+        grid: Option<PathBuf>,
+        /// Settings shown per trace (the default and stridekit rows are always shown).
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// One JSON object per (trace, setting) instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write a bar chart (default, best PyTorch setting, stridekit policy) as SVG.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
 }
 
@@ -136,13 +185,148 @@ fn replay_cuda(t: &Trace, cfg: &AllocConfig, opts: &ReplayOptions) -> AllocResul
     Ok(r)
 }
 
+/// `p` itself when there is one output, else `STEM-k.EXT` beside it.
+fn numbered(p: &Path, n: usize, k: usize, ext: &str) -> PathBuf {
+    if n == 1 {
+        return p.to_path_buf();
+    }
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    p.with_file_name(format!("{stem}-{k}.{ext}"))
+}
+
+/// Replay again with the history recorded, up to `stop` (the end when None), and write
+/// the state and history as a snapshot pickle; returns the state's totals (current
+/// reserved, allocated and requested bytes, history entries).
+fn write_snapshot(
+    t: &Trace,
+    cfg: &AllocConfig,
+    opts: &ReplayOptions,
+    stop: Option<usize>,
+    file: &Path,
+) -> AllocResult<serde_json::Value> {
+    let o = ReplayOptions {
+        stop_after: stop,
+        timeline: false,
+        record_history: true,
+        ..opts.clone()
+    };
+    let (a, _) = replay::replay_simulated_state(t, cfg, &o)?;
+    let bytes = snapshot::to_pickle(&snapshot::from_allocator(&a))?;
+    std::fs::write(file, bytes).map_err(|e| AllocError::io(file.display(), e))?;
+    let s = a.stats();
+    Ok(serde_json::json!({
+        "reserved_bytes": s.reserved_bytes[0].current,
+        "allocated_bytes": s.allocated_bytes[0].current,
+        "requested_bytes": s.requested_bytes[0].current,
+        "entries": a.history().len(),
+    }))
+}
+
+/// `--why`'s breakdowns of one replay.
+struct Explained {
+    peak: why::Waste,
+    peak_event: usize,
+    oom: Option<why::Waste>,
+    oom_event: Option<usize>,
+}
+
+/// Replay again up to the peak of reserved bytes (and up to the first out-of-memory) and
+/// break the state down.
+fn explain(
+    t: &Trace,
+    cfg: &AllocConfig,
+    opts: &ReplayOptions,
+    r: &ReplayReport,
+) -> AllocResult<Explained> {
+    let at = |k: usize| -> AllocResult<why::Waste> {
+        let o = ReplayOptions {
+            stop_after: Some(k),
+            timeline: false,
+            ..opts.clone()
+        };
+        let (a, _) = replay::replay_simulated_state(t, cfg, &o)?;
+        Ok(why::waste(&a, 5))
+    };
+    Ok(Explained {
+        peak: at(r.peak_reserved_at)?,
+        peak_event: r.peak_reserved_at,
+        oom: r.first_oom_at.map(at).transpose()?,
+        oom_event: r.first_oom_at,
+    })
+}
+
 fn mib(v: i64) -> String {
     format!("{:.1}", v as f64 / 1048576.0)
+}
+
+fn capacity_or_h200(capacity: Option<&str>) -> AllocResult<u64> {
+    match capacity {
+        Some(c) => parse_bytes(c),
+        None => Ok(H200_CAPACITY),
+    }
+}
+
+fn run_tune(
+    paths: &[PathBuf],
+    capacity: Option<&str>,
+    grid_file: Option<&Path>,
+    top: usize,
+    json: bool,
+    plot: Option<&Path>,
+) -> AllocResult<()> {
+    let capacity = capacity_or_h200(capacity)?;
+    let settings = match grid_file {
+        Some(p) => grid::read_grid(p)?,
+        None => {
+            let mut g = grid::default_grid();
+            g.push(grid::STRIDEKIT_SETTING.to_string());
+            g
+        }
+    };
+    let traces: Vec<Trace> = paths
+        .iter()
+        .map(|p| trace::read_trace(p))
+        .collect::<AllocResult<_>>()?;
+    let opts = tune::TuneOptions {
+        capacity,
+        progress: !json,
+    };
+    let studies = tune::run(&traces, &settings, &opts)?;
+    if let Some(p) = plot {
+        std::fs::write(p, tune_report::svg(&studies))
+            .map_err(|e| AllocError::io(p.display(), e))?;
+    }
+    if json {
+        let s = serde_json::to_string_pretty(&tune_report::json_records(&studies))
+            .map_err(|e| AllocError::Usage(e.to_string()))?;
+        println!("{s}");
+    } else {
+        print!("{}", tune_report::table(&studies, top, capacity));
+    }
+    Ok(())
 }
 
 /// Run an allocator subcommand, printing to stdout.
 pub fn run(cmd: AllocCommand) -> AllocResult<()> {
     match cmd {
+        AllocCommand::Tune {
+            traces,
+            capacity,
+            grid,
+            top,
+            json,
+            plot,
+        } => run_tune(
+            &traces,
+            capacity.as_deref(),
+            grid.as_deref(),
+            top,
+            json,
+            plot.as_deref(),
+        ),
         AllocCommand::Replay {
             traces,
             conf,
@@ -153,17 +337,25 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             record_addresses,
             addresses,
             ignore_recorded_addresses,
+            why,
+            snapshot,
+            snapshot_at,
         } => {
+            if (why || snapshot.is_some()) && device != DeviceKind::Sim {
+                return Err(AllocError::Usage(
+                    "--why and --snapshot need the simulated device (--device sim)".into(),
+                ));
+            }
+            let pairs = traces.len() * split_confs(&conf)?.len();
             let cfgs = split_confs(&conf)?;
-            let capacity = match capacity {
-                Some(c) => parse_bytes(&c)?,
-                None => H200_CAPACITY,
-            };
+            let capacity = capacity_or_h200(capacity.as_deref())?;
             let given = match &addresses {
                 Some(p) => Some(read_addresses(p)?),
                 None => None,
             };
             let mut reports: Vec<ReplayReport> = Vec::new();
+            let mut whys: Vec<Explained> = Vec::new();
+            let mut snaps: Vec<serde_json::Value> = Vec::new();
             for path in &traces {
                 let mut t = trace::read_trace(path)?;
                 if let Some(a) = &given {
@@ -175,26 +367,34 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                         use_recorded_addresses: !ignore_recorded_addresses,
                         reset_after_warmup: true,
                         timeline: plot.is_some(),
+                        stop_after: None,
+                        record_history: false,
                     };
                     let r = match device {
                         DeviceKind::Sim => replay::replay_simulated(&t, cfg, &opts)?,
                         DeviceKind::Cuda => replay_cuda(&t, cfg, &opts)?,
                     };
+                    if why {
+                        whys.push(explain(&t, cfg, &opts, &r)?);
+                    }
+                    if let Some(p) = &snapshot {
+                        let file = numbered(p, pairs, reports.len() + 1, "pickle");
+                        let stop = match snapshot_at {
+                            SnapshotAt::End => None,
+                            SnapshotAt::Peak => Some(r.peak_reserved_at),
+                        };
+                        let mut totals = write_snapshot(&t, cfg, &opts, stop, &file)?;
+                        totals["file"] = file.display().to_string().into();
+                        totals["at"] = format!("{snapshot_at:?}").to_lowercase().into();
+                        snaps.push(totals);
+                    }
                     reports.push(r);
                 }
             }
             if let Some(p) = &plot {
                 let n = reports.len();
                 for (k, r) in reports.iter().enumerate() {
-                    let file = if n == 1 {
-                        p.clone()
-                    } else {
-                        let stem = p
-                            .file_stem()
-                            .map(|s| s.to_string_lossy().to_string())
-                            .unwrap_or_default();
-                        p.with_file_name(format!("{stem}-{}.svg", k + 1))
-                    };
+                    let file = numbered(p, n, k + 1, "svg");
                     let title = format!("{} | {} (reserved vs allocated bytes)", r.trace, r.config);
                     let svg = report::svg_plot(&title, &replay::downsample(&r.timeline, 3000));
                     std::fs::write(&file, svg).map_err(|e| AllocError::io(file.display(), e))?;
@@ -213,15 +413,29 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             if json {
                 let arr: Vec<serde_json::Value> = reports
                     .iter()
-                    .map(|r| {
-                        serde_json::json!({
+                    .enumerate()
+                    .map(|(k, r)| {
+                        let mut v = serde_json::json!({
                             "trace": r.trace,
                             "config": r.config,
                             "events": r.events,
                             "events_per_second": r.events_per_second(),
                             "failed_allocs": r.failed_allocs,
+                            "device_calls": r.device_calls,
                             "stats": r.stats.to_json(),
-                        })
+                        });
+                        if let Some(t) = snaps.get(k) {
+                            v["snapshot"] = t.clone();
+                        }
+                        if let Some(w) = whys.get(k) {
+                            v["why"] = serde_json::json!({
+                                "peak": w.peak,
+                                "peak_event": w.peak_event,
+                                "oom": w.oom,
+                                "oom_event": w.oom_event,
+                            });
+                        }
+                        v
                     })
                     .collect();
                 let s = serde_json::to_string_pretty(&arr)
@@ -230,6 +444,26 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                 return Ok(());
             }
             print_table(&reports);
+            for (r, w) in reports.iter().zip(&whys) {
+                println!("{} | {}", r.trace, r.config);
+                print!(
+                    "{}",
+                    why::table(
+                        &w.peak,
+                        &format!(
+                            "at the peak of reserved bytes (after event {})",
+                            w.peak_event
+                        )
+                    )
+                );
+                if let (Some(o), Some(e)) = (&w.oom, w.oom_event) {
+                    print!(
+                        "{}",
+                        why::table(o, &format!("at the first out-of-memory (event {e})"))
+                    );
+                }
+                println!();
+            }
             Ok(())
         }
     }

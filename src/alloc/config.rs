@@ -35,6 +35,9 @@ pub struct AllocConfig {
     pub expandable_segments: bool,
     /// Release the allocator lock around cudaMalloc.
     pub release_lock_on_cudamalloc: bool,
+    /// Whose policy serves allocations (`policy:stridekit`, a key PyTorch does not have;
+    /// PyTorch's by default).
+    pub policy: Policy,
     /// The settings string this was parsed from (empty for defaults).
     pub source: String,
 }
@@ -49,9 +52,20 @@ impl Default for AllocConfig {
             per_process_memory_fraction: None,
             expandable_segments: false,
             release_lock_on_cudamalloc: false,
+            policy: Policy::PyTorch,
             source: String::new(),
         }
     }
+}
+
+/// The allocation policy a setting selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Policy {
+    /// PyTorch 2.11's caching allocator, reproduced exactly.
+    #[default]
+    PyTorch,
+    /// stridekit's page-stitching policy ([`super::stitch`]).
+    Stridekit,
 }
 
 fn lex(s: &str) -> Vec<String> {
@@ -188,6 +202,20 @@ impl AllocConfig {
                     i += 2;
                     cfg.expandable_segments = t.boolean(i, key)?;
                 }
+                "policy" => {
+                    t.expect(i + 1, ":", key)?;
+                    i += 2;
+                    cfg.policy = match t.value(i, key)? {
+                        "stridekit" => Policy::Stridekit,
+                        "pytorch" => Policy::PyTorch,
+                        v => {
+                            return Err(AllocError::config(
+                                key,
+                                format!("'{v}' is not a policy (stridekit or pytorch)"),
+                            ));
+                        }
+                    };
+                }
                 "release_lock_on_cudamalloc" | "release_lock_on_hipmalloc" => {
                     t.expect(i + 1, ":", key)?;
                     i += 2;
@@ -241,6 +269,11 @@ impl AllocConfig {
             }
             i += 1;
         }
+        if cfg.policy == Policy::Stridekit {
+            // stridekit's policy always grows expandable segments (and stitches their free
+            // pages), whatever expandable_segments says.
+            cfg.expandable_segments = true;
+        }
         Ok(cfg)
     }
 
@@ -261,6 +294,20 @@ impl AllocConfig {
         let log = 63 - (size.max(1)).leading_zeros() as i64;
         let idx = (log - 20).clamp(0, ROUNDUP_INTERVALS as i64 - 1) as usize;
         self.roundup_power2_divisions[idx]
+    }
+
+    /// Whether these are PyTorch's default settings (whatever the string said).
+    pub fn is_default(&self) -> bool {
+        *self
+            == AllocConfig {
+                source: self.source.clone(),
+                ..AllocConfig::default()
+            }
+    }
+
+    /// Whether the setting selects stridekit's own policy.
+    pub fn is_stridekit(&self) -> bool {
+        self.policy == Policy::Stridekit
     }
 
     /// A short label: the source string, or "default".

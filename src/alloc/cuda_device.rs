@@ -19,6 +19,8 @@ pub struct CudaDevice {
     ordinal: i32,
     ctx: sys::CUcontext,
     handles: HashMap<u64, sys::CUmemGenericAllocationHandle>,
+    /// Unmapped pages whose physical memory is kept for the next map of that size.
+    spare: Vec<(sys::CUmemGenericAllocationHandle, u64)>,
     events: HashMap<EventId, sys::CUevent>,
     event_pool: Vec<sys::CUevent>,
     next_event: EventId,
@@ -67,11 +69,31 @@ impl CudaDevice {
             ordinal,
             ctx,
             handles: HashMap::new(),
+            spare: Vec::new(),
             events: HashMap::new(),
             event_pool: Vec::new(),
             next_event: 1,
             handed_out: Vec::new(),
         })
+    }
+
+    /// cuMemUnmap one page; returns its handle, which still holds the physical memory.
+    fn unmap_only(
+        &mut self,
+        ptr: u64,
+        size: u64,
+    ) -> AllocResult<sys::CUmemGenericAllocationHandle> {
+        self.bind()?;
+        let h = self
+            .handles
+            .remove(&ptr)
+            .ok_or_else(|| AllocError::Device {
+                call: "cuMemUnmap",
+                message: format!("{ptr:#x} is not a mapped page"),
+            })?;
+        // SAFETY: the page was mapped by `map_page` with handle h.
+        check_plain("cuMemUnmap", unsafe { sys::cuMemUnmap(ptr, size as usize) })?;
+        Ok(h)
     }
 
     fn bind(&self) -> AllocResult<()> {
@@ -134,10 +156,14 @@ impl RawDevice for CudaDevice {
         prop.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
         prop.location.id = self.ordinal;
         let mut h: sys::CUmemGenericAllocationHandle = 0;
-        // SAFETY: valid out-pointer and property struct.
-        check("cuMemCreate", unsafe {
-            sys::cuMemCreate(&mut h, size as usize, &prop, 0)
-        })?;
+        match self.spare.iter().position(|&(_, s)| s == size) {
+            // A spare page of this size: map it again instead of creating one.
+            Some(k) => h = self.spare.swap_remove(k).0,
+            // SAFETY: valid out-pointer and property struct.
+            None => check("cuMemCreate", unsafe {
+                sys::cuMemCreate(&mut h, size as usize, &prop, 0)
+            })?,
+        }
         // SAFETY: ptr lies in a reserved range, h is a fresh handle of `size` bytes.
         if let Err(e) = check("cuMemMap", unsafe {
             sys::cuMemMap(ptr, size as usize, 0, h, 0)
@@ -167,18 +193,23 @@ impl RawDevice for CudaDevice {
     }
 
     fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
-        self.bind()?;
-        let h = self
-            .handles
-            .remove(&ptr)
-            .ok_or_else(|| AllocError::Device {
-                call: "cuMemUnmap",
-                message: format!("{ptr:#x} is not a mapped page"),
-            })?;
-        // SAFETY: the page was mapped by `map_page` with handle h.
-        check_plain("cuMemUnmap", unsafe { sys::cuMemUnmap(ptr, size as usize) })?;
-        // SAFETY: h is no longer mapped.
+        let h = self.unmap_only(ptr, size)?;
+        // SAFETY: h was unmapped above and is ours.
         check_plain("cuMemRelease", unsafe { sys::cuMemRelease(h) })
+    }
+
+    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        let h = self.unmap_only(ptr, size)?;
+        self.spare.push((h, size));
+        Ok(())
+    }
+
+    fn release_spare_pages(&mut self) -> AllocResult<()> {
+        for (h, _) in std::mem::take(&mut self.spare) {
+            // SAFETY: spare handles are unmapped and ours.
+            check_plain("cuMemRelease", unsafe { sys::cuMemRelease(h) })?;
+        }
+        Ok(())
     }
 
     fn mem_info(&mut self) -> AllocResult<(u64, u64)> {
@@ -238,6 +269,10 @@ impl Drop for CudaDevice {
     fn drop(&mut self) {
         for (_, ev) in self.events.drain() {
             self.event_pool.push(ev);
+        }
+        for (h, _) in self.spare.drain(..) {
+            // SAFETY: spare handles are unmapped and owned by this device.
+            let _ = unsafe { sys::cuMemRelease(h) };
         }
         for ev in self.event_pool.drain(..) {
             // SAFETY: events created by this device and no longer used.

@@ -41,6 +41,16 @@ pub trait RawDevice {
     fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError>;
     /// Unmap and release one page mapped with [`RawDevice::map_page`].
     fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
+    /// Unmap one page but keep its physical memory as a spare page, which the next
+    /// [`RawDevice::map_page`] of the same size maps again without creating a page
+    /// (cuMemUnmap, keeping the handle). Devices without spares release it.
+    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        self.unmap_page(ptr, size)
+    }
+    /// Release every spare page (cuMemRelease).
+    fn release_spare_pages(&mut self) -> AllocResult<()> {
+        Ok(())
+    }
     /// (free, total) device memory in bytes (cudaMemGetInfo).
     fn mem_info(&mut self) -> AllocResult<(u64, u64)>;
     /// Record an event on `stream` (cudaEventRecord).
@@ -80,6 +90,37 @@ pub struct SimulatedDevice {
     pub handed_out: Vec<u64>,
     /// Every reservation base handed out by `reserve`, in order.
     pub reservations_handed_out: Vec<u64>,
+    /// How many times each device call was made.
+    pub calls: DeviceCalls,
+    /// Sizes of the spare pages (unmapped, physical memory kept).
+    spare: Vec<u64>,
+}
+
+/// Counts of the device calls a simulated device served (what a tuning study compares:
+/// each is a driver call, some synchronising, on a real GPU).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceCalls {
+    /// Segment allocations (`cudaMalloc`).
+    pub segment_allocs: u64,
+    /// Segment frees (`cudaFree`).
+    pub segment_frees: u64,
+    /// Physical pages created (`cuMemCreate`).
+    pub page_creates: u64,
+    /// Pages mapped into a virtual range (`cuMemMap` + `cuMemSetAccess`).
+    pub page_maps: u64,
+    /// Pages unmapped (`cuMemUnmap`).
+    pub page_unmaps: u64,
+    /// Physical pages released (`cuMemRelease`).
+    pub page_releases: u64,
+    /// Virtual address ranges reserved (`cuMemAddressReserve`).
+    pub reservations: u64,
+}
+
+impl DeviceCalls {
+    /// The calls that obtain memory: segment allocations, page creations and page maps.
+    pub fn obtaining(&self) -> u64 {
+        self.segment_allocs + self.page_creates + self.page_maps
+    }
 }
 
 impl SimulatedDevice {
@@ -99,6 +140,8 @@ impl SimulatedDevice {
             events_complete_immediately: true,
             handed_out: Vec::new(),
             reservations_handed_out: Vec::new(),
+            calls: DeviceCalls::default(),
+            spare: Vec::new(),
         }
     }
 
@@ -187,6 +230,7 @@ impl RawDevice for SimulatedDevice {
         self.used += size;
         self.live.insert(ptr, size);
         self.handed_out.push(ptr);
+        self.calls.segment_allocs += 1;
         Ok(ptr)
     }
 
@@ -195,6 +239,7 @@ impl RawDevice for SimulatedDevice {
             Some(s) if s == size => {
                 self.used -= size;
                 self.return_range(ptr, size);
+                self.calls.segment_frees += 1;
                 Ok(())
             }
             _ => Err(AllocError::Device {
@@ -215,6 +260,7 @@ impl RawDevice for SimulatedDevice {
             }
         };
         self.reservations_handed_out.push(ptr);
+        self.calls.reservations += 1;
         Ok(ptr)
     }
 
@@ -223,7 +269,8 @@ impl RawDevice for SimulatedDevice {
     }
 
     fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
-        if self.used.saturating_add(size) > self.capacity {
+        let spare = self.spare.iter().position(|&s| s == size);
+        if spare.is_none() && self.used.saturating_add(size) > self.capacity {
             return Err(DeviceError::OutOfMemory);
         }
         if self.mapped.insert(ptr, size).is_some() {
@@ -232,7 +279,38 @@ impl RawDevice for SimulatedDevice {
                 message: format!("simulated device: page {ptr:#x} already mapped"),
             }));
         }
-        self.used += size;
+        match spare {
+            Some(k) => {
+                self.spare.swap_remove(k);
+            }
+            None => {
+                self.used += size;
+                self.calls.page_creates += 1;
+            }
+        }
+        self.calls.page_maps += 1;
+        Ok(())
+    }
+
+    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        match self.mapped.remove(&ptr) {
+            Some(s) if s == size => {
+                self.spare.push(size);
+                self.calls.page_unmaps += 1;
+                Ok(())
+            }
+            _ => Err(AllocError::Device {
+                call: "cuMemUnmap",
+                message: format!("simulated device: page {ptr:#x} is not mapped"),
+            }),
+        }
+    }
+
+    fn release_spare_pages(&mut self) -> AllocResult<()> {
+        for s in self.spare.drain(..) {
+            self.used -= s;
+            self.calls.page_releases += 1;
+        }
         Ok(())
     }
 
@@ -240,6 +318,8 @@ impl RawDevice for SimulatedDevice {
         match self.mapped.remove(&ptr) {
             Some(s) if s == size => {
                 self.used -= size;
+                self.calls.page_unmaps += 1;
+                self.calls.page_releases += 1;
                 Ok(())
             }
             _ => Err(AllocError::Device {

@@ -194,6 +194,48 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     /// Streams seen so far, sorted by value; a block's rank indexes this list.
     streams: Vec<StreamId>,
     last_stream: (StreamId, u16),
+    /// The allocator's history in the form of a snapshot's `device_traces`, when recording.
+    history: Option<Vec<HistoryEntry>>,
+}
+
+/// What a history entry records (PyTorch's `TraceEntry` actions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Alloc,
+    FreeRequested,
+    FreeCompleted,
+    SegmentAlloc,
+    SegmentFree,
+    SegmentMap,
+    SegmentUnmap,
+    Oom,
+}
+
+impl Action {
+    /// The action's name in a snapshot.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Alloc => "alloc",
+            Action::FreeRequested => "free_requested",
+            Action::FreeCompleted => "free_completed",
+            Action::SegmentAlloc => "segment_alloc",
+            Action::SegmentFree => "segment_free",
+            Action::SegmentMap => "segment_map",
+            Action::SegmentUnmap => "segment_unmap",
+            Action::Oom => "oom",
+        }
+    }
+}
+
+/// One entry of the allocator's history: for `alloc` and frees the block address and the
+/// requested size, for segments the range, for `oom` the free device memory in `addr`
+/// and the size that was tried (as PyTorch records them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryEntry {
+    pub action: Action,
+    pub addr: u64,
+    pub size: u64,
+    pub stream: StreamId,
 }
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
@@ -223,6 +265,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             device_total: total,
             streams: Vec::new(),
             last_stream: (StreamId::MAX, u16::MAX),
+            history: None,
         };
         if let Some(f) = a.cfg.per_process_memory_fraction {
             a.set_memory_fraction(f)?;
@@ -248,6 +291,28 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     /// Current statistics.
     pub fn stats(&self) -> &DeviceStats {
         &self.stats
+    }
+
+    /// Start (or stop) recording the history of allocations and device calls.
+    pub fn record_history(&mut self, on: bool) {
+        self.history = if on { Some(Vec::new()) } else { None };
+    }
+
+    /// The recorded history (empty when not recording).
+    pub fn history(&self) -> &[HistoryEntry] {
+        self.history.as_deref().unwrap_or(&[])
+    }
+
+    #[inline]
+    fn record(&mut self, action: Action, addr: u64, size: u64, stream: StreamId) {
+        if let Some(h) = &mut self.history {
+            h.push(HistoryEntry {
+                action,
+                addr,
+                size,
+                stream,
+            });
+        }
     }
 
     /// Peaks back to current values.
@@ -516,6 +581,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let Some(block) = found else {
             let (device_free, device_total) = self.dev.mem_info()?;
             self.stats.num_ooms += 1;
+            self.record(Action::Oom, device_free, p.alloc_size, stream);
             return Err(AllocError::OutOfMemory(Box::new(OutOfMemory {
                 tried: p.alloc_size,
                 requested: orig_size,
@@ -547,6 +613,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let expandable_on = self.cfg.expandable_segments;
         let mss = self.cfg.max_split_size;
         let rounding = self.cfg.max_non_split_rounding_size;
+        let stitching = self.cfg.is_stridekit();
         let blocks = &self.blocks;
         let pool = match p.pool {
             PoolKind::Small => &mut self.small,
@@ -601,10 +668,11 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             }
         }
         let bsize = key_size(key);
-        if p.size < mss && bsize >= mss {
+        let oversize_rules = !(stitching && blocks[idx as usize].seg != NIL);
+        if oversize_rules && p.size < mss && bsize >= mss {
             return None;
         }
-        if p.size >= mss && bsize >= p.size.saturating_add(rounding) {
+        if oversize_rules && p.size >= mss && bsize >= p.size.saturating_add(rounding) {
             return None;
         }
         pool.blocks.remove(&key);
@@ -648,6 +716,8 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         b.allocated = true;
         b.requested = orig_size;
         let bsize = b.size;
+        let bptr = b.ptr;
+        self.record(Action::Alloc, bptr, orig_size, p.stream);
         let st = &mut self.stats;
         stats::inc(&mut st.allocation, ps, 1);
         stats::inc(&mut st.allocated_bytes, ps, bsize);
@@ -668,6 +738,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if self.set_fraction && self.total_allocated_memory + size > self.allowed_memory_maximum {
             return Ok(None);
         }
+        if self.cfg.is_stridekit() {
+            return self.try_allocate_stitched_block(p.stream, p.pool, p.size);
+        }
         if self.cfg.expandable_segments {
             return self.try_allocate_expandable_block(p.stream, p.pool, p.size);
         }
@@ -677,6 +750,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             Err(DeviceError::Other(e)) => return Err(e),
         };
         self.total_allocated_memory += size;
+        self.record(Action::SegmentAlloc, ptr, size, p.stream);
         let i = self.new_block(Self::blank(p.stream, p.rank, size, p.pool, ptr));
         let ps = p.pool.stat();
         stats::inc(&mut self.stats.segment, ps, 1);
@@ -699,9 +773,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             PoolKind::Small => &self.small,
             PoolKind::Large => &self.large,
         };
+        // Blocks inside expandable segments are never released here: they are not device
+        // allocations of their own (PyTorch skips them too, since pytorch/pytorch#134338;
+        // its free pages are unmapped by the release-everything retry that follows).
         let at = pool.blocks.range(fkey(p.rank, want, 0)..).next();
         match at {
-            Some((k, &v)) if key_rank(*k) == p.rank => {
+            Some((k, &v)) if key_rank(*k) == p.rank && self.blocks[v as usize].seg == NIL => {
                 self.release_block(v)?;
                 Ok(true)
             }
@@ -721,8 +798,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                     if released >= want || key_size(k) < mss || key_rank(k) != p.rank {
                         break;
                     }
-                    released += key_size(k);
-                    self.release_block(v)?;
+                    if self.blocks[v as usize].seg == NIL {
+                        released += key_size(k);
+                        self.release_block(v)?;
+                    }
                 }
                 Ok(released >= want)
             }
@@ -759,11 +838,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn release_block(&mut self, i: u32) -> AllocResult<()> {
-        let (ptr, size, pool) = {
+        let (ptr, size, pool, stream) = {
             let b = &self.blocks[i as usize];
-            (b.ptr, b.size, b.pool)
+            (b.ptr, b.size, b.pool, b.stream)
         };
         self.stats.num_device_free += 1;
+        self.record(Action::SegmentFree, ptr, size, stream);
         self.dev.free(ptr, size)?;
         self.total_allocated_memory -= size;
         let ps = pool.stat();
@@ -827,11 +907,19 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     pub(crate) fn free_index(&mut self, i: u32) -> AllocResult<()> {
-        let (size, pool, has_uses) = {
+        let (size, pool, has_uses, ptr, requested, stream) = {
             let b = &mut self.blocks[i as usize];
             b.allocated = false;
-            (b.size, b.pool, !b.stream_uses.is_empty())
+            (
+                b.size,
+                b.pool,
+                !b.stream_uses.is_empty(),
+                b.ptr,
+                b.requested,
+                b.stream,
+            )
         };
+        self.record(Action::FreeRequested, ptr, requested, stream);
         let ps = pool.stat();
         stats::dec(&mut self.stats.allocation, ps, 1);
         stats::dec(&mut self.stats.allocated_bytes, ps, size);
@@ -858,10 +946,11 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn free_block(&mut self, i: u32) {
-        let (orig_size, requested, prev, next, pool) = {
+        let (orig_size, requested, prev, next, pool, ptr, stream) = {
             let b = &self.blocks[i as usize];
-            (b.size, b.requested, b.prev, b.next, b.pool)
+            (b.size, b.requested, b.prev, b.next, b.pool, b.ptr, b.stream)
         };
+        self.record(Action::FreeCompleted, ptr, requested, stream);
         let mut net_blocks: i64 = 0;
         let mut net_size: i64 = 0;
         for cand in [prev, next] {
@@ -1000,7 +1089,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
 
     // ----- expandable segments -----
 
-    fn allocatable(&self, i: u32) -> bool {
+    pub(crate) fn allocatable(&self, i: u32) -> bool {
         if i == NIL {
             return false;
         }
@@ -1008,7 +1097,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         !b.allocated && b.event_count == 0 && b.stream_uses.is_empty()
     }
 
-    fn find_expandable_block(
+    pub(crate) fn find_expandable_block(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
@@ -1043,6 +1132,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
         let page = match pool {
             PoolKind::Small => K_SMALL_BUFFER,
+            PoolKind::Large if self.cfg.is_stridekit() => super::stitch::LARGE_PAGE,
             PoolKind::Large => K_LARGE_BUFFER,
         };
         let space = self.device_total + self.device_total / 8;
@@ -1109,20 +1199,36 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
     }
 
-    /// Unmap the whole pages inside `[ptr, ptr+size)`; returns the unmapped (ptr, size).
-    fn seg_unmap(&mut self, si: u32, ptr: u64, size: u64) -> AllocResult<(u64, u64)> {
+    /// Unmap the whole pages inside `[ptr, ptr+size)` (at most the last `max_pages` of
+    /// them; `keep`: keep their physical memory as spare pages); returns the unmapped
+    /// (ptr, size).
+    fn seg_unmap(
+        &mut self,
+        si: u32,
+        ptr: u64,
+        size: u64,
+        max_pages: Option<u64>,
+        keep: bool,
+    ) -> AllocResult<(u64, u64)> {
         let (base, page, stream) = {
             let s = &self.segs[si as usize];
             (s.base, s.page, s.stream)
         };
-        let begin = (ptr - base).div_ceil(page);
+        let mut begin = (ptr - base).div_ceil(page);
         let end = (ptr + size - base) / page;
         if begin >= end {
             return Ok((ptr, 0));
         }
+        if let Some(m) = max_pages {
+            begin = begin.max(end.saturating_sub(m));
+        }
         self.dev.synchronize_stream(stream)?;
         for k in begin..end {
-            self.dev.unmap_page(base + k * page, page)?;
+            if keep {
+                self.dev.unmap_page_keep(base + k * page, page)?;
+            } else {
+                self.dev.unmap_page(base + k * page, page)?;
+            }
             self.segs[si as usize].pages[k as usize] = false;
         }
         self.trim_pages(si);
@@ -1155,18 +1261,29 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.try_merge_blocks(to_map, next);
         self.insert_into_blocks(to_map);
         self.total_allocated_memory += msize;
+        self.record(Action::SegmentMap, mptr, msize, stream);
         stats::inc(&mut self.stats.reserved_bytes, pool.stat(), msize);
         self.stats.num_device_alloc += 1;
         Ok(true)
     }
 
-    fn try_allocate_expandable_block(
+    pub(crate) fn try_allocate_expandable_block(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
         size: u64,
     ) -> AllocResult<Option<u32>> {
-        let mut c = self.find_expandable_block(stream, pool, size)?;
+        let c = self.find_expandable_block(stream, pool, size)?;
+        self.allocate_expandable_at(c, size)
+    }
+
+    /// Allocate `size` bytes starting at block `c` of an expandable segment (a free block,
+    /// mapped or not, with enough free address space after it), mapping what is needed.
+    pub(crate) fn allocate_expandable_at(
+        &mut self,
+        mut c: u32,
+        size: u64,
+    ) -> AllocResult<Option<u32>> {
         let (mapped, csize) = {
             let b = &self.blocks[c as usize];
             (b.mapped, b.size)
@@ -1191,11 +1308,22 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn unmap_block(&mut self, i: u32) -> AllocResult<()> {
+        self.unmap_block_pages(i, None, false)
+    }
+
+    /// Unmap the whole pages of free block `i` (at most the last `max_pages`; `keep`: as
+    /// spare pages), splitting it into mapped and unmapped blocks.
+    pub(crate) fn unmap_block_pages(
+        &mut self,
+        i: u32,
+        max_pages: Option<u64>,
+        keep: bool,
+    ) -> AllocResult<()> {
         let (ptr, size, seg, stream, rank, pool) = {
             let b = &self.blocks[i as usize];
             (b.ptr, b.size, b.seg, b.stream, b.rank, b.pool)
         };
-        let (uptr, usize_) = self.seg_unmap(seg, ptr, size)?;
+        let (uptr, usize_) = self.seg_unmap(seg, ptr, size, max_pages, keep)?;
         if usize_ == 0 {
             return Ok(());
         }
@@ -1226,6 +1354,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.try_merge_blocks(i, next);
         self.insert_unmapped(i);
         self.total_allocated_memory -= usize_;
+        self.record(Action::SegmentUnmap, uptr, usize_, stream);
         stats::dec(&mut self.stats.reserved_bytes, pool.stat(), usize_);
         self.stats.num_device_free += 1;
         Ok(())

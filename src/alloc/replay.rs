@@ -22,7 +22,7 @@
 use std::time::Instant;
 
 use super::config::AllocConfig;
-use super::device::{RawDevice, SimulatedDevice};
+use super::device::{DeviceCalls, RawDevice, SimulatedDevice};
 use super::error::{AllocError, AllocResult};
 use super::policy::{BlockHandle, DeviceCachingAllocator, K_LARGE_BUFFER};
 use super::stats::DeviceStats;
@@ -42,6 +42,10 @@ pub struct ReplayOptions {
     pub reset_after_warmup: bool,
     /// Keep (event, allocated, reserved) after every event, for a plot.
     pub timeline: bool,
+    /// Stop after this event (0-based), leaving the allocator in that state.
+    pub stop_after: Option<usize>,
+    /// Record the allocator's history (for a snapshot's `device_traces`).
+    pub record_history: bool,
 }
 
 impl Default for ReplayOptions {
@@ -51,6 +55,8 @@ impl Default for ReplayOptions {
             use_recorded_addresses: true,
             reset_after_warmup: true,
             timeline: false,
+            stop_after: None,
+            record_history: false,
         }
     }
 }
@@ -70,6 +76,12 @@ pub struct ReplayReport {
     pub timeline: Vec<(u64, u64, u64)>,
     /// Segment addresses the device handed out, in order.
     pub segment_addresses: Vec<u64>,
+    /// The device calls the replay made (simulated device only; zero elsewhere).
+    pub device_calls: DeviceCalls,
+    /// The event after which reserved bytes first reached their peak.
+    pub peak_reserved_at: usize,
+    /// The event of the first allocation that failed with out-of-memory.
+    pub first_oom_at: Option<usize>,
 }
 
 impl ReplayReport {
@@ -136,11 +148,23 @@ pub fn replay_simulated(
     cfg: &AllocConfig,
     opts: &ReplayOptions,
 ) -> AllocResult<ReplayReport> {
+    replay_simulated_state(trace, cfg, opts).map(|(_, r)| r)
+}
+
+/// Replay `trace` under `cfg` on a simulated device and keep the allocator, in its state
+/// after the last event replayed (see [`ReplayOptions::stop_after`]).
+pub fn replay_simulated_state(
+    trace: &Trace,
+    cfg: &AllocConfig,
+    opts: &ReplayOptions,
+) -> AllocResult<(DeviceCachingAllocator<SimulatedDevice>, ReplayReport)> {
     let dev = simulated_device_for(trace, opts);
     let mut a = DeviceCachingAllocator::new(dev, cfg.clone())?;
+    a.record_history(opts.record_history);
     let mut r = replay_on(&mut a, trace, opts)?;
     r.segment_addresses = std::mem::take(&mut a.device_mut().handed_out);
-    Ok(r)
+    r.device_calls = a.device().calls;
+    Ok((a, r))
 }
 
 /// Whether the allocator still holds device memory at `addr` (a segment start or a
@@ -159,6 +183,8 @@ pub fn replay_on<D: RawDevice>(
 ) -> AllocResult<ReplayReport> {
     let mut slots: Vec<Option<BlockHandle>> = vec![None; trace.slots as usize];
     let mut failed = 0usize;
+    let mut first_oom_at = None;
+    let mut peak = (a.stats().reserved_bytes[0].current, 0usize);
     let mut timeline = Vec::new();
     if opts.timeline {
         timeline.reserve(trace.ops.len());
@@ -168,7 +194,10 @@ pub fn replay_on<D: RawDevice>(
         match *op {
             Op::Alloc { slot, size, stream } => match a.malloc(size, stream) {
                 Ok(h) => slots[slot as usize] = Some(h),
-                Err(AllocError::OutOfMemory(_)) => failed += 1,
+                Err(AllocError::OutOfMemory(_)) => {
+                    failed += 1;
+                    first_oom_at.get_or_insert(k);
+                }
                 Err(e) => return Err(e),
             },
             Op::Free { slot } => {
@@ -182,8 +211,13 @@ pub fn replay_on<D: RawDevice>(
                 }
             }
         }
+        let reserved = a.stats().reserved_bytes[0].current;
+        if reserved > peak.0 {
+            peak = (reserved, k);
+        }
         if opts.reset_after_warmup && trace.warmup_ops > 0 && k + 1 == trace.warmup_ops {
             a.reset_peak_stats();
+            peak = (reserved, k);
         }
         if opts.timeline {
             let s = a.stats();
@@ -193,17 +227,25 @@ pub fn replay_on<D: RawDevice>(
                 s.reserved_bytes[0].current as u64,
             ));
         }
+        if opts.stop_after == Some(k) {
+            break;
+        }
     }
     let seconds = start.elapsed().as_secs_f64();
     Ok(ReplayReport {
         trace: trace.name.clone(),
         config: a.config().label(),
         stats: a.stats().clone(),
-        events: trace.ops.len(),
+        events: opts
+            .stop_after
+            .map_or(trace.ops.len(), |s| (s + 1).min(trace.ops.len())),
         seconds,
         failed_allocs: failed,
         timeline,
         segment_addresses: Vec::new(),
+        device_calls: DeviceCalls::default(),
+        peak_reserved_at: peak.1,
+        first_oom_at,
     })
 }
 

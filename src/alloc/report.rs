@@ -5,57 +5,16 @@ use serde_json::{Value, json};
 
 use super::device::RawDevice;
 use super::error::format_size;
-use super::policy::{DeviceCachingAllocator, NIL, PoolKind};
+use super::policy::DeviceCachingAllocator;
 use super::stats::{DeviceStats, POOL_NAMES, Stat};
 
 /// Segments (for expandable segments: each mapped range) with their blocks, sorted by
-/// address, in the shape of `torch.cuda.memory_snapshot()`.
+/// address, in the shape of `torch.cuda.memory_snapshot()`, and the statistics.
 pub fn snapshot<D: RawDevice>(a: &DeviceCachingAllocator<D>) -> Value {
-    let mut segments = Vec::new();
-    for head in a.segment_heads() {
-        let h = &a.blocks[head as usize];
-        let mut blocks = Vec::new();
-        let (mut total, mut allocated, mut active, mut requested) = (0u64, 0u64, 0u64, 0u64);
-        let mut i = head;
-        while i != NIL && a.blocks[i as usize].mapped {
-            let b = &a.blocks[i as usize];
-            let is_active = b.allocated || b.event_count > 0 || !b.stream_uses.is_empty();
-            let state = if b.allocated {
-                "active_allocated"
-            } else if is_active {
-                "active_pending_free"
-            } else {
-                "inactive"
-            };
-            total += b.size;
-            if b.allocated {
-                allocated += b.size;
-            }
-            if is_active {
-                active += b.size;
-                requested += b.requested;
-            }
-            blocks.push(json!({
-                "address": b.ptr,
-                "size": b.size,
-                "requested_size": b.requested,
-                "state": state,
-            }));
-            i = b.next;
-        }
-        segments.push(json!({
-            "address": h.ptr,
-            "total_size": total,
-            "allocated_size": allocated,
-            "active_size": active,
-            "requested_size": requested,
-            "stream": h.stream,
-            "segment_type": if h.pool == PoolKind::Small { "small" } else { "large" },
-            "is_expandable": h.seg != NIL,
-            "blocks": blocks,
-        }));
-    }
-    json!({ "segments": segments, "stats": a.stats().to_json() })
+    json!({
+        "segments": serde_json::to_value(super::snapshot::segments(a)).unwrap_or_default(),
+        "stats": a.stats().to_json(),
+    })
 }
 
 fn fmt_bytes(v: i64) -> String {
@@ -157,18 +116,9 @@ pub fn svg_plot(title: &str, points: &[(u64, u64, u64)]) -> String {
         d
     };
     let mut s = crate::svg::open(w, h, 12, ml, title);
-    for k in 0..=4 {
-        let y = ymax * k as f64 / 4.0;
-        s.push_str(&format!(
-            "<line x1=\"{ml}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{:.2} GiB</text>\n",
-            w - mr,
-            sy(y),
-            sy(y),
-            ml - 6.0,
-            sy(y) + 4.0,
-            y / gib
-        ));
-    }
+    s.push_str(&crate::svg::y_grid(ml, w - mr, ymax, sy, |y| {
+        format!("{:.2} GiB", y / gib)
+    }));
     s.push_str(&format!(
         "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">trace event</text>\n",
         (ml + w - mr) / 2.0,

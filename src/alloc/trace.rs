@@ -16,7 +16,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::error::{AllocError, AllocResult};
-use super::pickle::{self, PyValue};
+use super::snapshot;
 
 /// One replayable event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -349,50 +349,13 @@ pub fn parse_snapshot_csv(file: &str, text: &str) -> AllocResult<Trace> {
 /// A PyTorch memory snapshot pickle. Entries of the first device with any trace are read;
 /// "line" numbers in errors are 1-based entry numbers.
 pub fn parse_pickle(file: &str, data: &[u8]) -> AllocResult<Trace> {
-    let v = pickle::from_slice(data).map_err(|e| {
-        terr(
-            file,
-            0,
-            None,
-            format!("pickle byte {}: {}", e.offset, e.message),
-        )
-    })?;
-    let traces = v
-        .get("device_traces")
-        .and_then(|t| t.as_list())
-        .ok_or_else(|| {
-            terr(
-                file,
-                0,
-                Some("device_traces"),
-                "no device_traces list in snapshot",
-            )
-        })?;
+    let snap = snapshot::from_pickle(file, data)?;
     let mut b = SnapshotBuilder::new(TraceFormat::SnapshotPickle);
-    let dev = traces
-        .iter()
-        .find(|d| d.as_list().is_some_and(|l| !l.is_empty()));
-    let Some(dev) = dev else {
+    let Some(entries) = snap.device_traces.iter().find(|d| !d.is_empty()) else {
         return Ok(b.finish());
     };
-    let entries = dev.as_list().unwrap_or(&[]);
     for (k, e) in entries.iter().enumerate() {
-        let ln = k + 1;
-        let action = e
-            .get("action")
-            .and_then(PyValue::as_str)
-            .ok_or_else(|| terr(file, ln, Some("action"), "entry has no action string"))?;
-        let int = |name: &str| -> AllocResult<u64> {
-            match e.get(name) {
-                None | Some(PyValue::None) => Ok(0),
-                Some(x) => x
-                    .as_int()
-                    .and_then(|i| u64::try_from(i).ok())
-                    .ok_or_else(|| terr(file, ln, Some(name), "not a non-negative integer")),
-            }
-        };
-        let (addr, size, stream) = (int("addr")?, int("size")?, int("stream")?);
-        b.entry(file, ln, action, addr, size, stream)?;
+        b.entry(file, k + 1, &e.action, e.addr, e.size, e.stream)?;
     }
     Ok(b.finish())
 }
@@ -461,29 +424,22 @@ pub fn snapshot_csv_to_pickle(file: &str, raw: &[u8]) -> AllocResult<Vec<u8>> {
                 "expected action,addr,size,stream,time_us",
             ));
         }
-        let int = |i: usize, n: &str| -> AllocResult<PyValue> {
-            Ok(PyValue::Int(parse_u64(file, k + 1, n, f[i])? as i128))
-        };
-        entries.push(PyValue::Dict(vec![
-            (
-                PyValue::Str("action".into()),
-                PyValue::Str(f[0].to_string()),
-            ),
-            (PyValue::Str("addr".into()), int(1, "addr")?),
-            (PyValue::Str("size".into()), int(2, "size")?),
-            (PyValue::Str("stream".into()), int(3, "stream")?),
-            (PyValue::Str("time_us".into()), int(4, "time_us")?),
-            (PyValue::Str("frames".into()), PyValue::List(vec![])),
-        ]));
+        let int = |i: usize, n: &str| parse_u64(file, k + 1, n, f[i]);
+        entries.push(snapshot::SnapshotEntry {
+            action: f[0].to_string(),
+            addr: int(1, "addr")?,
+            size: int(2, "size")?,
+            stream: int(3, "stream")?,
+            time_us: int(4, "time_us")? as i64,
+            frames: Vec::new(),
+            device_free: None,
+        });
     }
-    let top = PyValue::Dict(vec![
-        (PyValue::Str("segments".into()), PyValue::List(vec![])),
-        (
-            PyValue::Str("device_traces".into()),
-            PyValue::List(vec![PyValue::List(entries)]),
-        ),
-    ]);
-    Ok(pickle::to_vec(&top))
+    snapshot::to_pickle(&snapshot::Snapshot {
+        segments: Vec::new(),
+        device_traces: vec![entries],
+        allocator_settings: Default::default(),
+    })
 }
 
 #[cfg(test)]

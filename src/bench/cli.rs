@@ -9,12 +9,14 @@ use serde::Serialize;
 use super::cases::{self, Case, DEFAULT_SEED, WorkKind};
 use super::error::BenchError;
 use super::output::{self, Progress};
+use super::placeholders::{self, PathValues};
 use super::record::{self, DeviceInfo, Header, Record, Report};
-use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun};
+use super::run_gpu::{self, FlushMode, GpuOptions, GpuRun, GpuWork};
 use super::sink::Sink;
 use super::telemetry::open_nvml;
 use super::timing::SamplingRule;
-use super::{Place, plot, run_cpu};
+use super::transfers::{self, Transfer};
+use super::{Place, Suite, plot, run_cpu};
 
 /// Options of `stridekit bench`.
 #[derive(Debug, clap::Args)]
@@ -83,6 +85,10 @@ pub struct BenchArgs {
     /// under 4x L2.
     #[arg(long, value_enum, default_value = "auto")]
     pub l2_flush: FlushMode,
+    /// Which suite runs: layout copies, host-device and device-device transfers (a GPU
+    /// only), or both.
+    #[arg(long, value_enum, default_value = "layout")]
+    pub suite: SuiteChoice,
     /// Seed of the random-permutation suite.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -177,10 +183,18 @@ struct Spec<'a> {
     seed: u64,
     memcpy_case: &'static str,
     cases: Vec<SpecCase<'a>>,
+    /// With `--suite transfers` or `all`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    transfers: &'a [Transfer],
 }
 
 /// The case spec as JSON.
-pub fn spec_json(cases: &[Case], quick: bool, seed: u64) -> Result<String, BenchError> {
+pub fn spec_json(
+    cases: &[Case],
+    transfers: &[Transfer],
+    quick: bool,
+    seed: u64,
+) -> Result<String, BenchError> {
     let mut out = Vec::with_capacity(cases.len());
     for c in cases {
         let w = c.work()?;
@@ -208,11 +222,16 @@ pub fn spec_json(cases: &[Case], quick: bool, seed: u64) -> Result<String, Bench
         seed,
         memcpy_case: cases::MEMCPY_CASE,
         cases: out,
+        transfers,
     };
     Ok(serde_json::to_string_pretty(&spec).expect("plain data always encodes") + "\n")
 }
 
+/// Writes a file, making its directory first (`results/{slurm_job}/...`).
 fn write_file(path: &Path, text: &str) -> Result<(), BenchError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, e))?;
+    }
     std::fs::write(path, text).map_err(|e| BenchError::io(path, e))
 }
 
@@ -270,24 +289,107 @@ fn sampling_text(rule: &SamplingRule, flush: FlushMode, gpu: bool) -> String {
     s
 }
 
+/// Which suites `--suite` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SuiteChoice {
+    /// The layout-copy suite.
+    Layout,
+    /// Host-device and device-device transfers.
+    Transfers,
+    /// Both, layout first.
+    All,
+}
+
+impl SuiteChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            SuiteChoice::Layout => "layout",
+            SuiteChoice::Transfers => "transfers",
+            SuiteChoice::All => "all",
+        }
+    }
+
+    pub fn layout(self) -> bool {
+        self != SuiteChoice::Transfers
+    }
+
+    pub fn transfers(self) -> bool {
+        self != SuiteChoice::Layout
+    }
+}
+
+/// Expands the placeholders of `--json`, `--csv`, `--plot` and `--records` (`-` stays
+/// standard output).
+fn expand_outputs(a: &mut BenchArgs, values: &PathValues) -> Result<(), BenchError> {
+    for p in [&mut a.json, &mut a.csv, &mut a.plot, &mut a.records]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(t) = p.to_str() {
+            *p = PathBuf::from(placeholders::expand(t, values).map_err(BenchError::Usage)?);
+        }
+    }
+    Ok(())
+}
+
 /// `stridekit bench`.
-pub fn run(a: BenchArgs) -> Result<(), BenchError> {
+pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
     let device = parse_device(&a.device)?;
+    if device == DeviceChoice::Cpu && a.suite.transfers() {
+        return Err(BenchError::Usage(format!(
+            "--suite {} needs a GPU: the transfers suite times host-device and device-device copies, which the CPU backend does not have (use --suite layout with --device cpu)",
+            a.suite.name()
+        )));
+    }
     let rule = sampling_rule(&a)?;
-    let cases = cases::filter(cases::suite(a.quick, a.seed), a.cases.as_deref())?;
+    let host = record::host_name();
+    let (slurm_job_id, slurm_task_id) = record::slurm_ids(|k| std::env::var(k).ok());
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let gpu = match device {
+        DeviceChoice::Cpu => "cpu".to_string(),
+        DeviceChoice::All => "all".to_string(),
+        DeviceChoice::Gpu(n) => n.to_string(),
+    };
+    expand_outputs(
+        &mut a,
+        &PathValues {
+            host: host.clone(),
+            gpu,
+            slurm_job: slurm_job_id.clone().unwrap_or_else(|| "none".into()),
+            slurm_proc: slurm_task_id.clone().unwrap_or_else(|| "none".into()),
+            date: placeholders::compact_utc(started),
+        },
+    )?;
+    let (cases, transfer_cases) = select_cases(&a)?;
     if a.list {
         match &a.json {
-            Some(p) => emit(p, &spec_json(&cases, a.quick, a.seed)?)?,
-            None => print!("{}", output::case_list(&cases)?),
+            Some(p) => emit(p, &spec_json(&cases, &transfer_cases, a.quick, a.seed)?)?,
+            None => {
+                if !cases.is_empty() {
+                    print!("{}", output::case_list(&cases)?);
+                }
+                if !transfer_cases.is_empty() {
+                    print!("{}", output::transfer_list(&transfer_cases));
+                }
+            }
         }
         return Ok(());
     }
     // Read the baselines first: a bad file should not wait for the whole suite.
     let baselines = record::read_baselines(&a.baseline)?;
     let budget = a.budget.map(|b| seconds("budget", b)).transpose()?;
+    // The records file's directory, as write_file makes the others'.
+    if let Some(dir) = a
+        .records
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, e))?;
+    }
     let sink = Sink::new(a.records.as_deref(), budget)?;
-    let host = record::host_name();
-    let (slurm_job_id, slurm_task_id) = record::slurm_ids(|k| std::env::var(k).ok());
     let place = Place {
         host: host.clone(),
         slurm_job_id,
@@ -313,13 +415,25 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
                 driver: None,
             }
         }
-        DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &rule, &a, &place, &sink)?,
+        DeviceChoice::Gpu(n) => run_gpus(&[n], &cases, &transfer_cases, &rule, &a, &place, &sink)?,
         DeviceChoice::All => {
             run_gpu::check_driver()?;
-            run_gpus(&run_gpu::all_devices()?, &cases, &rule, &a, &place, &sink)?
+            let all = run_gpu::all_devices()?;
+            run_gpus(&all, &cases, &transfer_cases, &rule, &a, &place, &sink)?
         }
     };
-    let cases_not_run = not_run(&cases, &records, devices.len().max(1));
+    let gpus = devices.len().max(1);
+    let selected: Vec<&str> = cases
+        .iter()
+        .map(|c| c.case.as_str())
+        .chain(
+            transfer_cases
+                .iter()
+                .filter(|t| gpus > 1 || !transfers::is_d2d(t))
+                .map(|t| t.case.as_str()),
+        )
+        .collect();
+    let cases_not_run = not_run(&selected, &records, gpus);
     if !cases_not_run.is_empty() && !a.quiet {
         eprintln!(
             "stridekit bench: the --budget of {} s left {} case(s) not run: {}",
@@ -354,10 +468,11 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
         timestamp: record::rfc3339_utc(
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+                .map_or(started, |d| d.as_secs()),
         ),
         quick: a.quick,
         seed: a.seed,
+        suite: a.suite.name().into(),
         sampling: sampling_text(&rule, a.l2_flush, gpu),
         verification: if gpu {
             "before timing, each case's output (poisoned with 0xA5 bytes) is compared byte for byte with the CPU backend running the same CopyPlan (or row gather) on the same random input, downloaded from the GPU; input elements are never zero or 0xA5"
@@ -372,11 +487,11 @@ pub fn run(a: BenchArgs) -> Result<(), BenchError> {
 }
 
 /// The cases that some device did not run (a budget stopped it), in suite order.
-fn not_run(cases: &[Case], records: &[Record], devices: usize) -> Vec<String> {
+fn not_run(cases: &[&str], records: &[Record], devices: usize) -> Vec<String> {
     cases
         .iter()
-        .filter(|c| records.iter().filter(|r| r.case == c.case).count() < devices)
-        .map(|c| c.case.clone())
+        .filter(|c| records.iter().filter(|r| r.case == **c).count() < devices)
+        .map(|c| c.to_string())
         .collect()
 }
 
@@ -387,10 +502,38 @@ struct DevicesRun {
     driver: Option<String>,
 }
 
-/// Runs the suite on every listed GPU, each in its own thread, sharing one NVML handle.
+/// The layout and transfer cases `--suite` and `--cases` select. With `--suite all` a
+/// pattern may match cases of either suite.
+fn select_cases(a: &BenchArgs) -> Result<(Vec<Case>, Vec<Transfer>), BenchError> {
+    let pattern = a.cases.as_deref();
+    let transfers = if a.suite.transfers() {
+        transfers::filter(
+            transfers::suite(a.quick),
+            pattern,
+            a.suite == SuiteChoice::Transfers,
+        )?
+    } else {
+        vec![]
+    };
+    let layout = if a.suite.layout() {
+        match cases::filter(cases::suite(a.quick, a.seed), pattern) {
+            Ok(c) => c,
+            Err(_) if !transfers.is_empty() => vec![],
+            Err(e) => return Err(e),
+        }
+    } else {
+        vec![]
+    };
+    Ok((layout, transfers))
+}
+
+/// Runs the layout cases on every listed GPU, each in its own thread, then the transfer
+/// cases one GPU at a time (so each figure is its own link's, not a share of a common
+/// one), sharing one NVML handle.
 fn run_gpus(
     ordinals: &[usize],
     cases: &[Case],
+    transfer_cases: &[Transfer],
     rule: &SamplingRule,
     a: &BenchArgs,
     place: &Place,
@@ -405,42 +548,68 @@ fn run_gpus(
     };
     let nvml = open_nvml();
     let nvml_ref = nvml.as_ref().map_err(|e| e.as_str());
-    let runs: Vec<Result<GpuRun, BenchError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ordinals
-            .iter()
-            .map(|&n| {
-                let opts = &opts;
-                let place = place.clone();
-                s.spawn(move || {
-                    let progress = Progress::new(
-                        &format!("cuda:{n}"),
-                        cases.len(),
-                        ordinals.len() == 1,
-                        a.quiet,
-                    )
-                    .with_sink(sink);
-                    let r = run_gpu::run(n, cases, opts, nvml_ref, place, &progress);
-                    progress.close();
-                    r
+    let mut runs: Vec<Result<GpuRun, BenchError>> = Vec::new();
+    if !cases.is_empty() {
+        runs = std::thread::scope(|s| {
+            let handles: Vec<_> = ordinals
+                .iter()
+                .map(|&n| {
+                    let opts = &opts;
+                    let place = place.clone();
+                    s.spawn(move || {
+                        let progress = Progress::new(
+                            &format!("cuda:{n}"),
+                            cases.len(),
+                            ordinals.len() == 1,
+                            a.quiet,
+                        )
+                        .with_sink(sink);
+                        let work = GpuWork::Layout(cases);
+                        let r = run_gpu::run(n, work, opts, nvml_ref, place, &progress);
+                        progress.close();
+                        r
+                    })
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .zip(ordinals)
-            .map(|(h, n)| {
-                h.join()
-                    .unwrap_or_else(|_| Err(BenchError::Thread(format!("cuda:{n}"))))
-            })
-            .collect()
-    });
+                .collect();
+            handles
+                .into_iter()
+                .zip(ordinals)
+                .map(|(h, n)| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(BenchError::Thread(format!("cuda:{n}"))))
+                })
+                .collect()
+        });
+    }
+    if !transfer_cases.is_empty() {
+        for (k, &n) in ordinals.iter().enumerate() {
+            let next = (ordinals.len() > 1).then(|| ordinals[(k + 1) % ordinals.len()]);
+            let work = GpuWork::Transfers {
+                cases: transfer_cases,
+                next,
+            };
+            let progress =
+                Progress::new(&format!("cuda:{n}"), work.len(), true, a.quiet).with_sink(sink);
+            runs.push(run_gpu::run(
+                n,
+                work,
+                &opts,
+                nvml_ref,
+                place.clone(),
+                &progress,
+            ));
+            progress.close();
+        }
+    }
     let mut records = Vec::new();
-    let mut devices = Vec::new();
+    let mut devices: Vec<DeviceInfo> = Vec::new();
     let mut driver = None;
     for r in runs {
         let r = r?;
         records.extend(r.records);
-        devices.push(r.info);
+        if !devices.iter().any(|d| d.gpu_index == r.info.gpu_index) {
+            devices.push(r.info);
+        }
         driver = driver.or(r.driver);
     }
     Ok(DevicesRun {
@@ -475,7 +644,14 @@ fn write_outputs(
             h.gpu.gpu_name.as_deref().unwrap_or(&h.backend),
             if h.quick { " (--quick)" } else { "" }
         );
-        write_file(p, &plot::svg(&title, &report.records, baselines))?;
+        // % of memcpy is a layout figure: transfer records have no bar to draw.
+        let layout: Vec<Record> = report
+            .records
+            .iter()
+            .filter(|r| r.suite == Suite::Layout)
+            .cloned()
+            .collect();
+        write_file(p, &plot::svg(&title, &layout, baselines))?;
     }
     let failed: Vec<&str> = report
         .records
@@ -515,7 +691,7 @@ mod tests {
         )
         .unwrap();
         let v: serde_json::Value =
-            serde_json::from_str(&spec_json(&cases, true, DEFAULT_SEED).unwrap()).unwrap();
+            serde_json::from_str(&spec_json(&cases, &[], true, DEFAULT_SEED).unwrap()).unwrap();
         let c = &v["cases"];
         assert_eq!(c.as_array().unwrap().len(), 3);
         assert_eq!(c[0]["kind"], "clone");

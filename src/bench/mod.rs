@@ -6,12 +6,17 @@
 //! - [`timing`]: the sampling rule and the low-clock discard, pure.
 //! - [`telemetry`]: the NVML sampler and per-window summaries.
 //! - [`record`], [`output`], [`plot`]: results, baselines, table, SVG.
+//! - [`health`]: GPU health counters before and after a run (pure), read by `health::nvml`.
+//! - [`transfers`]: the host-device and device-device transfers suite and its GPU run.
+//! - [`placeholders`]: `{host}`, `{gpu}`, `{slurm_job}`, ... in output paths.
 //! - [`run_cpu`], [`run_gpu`]: execution; [`cli`]: the command.
 
 pub mod cases;
 pub mod cli;
 pub mod error;
+pub mod health;
 pub mod output;
+pub mod placeholders;
 pub mod plot;
 pub mod record;
 pub mod rng;
@@ -20,17 +25,39 @@ pub mod run_gpu;
 pub mod sink;
 pub mod telemetry;
 pub mod timing;
+pub mod transfers;
 
 pub use cases::{Case, MEMCPY_CASE, suite};
 pub use error::BenchError;
 pub use record::{Header, Record, Report};
 
 use cases::Work;
+use health::Health;
 use telemetry::WindowStats;
 use timing::Samples;
 
 /// Byte pattern every output is filled with before the run that is verified.
 pub const POISON: u8 = 0xA5;
+
+/// Which suite a record belongs to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Suite {
+    /// Layout copies on one GPU (the default suite).
+    #[default]
+    Layout,
+    /// Host-device and device-device transfers.
+    Transfers,
+}
+
+impl Suite {
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Layout => "layout",
+            Suite::Transfers => "transfers",
+        }
+    }
+}
 
 /// Where records were measured: host, device, batch-job ids.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -45,8 +72,56 @@ pub struct Place {
     pub slurm_task_id: Option<String>,
 }
 
-/// A record from a case's measurements; rates relative to memcpy and peak are filled in by
-/// [`record::derive_rates`] once every case has run.
+/// What a record measured: its name, data and bytes.
+pub struct Measured {
+    pub case: String,
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    pub op: String,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub suite: Suite,
+}
+
+/// A record from a case's measurements: `gbps` from the median ([`Record::bytes_moved`]);
+/// a layout record's rates relative to memcpy and peak are filled in by
+/// [`record::derive_rates`] once every case has run; the health fields by the run.
+pub fn record_of(
+    m: Measured,
+    samples: &Samples,
+    t: WindowStats,
+    verified: bool,
+    place: &Place,
+) -> Record {
+    let s = samples.summary();
+    let ms = s.map(|s| s.median);
+    let mut r = Record {
+        case: m.case,
+        dtype: m.dtype,
+        shape: m.shape,
+        op: m.op,
+        bytes_read: m.bytes_read,
+        bytes_written: m.bytes_written,
+        ms_median: ms,
+        ms_min: s.map(|s| s.min),
+        ms_max: s.map(|s| s.max),
+        samples: s.map_or(0, |s| s.count),
+        gbps: None,
+        pct_of_memcpy: None,
+        pct_of_peak: None,
+        telemetry: t,
+        verified,
+        place: place.clone(),
+        discarded_low_clock: samples.discarded_low_clock,
+        build: crate::BUILD.to_string(),
+        suite: m.suite,
+        health: Health::default(),
+    };
+    r.gbps = record::gbps(r.bytes_moved(), ms);
+    r
+}
+
+/// A layout case's record (see [`record_of`]).
 pub fn make_record(
     case: &Case,
     work: &Work,
@@ -55,28 +130,16 @@ pub fn make_record(
     verified: bool,
     place: &Place,
 ) -> Record {
-    let s = samples.summary();
-    let ms = s.map(|s| s.median);
-    Record {
+    let m = Measured {
         case: case.case.clone(),
         dtype: case.dtype.to_string(),
         shape: case.shape.clone(),
         op: case.expression(),
         bytes_read: work.bytes_read,
         bytes_written: work.bytes_written,
-        ms_median: ms,
-        ms_min: s.map(|s| s.min),
-        ms_max: s.map(|s| s.max),
-        samples: s.map_or(0, |s| s.count),
-        gbps: record::gbps(work.bytes_read + work.bytes_written, ms),
-        pct_of_memcpy: None,
-        pct_of_peak: None,
-        telemetry: t,
-        verified,
-        place: place.clone(),
-        discarded_low_clock: samples.discarded_low_clock,
-        build: crate::BUILD.to_string(),
-    }
+        suite: Suite::Layout,
+    };
+    record_of(m, samples, t, verified, place)
 }
 
 /// The CPU backend's device name: "CPU: " and the first `model name` of /proc/cpuinfo.

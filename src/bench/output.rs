@@ -64,11 +64,7 @@ impl<'s> Progress<'s> {
             t.1 = Some(t.1.unwrap_or_default().max(now - s));
         }
         t.0 = Some(now);
-        let ok = self.sink.is_none_or(|s| s.may_start(t.1));
-        if !ok {
-            t.0 = None;
-        }
-        ok
+        self.sink.is_none_or(|s| s.may_start(t.1))
     }
 
     fn line(&self, text: &str) {
@@ -213,13 +209,25 @@ pub fn table(records: &[Record], baselines: &[Baseline]) -> String {
             out.push('\n');
         }
     }
+    // One note per other device model, naming its series.
     let ours = records.iter().find_map(|r| r.place.device_name.as_deref());
+    let mut others: Vec<(Option<&str>, Vec<&str>)> = Vec::new();
     for (b, _) in baselines.iter().zip(&joins).filter(|(_, j)| !**j) {
+        let d = b.device.as_deref();
+        match others.iter_mut().find(|(od, _)| *od == d) {
+            Some((_, labels)) => labels.push(&b.label),
+            None => others.push((d, vec![&b.label])),
+        }
+    }
+    for (device, labels) in others {
+        let named: Vec<String> = labels.iter().map(|l| format!("'{l}'")).collect();
         out.push_str(&format!(
-            "baseline '{}' ran on {}, this run on {}: its own % of memcpy is shown, not a ratio (a ratio across device models means nothing)\n",
-            b.label,
-            b.device.as_deref().unwrap_or("an unknown device"),
-            ours.unwrap_or("an unknown device")
+            "{} {} ran on {}, this run on {}: {} own % of memcpy is shown, not a ratio (a ratio across device models means nothing)\n",
+            if named.len() == 1 { "baseline" } else { "baselines" },
+            named.join(", "),
+            device.unwrap_or("an unknown device"),
+            ours.unwrap_or("an unknown device"),
+            if named.len() == 1 { "its" } else { "their" }
         ));
     }
     out
@@ -268,6 +276,21 @@ pub fn case_list(cases: &[Case]) -> Result<String, super::error::BenchError> {
         .collect())
 }
 
+/// `--list` of the transfer cases.
+pub fn transfer_list(cases: &[super::transfers::Transfer]) -> String {
+    let w = cases.iter().map(|c| c.case.len()).max().unwrap_or(4).max(4);
+    let mut out = format!("{:<w$}  {:>10}  expression\n", "case", "bytes");
+    for c in cases {
+        out.push_str(&format!(
+            "{:<w$}  {:>10}  {}\n",
+            c.case,
+            c.bytes,
+            c.expression()
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,7 +318,7 @@ mod tests {
         // A baseline from another device model: its own figure, no ratio, and a note.
         let mut other = baseline("torch eager", "t", 25.0);
         other.device = Some("NVIDIA H200".into());
-        let t = table(&[r], &[other]);
+        let t = table(std::slice::from_ref(&r), std::slice::from_ref(&other));
         let lines: Vec<&str> = t.lines().collect();
         assert!(
             lines[0].ends_with("%memcpy torch eager on NVIDIA H200"),
@@ -307,5 +330,14 @@ mod tests {
             lines[3],
             "baseline 'torch eager' ran on NVIDIA H200, this run on Test GPU: its own % of memcpy is shown, not a ratio (a ratio across device models means nothing)"
         );
+        // Two series of one other device: one note naming both.
+        let mut compiled = other.clone();
+        compiled.label = "torch.compile".into();
+        let t = table(&[r], &[other, compiled]);
+        assert_eq!(
+            t.lines().nth(3).unwrap(),
+            "baselines 'torch eager', 'torch.compile' ran on NVIDIA H200, this run on Test GPU: their own % of memcpy is shown, not a ratio (a ratio across device models means nothing)"
+        );
+        assert_eq!(t.lines().count(), 4);
     }
 }

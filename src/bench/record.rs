@@ -6,10 +6,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::Place;
 use super::cases::MEMCPY_CASE;
 use super::error::BenchError;
+use super::health::{HEALTH_FIELDS, Health};
 use super::telemetry::WindowStats;
+use super::{Place, Suite};
 
 /// One case on one device. The field order is the CSV column order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,12 +36,37 @@ pub struct Record {
     #[serde(flatten)]
     pub place: Place,
     pub discarded_low_clock: usize,
-    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]).
+    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]); empty in
+    /// files from before it was recorded.
+    #[serde(default)]
     pub build: String,
+    /// "layout" or "transfers" (absent in files from before the transfers suite: layout).
+    #[serde(default)]
+    pub suite: Suite,
+    /// ecc_corrected_before ... health_note: the GPU's counters before and after the run
+    #[serde(flatten)]
+    pub health: Health,
 }
 
 /// The field names, in order (the CSV header).
-pub const FIELDS: [&str; 30] = [
+pub const FIELDS: [&str; 50] = concat_fields(BASE_FIELDS, HEALTH_FIELDS);
+
+const fn concat_fields<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N);
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// The fields before the health counters.
+const BASE_FIELDS: [&str; 31] = [
     "case",
     "dtype",
     "shape",
@@ -71,6 +97,7 @@ pub const FIELDS: [&str; 30] = [
     "slurm_task_id",
     "discarded_low_clock",
     "build",
+    "suite",
 ];
 
 /// What a GPU is: name, UUID, maximum clocks, bus width, theoretical peak.
@@ -104,7 +131,9 @@ pub struct Header {
     pub gpu: GpuFacts,
     pub driver: Option<String>,
     pub stridekit_version: String,
-    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]).
+    /// `git describe --always --dirty` of the build (see [`crate::BUILD`]); empty in
+    /// files from before it was recorded.
+    #[serde(default)]
     pub build: String,
     pub kernel_image: String,
     /// "cuda" or "cpu".
@@ -115,6 +144,9 @@ pub struct Header {
     pub timestamp: String,
     pub quick: bool,
     pub seed: u64,
+    /// `--suite`: "layout", "transfers" or "all" (absent before the transfers suite).
+    #[serde(default = "layout_suite")]
+    pub suite: String,
     /// The sampling rule in words.
     pub sampling: String,
     /// How outputs were verified.
@@ -125,11 +157,26 @@ pub struct Header {
     pub cases_not_run: Vec<String>,
 }
 
+fn layout_suite() -> String {
+    "layout".into()
+}
+
 /// A whole result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub header: Header,
     pub records: Vec<Record>,
+}
+
+impl Record {
+    /// The bytes its `gbps` counts: read + written for a layout copy (DRAM traffic), the
+    /// bytes copied for a transfer (what crossed the boundary, one direction).
+    pub fn bytes_moved(&self) -> u64 {
+        match self.suite {
+            Suite::Layout => self.bytes_read + self.bytes_written,
+            Suite::Transfers => self.bytes_written,
+        }
+    }
 }
 
 /// Bytes moved per second, in GB/s (None without a positive time).
@@ -140,6 +187,7 @@ pub fn gbps(bytes: u64, ms: Option<f64>) -> Option<f64> {
 
 /// Fills `gbps`, `pct_of_memcpy` (against the memcpy record of the same device) and
 /// `pct_of_peak`.
+/// Transfer records keep their GB/s (bytes across the boundary) and get no DRAM rates.
 pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) -> Option<f64>) {
     let memcpy: BTreeMap<Option<usize>, f64> = records
         .iter()
@@ -159,8 +207,13 @@ pub fn memcpy_gbps(r: &Record) -> Option<f64> {
 
 /// One record's `gbps`, `pct_of_memcpy` (given its device's memcpy GB/s) and
 /// `pct_of_peak`.
+/// A transfer record gets its GB/s (the bytes copied, one direction) and no DRAM rates.
 pub fn fill_rates(r: &mut Record, memcpy_gbps: Option<f64>, peak_gbps: Option<f64>) {
-    r.gbps = gbps(r.bytes_read + r.bytes_written, r.ms_median);
+    r.gbps = gbps(r.bytes_moved(), r.ms_median);
+    if r.suite == Suite::Transfers {
+        (r.pct_of_peak, r.pct_of_memcpy) = (None, None);
+        return;
+    }
     r.pct_of_peak = r.gbps.zip(peak_gbps).map(|(g, p)| 100.0 * g / p);
     // exactly 100 for the memcpy line itself
     r.pct_of_memcpy = r.gbps.zip(memcpy_gbps).map(|(g, m)| g / m * 100.0);
@@ -171,7 +224,7 @@ pub fn to_json(report: &Report) -> String {
     serde_json::to_string_pretty(report).expect("plain data always encodes") + "\n"
 }
 
-fn csv_field(v: &serde_json::Value) -> String {
+pub(crate) fn csv_field(v: &serde_json::Value) -> String {
     let s = match v {
         serde_json::Value::Null => String::new(),
         serde_json::Value::String(s) => s.clone(),
@@ -269,12 +322,14 @@ fn parse_baseline(text: &str) -> Result<BaselineFile, String> {
         Err(e) => e,
     };
     let mut records = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in text.split_inclusive('\n').enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match serde_json::from_str::<BaselineRecord>(line) {
             Ok(r) => records.push(r),
+            // A last line without its newline, cut when the run writing it was killed.
+            Err(_) if !line.ends_with('\n') && !records.is_empty() => break,
             // Not JSON lines either: the report form's error is the one to show, unless
             // the first line already parsed as a record.
             Err(e) if !records.is_empty() => {
@@ -488,6 +543,8 @@ pub(crate) mod tests {
             },
             discarded_low_clock: 0,
             build: "test".into(),
+            suite: Suite::Layout,
+            health: Health::default(),
         }
     }
 
@@ -508,6 +565,23 @@ pub(crate) mod tests {
         assert_eq!(v[3].pct_of_memcpy, Some(25.0));
         assert_eq!(v[3].pct_of_peak, None);
         assert_eq!((v[4].gbps, v[4].pct_of_memcpy), (None, None));
+    }
+
+    #[test]
+    fn transfer_records_count_one_direction_and_get_no_dram_rates() {
+        let mut t = record("h2d_pinned_1GiB", Some(20.0), Some(0));
+        t.suite = Suite::Transfers;
+        let mut v = vec![record(MEMCPY_CASE, Some(0.5), Some(0)), t];
+        derive_rates(&mut v, |_| Some(4000.0));
+        assert_eq!(v[1].bytes_moved(), 500_000_000);
+        assert_eq!(
+            v[1].gbps,
+            Some(25.0),
+            "the bytes copied, one direction, in 20 ms"
+        );
+        assert_eq!((v[1].pct_of_memcpy, v[1].pct_of_peak), (None, None));
+        assert_eq!(v[0].bytes_moved(), 1_000_000_000);
+        assert_eq!(v[0].pct_of_memcpy, Some(100.0));
     }
 
     #[test]
@@ -594,10 +668,16 @@ pub(crate) mod tests {
         assert!(!b[0].same_device(&ours));
         ours.place.device_name = Some("CPU: X".into());
         assert!(b[0].same_device(&ours));
-        // A bad line after good ones names the line.
+        // A bad line after good ones names the line; a last line cut by a kill is dropped.
         let p2 = write("bad.jsonl", &format!("{}\n{{\"nope\": 1}}\n", lines[0]));
         let e = read_baseline(&p2).unwrap_err().to_string();
         assert!(e.contains("line 2: not a bench record"), "{e}");
+        let cut = write(
+            "cut.jsonl",
+            &format!("{}\n{{\"case\": \"t\", \"gb", lines[0]),
+        );
+        assert_eq!(read_baseline(&cut).unwrap()[0].by_case.len(), 1);
+        let _ = std::fs::remove_file(cut);
         // The header's gpu_name names the device of records that do not.
         let p3 = write(
             "anchors.json",

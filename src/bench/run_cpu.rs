@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::cases::{Case, Work, WorkKind};
 use super::error::BenchError;
+use super::health::Health;
 use super::output::Progress;
 use super::record::Record;
 use super::rng::element_data;
@@ -13,6 +14,9 @@ use super::telemetry::WindowStats;
 use super::timing::{SamplingRule, sample_until};
 use super::{POISON, Place, make_record};
 use crate::backend::cpu;
+
+/// Why a CPU record has no health counters.
+pub const CPU_HEALTH_NOTE: &str = "the CPU backend has no GPU health counters";
 
 /// Host buffers of one case: random non-zero input, output poisoned with [`POISON`].
 pub struct HostBuffers {
@@ -108,7 +112,7 @@ pub fn run(
             execute(case, &work, &mut b.dst, &b.src)?;
             Ok::<_, BenchError>((t.elapsed().as_secs_f64() * 1e3, true))
         })?;
-        let r = make_record(
+        let mut r = make_record(
             case,
             &work,
             &samples,
@@ -116,6 +120,7 @@ pub fn run(
             verified,
             place,
         );
+        r.health = Health::unavailable(CPU_HEALTH_NOTE);
         progress.finished(k, &r)?;
         records.push(r);
     }

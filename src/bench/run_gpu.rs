@@ -14,15 +14,18 @@ use nvml_wrapper::Nvml;
 
 use super::cases::{Case, Work, WorkKind};
 use super::error::BenchError;
+use super::health::{Health, Snapshot};
 use super::output::Progress;
 use super::record::{DeviceInfo, GpuFacts, Record};
 use super::run_cpu::{self, HostBuffers};
 use super::telemetry::{Gauge, Recorder, peak_gbps, summarize};
 use super::timing::{SamplingRule, clock_ok, sample_until};
+use super::transfers::Transfer;
 use super::{POISON, Place, make_record};
 use crate::backend::cuda::error::Call;
 use crate::backend::cuda::{
-    CudaError, DeviceBuffer, Gpu, GpuPlan, RowGatherPlan, device_count, driver_available,
+    CudaError, DeviceBuffer, Gpu, GpuPlan, PinnedHost, RowGatherPlan, device_count,
+    driver_available,
 };
 
 /// When to flush L2 between samples.
@@ -123,20 +126,24 @@ enum DeviceWork {
     },
 }
 
-struct Bench<'a> {
-    gpu: Arc<Gpu>,
-    ordinal: usize,
-    gauge: Option<&'a Gauge<'a>>,
-    recorder: &'a Recorder,
-    opts: &'a GpuOptions,
+/// One GPU's benchmark context, shared by the layout and the transfers suite.
+pub(crate) struct Bench<'a> {
+    pub(crate) gpu: Arc<Gpu>,
+    pub(crate) ordinal: usize,
+    pub(crate) gauge: Option<&'a Gauge<'a>>,
+    pub(crate) recorder: &'a Recorder,
+    pub(crate) opts: &'a GpuOptions,
     max_sm_mhz: Option<u32>,
     l2_bytes: u64,
     flush: DeviceBuffer,
-    place: Place,
+    pub(crate) place: Place,
+    /// The health fields a record carries until the run ends (the counters before it; the
+    /// ones after are read when every case has run): what `--records` streams.
+    pub(crate) health_pending: Health,
 }
 
 impl Bench<'_> {
-    fn err(&self) -> impl Fn(CudaError) -> BenchError {
+    pub(crate) fn err(&self) -> impl Fn(CudaError) -> BenchError {
         let d = self.ordinal;
         move |e| BenchError::Cuda {
             device: d,
@@ -164,7 +171,21 @@ impl Bench<'_> {
         }
     }
 
-    fn event(&self) -> Result<CudaEvent, BenchError> {
+    /// Queues a memset of [`QUEUE_FILLER_BYTES`] (about 15 us of GPU work) so that a start
+    /// event recorded next is not recorded on an idle stream, where it would also time the
+    /// host's submission of the work after it.
+    pub(crate) fn queue_filler(&self, byte: u8) -> Result<(), BenchError> {
+        let n = QUEUE_FILLER_BYTES.min(self.flush.nbytes());
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: a prefix of the flush allocation, on this GPU's stream.
+        unsafe { result::memset_d8_async(self.flush.ptr(), byte, n, self.gpu.stream.cu_stream()) }
+            .call("cuMemsetD8Async")
+            .map_err(self.err())
+    }
+
+    pub(crate) fn event(&self) -> Result<CudaEvent, BenchError> {
         // Timing events need CU_EVENT_DEFAULT (cudarc's default disables timing).
         self.gpu
             .ctx
@@ -251,7 +272,8 @@ impl Bench<'_> {
             Some(g) => self.energy_window(g, &dw, &dst, &src, &work)?,
             None => summarize(&[], None, 0),
         };
-        let r = make_record(case, &work, &samples, telemetry, verified, &self.place);
+        let mut r = make_record(case, &work, &samples, telemetry, verified, &self.place);
+        r.health = self.health_pending.clone();
         progress.finished(k, &r)?;
         Ok(r)
     }
@@ -268,16 +290,34 @@ impl Bench<'_> {
         work: &Work,
     ) -> Result<super::telemetry::WindowStats, BenchError> {
         let err = self.err();
+        self.energy_window_of(
+            g,
+            work.bytes_read + work.bytes_written,
+            ENERGY_BATCH,
+            || self.launch(dw, dst, src).map_err(&err),
+        )
+    }
+
+    /// The energy window of any work: `run` queues one run of `bytes` moved; `batch` runs
+    /// are queued before each wait for the GPU.
+    pub(crate) fn energy_window_of(
+        &self,
+        g: &Gauge,
+        bytes: u64,
+        batch: u32,
+        mut run: impl FnMut() -> Result<(), BenchError>,
+    ) -> Result<super::telemetry::WindowStats, BenchError> {
+        let err = self.err();
         self.gpu.synchronize().map_err(&err)?;
         let e0 = g.energy_mj();
         let t0 = Instant::now();
         self.recorder.push(g.read());
         let mut runs = 0u64;
         loop {
-            for _ in 0..ENERGY_BATCH {
-                self.launch(dw, dst, src).map_err(&err)?;
+            for _ in 0..batch.max(1) {
+                run()?;
             }
-            runs += ENERGY_BATCH as u64;
+            runs += batch.max(1) as u64;
             self.gpu.synchronize().map_err(&err)?;
             if t0.elapsed() >= self.opts.energy_window {
                 break;
@@ -288,9 +328,37 @@ impl Bench<'_> {
         let energy_j = e0
             .zip(g.energy_mj())
             .map(|(a, b)| b.saturating_sub(a) as f64 / 1000.0);
-        let moved = (work.bytes_read + work.bytes_written) * runs;
-        Ok(summarize(&self.recorder.window(t0, t1), energy_j, moved))
+        Ok(summarize(
+            &self.recorder.window(t0, t1),
+            energy_j,
+            bytes * runs,
+        ))
     }
+}
+
+/// The health counters read while host-to-device copies keep the PCIe link busy (an idle
+/// link may drop to a lower generation to save power, which would read as a degraded
+/// link); without the memory for that, a plain reading.
+fn busy_link_snapshot(gpu: &Arc<Gpu>, g: &Gauge) -> Snapshot {
+    const BYTES: usize = 256 << 20;
+    let copies = || -> Result<Snapshot, CudaError> {
+        let host = PinnedHost::alloc(gpu, BYTES)?;
+        let dev = DeviceBuffer::alloc(gpu, BYTES)?;
+        gpu.bind()?;
+        for _ in 0..4 {
+            // SAFETY: both ranges are BYTES long; the copies finish before `host` and
+            // `dev` are dropped (both wait for the stream).
+            unsafe {
+                result::memcpy_htod_async(dev.ptr(), host.as_slice(), gpu.stream.cu_stream())
+            }
+            .call("cuMemcpyHtoDAsync")?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        let s = g.health();
+        gpu.synchronize()?;
+        Ok(s)
+    };
+    copies().unwrap_or_else(|_| g.health())
 }
 
 struct StopOnDrop<'a>(&'a Recorder);
@@ -301,11 +369,41 @@ impl Drop for StopOnDrop<'_> {
     }
 }
 
-/// Runs `cases` on cuda:`ordinal`. `nvml` is the run's one NVML handle, or why there is
-/// none.
+/// What one GPU runs.
+#[derive(Clone, Copy)]
+pub enum GpuWork<'a> {
+    /// The layout-copy cases.
+    Layout(&'a [Case]),
+    /// The transfer cases; `next` is the GPU that device-to-device copies go to (none when
+    /// only one GPU runs: those cases are then skipped).
+    Transfers {
+        cases: &'a [Transfer],
+        next: Option<usize>,
+    },
+}
+
+impl GpuWork<'_> {
+    /// The cases that will run (device-to-device ones only with a next GPU).
+    pub fn len(&self) -> usize {
+        match self {
+            GpuWork::Layout(c) => c.len(),
+            GpuWork::Transfers { cases, next } => cases
+                .iter()
+                .filter(|t| next.is_some() || !super::transfers::is_d2d(t))
+                .count(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Runs `work` on cuda:`ordinal`, with the health counters read before and after it.
+/// `nvml` is the run's one NVML handle, or why there is none.
 pub fn run(
     ordinal: usize,
-    cases: &[Case],
+    work: GpuWork,
     opts: &GpuOptions,
     nvml: Result<&Nvml, &str>,
     mut place: Place,
@@ -374,7 +472,11 @@ pub fn run(
     place.gpu_uuid = Some(uuid);
     let recorder = Recorder::default();
     let flush = DeviceBuffer::alloc(&gpu, 2 * l2_bytes as usize).map_err(err)?;
-    let records = std::thread::scope(|s| {
+    let health_before = match &gauge {
+        Ok(g) => g.health(),
+        Err(why) => Snapshot::unreadable(why),
+    };
+    let mut records = std::thread::scope(|s| {
         if let Ok(g) = &gauge {
             let rec = &recorder;
             s.spawn(move || rec.run(g, opts.telemetry_interval));
@@ -389,16 +491,33 @@ pub fn run(
             l2_bytes,
             flush,
             place,
+            health_pending: Health::of(
+                &health_before,
+                &Snapshot::unreadable("read when the GPU's run ends (in the final report)"),
+            ),
         };
         // Stops the sampler however the cases end (an error or a panic included).
         let _stop = StopOnDrop(&recorder);
-        cases
-            .iter()
-            .enumerate()
-            .take_while(|_| progress.may_start())
-            .map(|(k, c)| bench.case(k, c, progress))
-            .collect::<Result<Vec<Record>, BenchError>>()
+        match work {
+            GpuWork::Layout(cases) => cases
+                .iter()
+                .enumerate()
+                .take_while(|_| progress.may_start())
+                .map(|(k, c)| bench.case(k, c, progress))
+                .collect::<Result<Vec<Record>, BenchError>>(),
+            GpuWork::Transfers { cases, next } => {
+                super::transfers::run::run(&bench, cases, next, progress)
+            }
+        }
     })?;
+    let health_after = match &gauge {
+        Ok(g) => busy_link_snapshot(&gpu, g),
+        Err(why) => Snapshot::unreadable(why),
+    };
+    let health = Health::of(&health_before, &health_after);
+    for r in &mut records {
+        r.health = health.clone();
+    }
     Ok(GpuRun {
         info,
         driver: nvml_info.and_then(|i| i.driver),

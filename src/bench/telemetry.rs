@@ -63,6 +63,11 @@ impl<'n> Gauge<'n> {
         }
     }
 
+    /// The health counters now (ECC, retired pages, row remapping, PCIe, violations).
+    pub fn health(&self) -> super::health::Snapshot {
+        super::health::nvml::snapshot(&self.dev)
+    }
+
     pub fn sm_mhz(&self) -> Option<u32> {
         self.dev.clock_info(Clock::SM).ok()
     }

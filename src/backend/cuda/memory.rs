@@ -181,3 +181,54 @@ impl std::fmt::Debug for DeviceBuffer {
             .finish()
     }
 }
+
+/// Page-locked host memory (cuMemHostAlloc, portable to every context), freed on drop:
+/// the host side of DMA transfers that run at the link's full rate.
+pub struct PinnedHost {
+    gpu: Arc<Gpu>,
+    ptr: *mut u8,
+    nbytes: usize,
+}
+
+// SAFETY: the allocation is plain host memory owned by this value; access goes through
+// &self / &mut self.
+unsafe impl Send for PinnedHost {}
+unsafe impl Sync for PinnedHost {}
+
+impl PinnedHost {
+    /// Allocates `nbytes` (at least 1) page-locked bytes, zeroed.
+    pub fn alloc(gpu: &Arc<Gpu>, nbytes: usize) -> Result<PinnedHost, CudaError> {
+        gpu.bind()?;
+        let n = nbytes.max(1);
+        // SAFETY: the context is current; PORTABLE pins the memory for every context.
+        let ptr = unsafe { result::malloc_host(n, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }
+            .call("cuMemHostAlloc")? as *mut u8;
+        // SAFETY: `n` bytes were just allocated at `ptr`.
+        unsafe { std::ptr::write_bytes(ptr, 0, n) };
+        Ok(PinnedHost {
+            gpu: gpu.clone(),
+            ptr,
+            nbytes,
+        })
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `nbytes` initialised bytes owned by this value.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.nbytes) }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_slice`, borrowed mutably.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.nbytes) }
+    }
+}
+
+impl Drop for PinnedHost {
+    fn drop(&mut self) {
+        // Copies queued on the stream may still read or write it: wait first.
+        if self.gpu.bind().is_ok() && self.gpu.synchronize().is_ok() {
+            // SAFETY: the pointer came from cuMemHostAlloc and nothing uses it any more.
+            let _ = unsafe { result::free_host(self.ptr as *mut std::ffi::c_void) };
+        }
+    }
+}

@@ -24,7 +24,7 @@ pub use context::{Gpu, device_count, driver_available};
 pub use error::CudaError;
 pub use kernels::kernel_image;
 pub use launch::{launch_plan, launch_row_gather};
-pub use memory::DeviceBuffer;
+pub use memory::{DeviceBuffer, PinnedHost};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,267 @@
+//! Why memory is wasted: reserved minus allocated bytes of an allocator's state, split by
+//! cause, with the largest contributors.
+//!
+//! Every free (or pending) byte of a segment falls in exactly one part:
+//! - `inactive_split`: free blocks of a cudaMalloc'd segment that also holds an active
+//!   block: they cannot be released while that block lives (PyTorch's
+//!   `inactive_split_bytes`);
+//! - `free_cached_segments`: segments that hold no active block, and whole free pages of
+//!   expandable segments: `empty_cache()` would return them;
+//! - `page_rounding`: free bytes of expandable segments inside pages that also hold an
+//!   active block (pages are 2 MiB in the small pool, 20 MiB in the large one);
+//! - `pending_free`: freed blocks waiting for events of the other streams that used them.
+//!
+//! Besides reserved minus allocated, `request_rounding` is allocated minus requested: what
+//! rounding requests up to block sizes (and handing out unsplit blocks) adds.
+
+use serde::Serialize;
+
+use super::device::RawDevice;
+use super::policy::{DeviceCachingAllocator, NIL, PoolKind};
+
+/// A segment that strands free bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SegmentWaste {
+    pub address: u64,
+    pub size: u64,
+    pub is_expandable: bool,
+    pub pool: &'static str,
+    /// Bytes of active blocks.
+    pub active: u64,
+    /// Free bytes (any part).
+    pub free: u64,
+    /// The largest free block.
+    pub largest_free_block: u64,
+    /// Active blocks in the segment.
+    pub active_blocks: usize,
+}
+
+/// Free bytes of partly used segments attributed to the requested size of the live
+/// allocations that pin them (a segment's stranded bytes shared equally by its live
+/// blocks).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SizeWaste {
+    pub requested_size: u64,
+    /// Live allocations of that size that pin a partly used segment.
+    pub allocations: usize,
+    /// Stranded bytes attributed to them.
+    pub stranded: u64,
+}
+
+/// The breakdown of one state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Waste {
+    pub reserved: u64,
+    pub allocated: u64,
+    pub requested: u64,
+    pub inactive_split: u64,
+    pub free_cached_segments: u64,
+    pub page_rounding: u64,
+    pub pending_free: u64,
+    /// allocated - requested (not part of reserved - allocated).
+    pub request_rounding: u64,
+    /// The segments with the most free bytes, most first.
+    pub top_segments: Vec<SegmentWaste>,
+    /// The requested sizes whose allocations strand the most bytes, most first.
+    pub top_sizes: Vec<SizeWaste>,
+}
+
+impl Waste {
+    /// reserved - allocated.
+    pub fn gap(&self) -> u64 {
+        self.reserved.saturating_sub(self.allocated)
+    }
+    /// Bytes of the gap attributed to a part.
+    pub fn attributed(&self) -> u64 {
+        self.inactive_split + self.free_cached_segments + self.page_rounding + self.pending_free
+    }
+}
+
+/// The breakdown of `a`'s current state, with the `top` largest contributors.
+pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
+    let st = a.stats();
+    let mut w = Waste {
+        reserved: st.reserved_bytes[0].current.max(0) as u64,
+        allocated: st.allocated_bytes[0].current.max(0) as u64,
+        requested: 0,
+        inactive_split: 0,
+        free_cached_segments: 0,
+        page_rounding: 0,
+        pending_free: 0,
+        request_rounding: 0,
+        top_segments: Vec::new(),
+        top_sizes: Vec::new(),
+    };
+    let mut sizes: Vec<(u64, usize, u64)> = Vec::new();
+    for head in a.segment_heads() {
+        let h = &a.blocks[head as usize];
+        let expandable = h.seg != NIL;
+        let page = if expandable {
+            a.segs[h.seg as usize].page
+        } else {
+            0
+        };
+        let mut seg = SegmentWaste {
+            address: h.ptr,
+            size: 0,
+            is_expandable: expandable,
+            pool: if h.pool == PoolKind::Small {
+                "small"
+            } else {
+                "large"
+            },
+            active: 0,
+            free: 0,
+            largest_free_block: 0,
+            active_blocks: 0,
+        };
+        let mut live_requested: Vec<u64> = Vec::new();
+        let mut free_blocks: Vec<(u64, u64)> = Vec::new();
+        let mut i = head;
+        while i != NIL && a.blocks[i as usize].mapped {
+            let b = &a.blocks[i as usize];
+            seg.size += b.size;
+            if b.allocated {
+                seg.active += b.size;
+                seg.active_blocks += 1;
+                w.requested += b.requested;
+                live_requested.push(b.requested);
+            } else if b.event_count > 0 || !b.stream_uses.is_empty() {
+                seg.active += b.size;
+                seg.active_blocks += 1;
+                w.pending_free += b.size;
+            } else {
+                seg.free += b.size;
+                seg.largest_free_block = seg.largest_free_block.max(b.size);
+                free_blocks.push((b.ptr, b.size));
+            }
+            i = b.next;
+        }
+        if expandable {
+            for &(ptr, size) in &free_blocks {
+                let whole = whole_pages(ptr, size, a.segs[h.seg as usize].base, page);
+                w.free_cached_segments += whole;
+                w.page_rounding += size - whole;
+            }
+        } else if seg.active_blocks == 0 {
+            w.free_cached_segments += seg.free;
+        } else {
+            w.inactive_split += seg.free;
+        }
+        // What the live blocks of a partly used segment strand: its free bytes that are not
+        // releasable (all of them in a cudaMalloc'd segment, the page remainders in an
+        // expandable one).
+        let stranded = if expandable {
+            free_blocks
+                .iter()
+                .map(|&(p, s)| s - whole_pages(p, s, a.segs[h.seg as usize].base, page))
+                .sum()
+        } else if seg.active_blocks > 0 {
+            seg.free
+        } else {
+            0
+        };
+        if stranded > 0 && !live_requested.is_empty() {
+            let share = stranded / live_requested.len() as u64;
+            let rest = stranded % live_requested.len() as u64;
+            for (k, &r) in live_requested.iter().enumerate() {
+                let add = share + u64::from((k as u64) < rest);
+                match sizes.iter_mut().find(|e| e.0 == r) {
+                    Some(e) => {
+                        e.1 += 1;
+                        e.2 += add;
+                    }
+                    None => sizes.push((r, 1, add)),
+                }
+            }
+        }
+        if seg.free > 0 {
+            w.top_segments.push(seg);
+        }
+    }
+    w.request_rounding = w.allocated.saturating_sub(w.requested);
+    w.top_segments
+        .sort_by_key(|s| (std::cmp::Reverse(s.free), s.address));
+    w.top_segments.truncate(top);
+    sizes.sort_by_key(|e| (std::cmp::Reverse(e.2), e.0));
+    w.top_sizes = sizes
+        .into_iter()
+        .take(top)
+        .map(|(requested_size, allocations, stranded)| SizeWaste {
+            requested_size,
+            allocations,
+            stranded,
+        })
+        .collect();
+    w
+}
+
+/// Bytes of whole pages of a reservation based at `base` inside `[ptr, ptr+size)`.
+fn whole_pages(ptr: u64, size: u64, base: u64, page: u64) -> u64 {
+    let begin = (ptr - base).div_ceil(page);
+    let end = (ptr + size - base) / page;
+    end.saturating_sub(begin) * page
+}
+
+const MIB: f64 = 1048576.0;
+
+/// The breakdown as a table; `when` says which state it is ("at the peak of reserved bytes").
+pub fn table(w: &Waste, when: &str) -> String {
+    let gap = w.gap();
+    let pct = |v: u64| 100.0 * v as f64 / gap.max(1) as f64;
+    let mut s = format!(
+        "why: {when}: reserved {:.1} MiB, allocated {:.1} MiB, reserved - allocated {:.1} MiB\n",
+        w.reserved as f64 / MIB,
+        w.allocated as f64 / MIB,
+        gap as f64 / MIB
+    );
+    for (name, v) in [
+        ("inactive split blocks", w.inactive_split),
+        ("free cached segments/pages", w.free_cached_segments),
+        ("page rounding (expandable)", w.page_rounding),
+        ("pending frees (events)", w.pending_free),
+    ] {
+        s.push_str(&format!(
+            "  {name:<28} {:>10.1} MiB {:>6.1}%\n",
+            v as f64 / MIB,
+            pct(v)
+        ));
+    }
+    s.push_str(&format!(
+        "  {:<28} {:>10.1} MiB {:>6.1}%\n",
+        "attributed",
+        w.attributed() as f64 / MIB,
+        pct(w.attributed())
+    ));
+    s.push_str(&format!(
+        "  besides: allocated - requested (request rounding) {:.1} MiB\n",
+        w.request_rounding as f64 / MIB
+    ));
+    if !w.top_segments.is_empty() {
+        s.push_str("  segments with the most free bytes:\n");
+        for g in &w.top_segments {
+            s.push_str(&format!(
+                "    {:#x} {:>9.1} MiB {:<5}{} free {:>9.1} MiB (largest block {:.1} MiB), {} active block(s)\n",
+                g.address,
+                g.size as f64 / MIB,
+                g.pool,
+                if g.is_expandable { " expandable" } else { "" },
+                g.free as f64 / MIB,
+                g.largest_free_block as f64 / MIB,
+                g.active_blocks
+            ));
+        }
+    }
+    if !w.top_sizes.is_empty() {
+        s.push_str("  allocation sizes whose splits strand the most:\n");
+        for z in &w.top_sizes {
+            s.push_str(&format!(
+                "    {:>12} bytes x{:<4} strand {:>9.1} MiB\n",
+                z.requested_size,
+                z.allocations,
+                z.stranded as f64 / MIB
+            ));
+        }
+    }
+    s
+}

@@ -1,0 +1,37 @@
+//! Shared by the allocator tests: the shipped traces and a scratch folder.
+
+#![allow(dead_code)]
+
+use stridekit::alloc::trace::{self, Trace};
+
+/// The synthetic traces shipped in tests/data/alloc/.
+pub const SHIPPED: [&str; 3] = [
+    "trace_llm_serving.csv",
+    "trace_random.csv",
+    "trace_training.csv",
+];
+
+/// The settings PyTorch's recorded runs of the shipped traces used.
+pub const RECORDED_SETTINGS: [&str; 4] = [
+    "default",
+    "expandable_segments:True",
+    "max_split_size_mb:128",
+    "roundup_power2_divisions:4",
+];
+
+/// Path of a file in tests/data/alloc/.
+pub fn data(name: &str) -> String {
+    format!("{}/tests/data/alloc/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A shipped trace, read.
+pub fn shipped(name: &str) -> Trace {
+    trace::read_trace(data(name).as_ref()).unwrap()
+}
+
+/// A path in a scratch folder of this test process, `tag` naming the test file.
+pub fn tmp(tag: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("stridekit-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
