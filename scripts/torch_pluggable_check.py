@@ -49,7 +49,7 @@ def child(mode):
     import torch
 
     if not torch.cuda.is_available():
-        print(json.dumps({"error": "no GPU"}))
+        print("torch_pluggable_check: no GPU (torch.cuda.is_available() is False)", file=sys.stderr)
         return 2
     if mode == "stridekit":
         import stridekit

@@ -6,6 +6,8 @@ stream, contiguous() on CUDA, and the pluggable allocator's fail-clean behaviour
 import ctypes
 import pathlib
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -73,6 +75,15 @@ def test_pluggable_allocator_fails_cleanly_without_a_gpu():
     assert stridekit.torch_stats(0) is None
     with pytest.raises(stridekit.StridekitError, match="CUDA"):
         stridekit.explain("x = torch.zeros(2)", device="cuda")
+
+
+def test_pluggable_check_script_says_when_there_is_no_gpu():
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: gpu-check runs the script itself")
+    script = README.parent / "scripts" / "torch_pluggable_check.py"
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "no GPU" in p.stderr
 
 
 def test_torch_loads_the_pluggable_allocator():
