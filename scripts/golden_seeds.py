@@ -752,4 +752,32 @@ SEEDS: list[tuple[str, str]] = [
     ("tv_expand_1000x1000_add_error",
      "e = torch.zeros(1, 1000).expand(1000, 1000)\n"
      "e.add_(1)\n"),
+    # ---- issue 10: accounting over time, out-of-memory ---------------------------------------
+    # steps / peak: TV-209's three tensors peak at 96 unique bytes when the copy exists; after
+    # `del` only the row view is left and it still holds the 48-byte storage.
+    ("i10_steps_peak_tv209",
+     "base = torch.arange(12, dtype=torch.float32).view(4, 3)\n"
+     "t = base.t()\n"
+     "c = t.contiguous()\n"
+     "row = base[1]\n"
+     "del base, t, c\n"),
+    # The 16 MB training state: parameter, gradient and two Adam moments of one million
+    # float32 values (the values are too many for a golden file, so 1000 x 1 KB rows stand in:
+    # 4 x 4000 bytes, peak when all four coexist).
+    ("i10_training_state_four_arrays",
+     "p = torch.zeros(1000)\n"
+     "g = torch.zeros(1000)\n"
+     "m = torch.zeros(1000)\n"
+     "v = torch.zeros(1000)\n"
+     "del g\n"),
+    # A storage that cannot be allocated is PyTorch's out-of-memory error, not an abort; what
+    # ran before it stays in the report.
+    ("i10_oom_zeros_2_40",
+     "x = torch.ones(3)\n"
+     "y = torch.zeros(2**40)\n"
+     "z = torch.ones(2)\n"),
+    ("i10_oom_arange_float", "a = torch.arange(142949672962.)\n"),
+    ("i10_oom_full_int8", "a = torch.full((2**60,), 1, dtype=torch.int8)\n"),
+    ("i10_size_overflow_empty", "a = torch.empty(2**62)\n"),
+    ("i10_size_overflow_2d", "a = torch.zeros(2**32, 2**32)\n"),
 ]

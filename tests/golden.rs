@@ -4,7 +4,8 @@
 //! `{"name", "program", "expected"}`, made by `python scripts/gen_programs.py --out tests/golden`
 //! (see tests/golden/README.md). Each program is run through
 //! [`stridekit::explain::run_to_json`] and compared field by field with `expected`:
-//! every tensor field (values included), storages, totals, and the error's kind and statement.
+//! every tensor field (values included), storages, totals, steps, peak, the program's output,
+//! and the error's kind and statement.
 //!
 //! * Error messages that differ are collected in a soft report (printed, not a failure).
 //! * Accepted difference: stridekit refuses in-place writes and copies involving any overlap,
@@ -279,7 +280,9 @@ fn check_case(case: &Case, got: &Value, soft_messages: &mut Vec<String>) -> Outc
         &got["storages"],
         &mut diffs,
     );
-    compare("totals", &expected["totals"], &got["totals"], &mut diffs);
+    for key in ["totals", "steps", "peak", "output"] {
+        compare(key, &expected[key], &got[key], &mut diffs);
+    }
     if diffs.is_empty() {
         Outcome::Match
     } else {

@@ -26,6 +26,8 @@ pub struct Env {
     device: Device,
     /// Statements run to completion.
     done: usize,
+    /// What `print(...)` wrote.
+    output: String,
 }
 
 impl Default for Env {
@@ -41,11 +43,17 @@ impl Env {
             vars: Vec::new(),
             device,
             done: 0,
+            output: String::new(),
         }
     }
 
     pub fn device(&self) -> Device {
         self.device
+    }
+
+    /// What the program's `print(...)` calls wrote, as Python would print it.
+    pub fn output(&self) -> &str {
+        &self.output
     }
 
     /// How many statements ran to completion.
@@ -90,6 +98,16 @@ fn name_error(name: &str) -> TensorError {
 /// Runs every statement until one fails, with constructors making tensors on `device`;
 /// returns the namespace and the failure, if any.
 pub fn run(program: &Program, device: Device) -> (Env, Option<StatementError>) {
+    run_observed(program, device, &mut |_, _| {})
+}
+
+/// [`run`], calling `after(index, env)` after every statement that ran to completion (the
+/// report's `steps` are measured there).
+pub fn run_observed(
+    program: &Program,
+    device: Device,
+    after: &mut dyn FnMut(usize, &Env),
+) -> (Env, Option<StatementError>) {
     let mut env = Env::on(device);
     for (i, stmt) in program.stmts.iter().enumerate() {
         let outcome = match &stmt.kind {
@@ -108,6 +126,7 @@ pub fn run(program: &Program, device: Device) -> (Env, Option<StatementError>) {
             );
         }
         env.done += 1;
+        after(i, &env);
     }
     (env, None)
 }

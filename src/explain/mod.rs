@@ -8,6 +8,7 @@ pub mod lexer;
 pub mod ops;
 pub mod parse;
 pub mod report;
+pub mod steps;
 pub mod value;
 
 pub use report::Report;
@@ -26,8 +27,10 @@ pub fn run(source: &str) -> Report {
 pub fn run_on(source: &str, device: Device) -> Report {
     match parse::parse(source) {
         Ok(program) => {
-            let (env, error) = eval::run(&program, device);
-            Report::build(&env, error)
+            let mut steps = steps::Steps::default();
+            let (env, error) =
+                eval::run_observed(&program, device, &mut |i, env| steps.record(i, env));
+            Report::build(&env, error, steps, &program)
         }
         Err(e) => Report::build(
             &eval::Env::default(),
@@ -35,6 +38,8 @@ pub fn run_on(source: &str, device: Device) -> Report {
                 statement: 0,
                 error: crate::TensorError::new(ErrorKind::ParseError, e.to_string()),
             }),
+            steps::Steps::default(),
+            &ast::Program::default(),
         ),
     }
 }

@@ -10,17 +10,16 @@ use crate::scalar::Scalar;
 use crate::storage::Storage;
 
 impl Tensor {
-    /// A fresh, zero-filled tensor with exactly the storage `layout` needs.
-    pub(crate) fn uninitialized(layout: Layout, dtype: DType) -> Tensor {
+    /// A fresh, zero-filled tensor with exactly the storage `layout` needs, or PyTorch's
+    /// out-of-memory error when the host cannot provide it.
+    pub(crate) fn uninitialized(layout: Layout, dtype: DType) -> Result<Tensor> {
         let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
-        Tensor {
-            storage: Storage::zeroed(nbytes),
-            layout,
-            dtype,
-        }
+        Ok(Tensor::fresh(Storage::zeroed(nbytes)?, layout, dtype))
     }
 
-    fn checked_sizes(op: &str, sizes: &[i64]) -> Result<Layout> {
+    /// A new contiguous layout for a constructor, with PyTorch's checks: sizes must be
+    /// non-negative and numel x itemsize must not overflow.
+    fn checked_sizes(op: &str, sizes: &[i64], dtype: DType) -> Result<Layout> {
         if op == "zeros" && sizes.iter().any(|&s| s < 0) {
             return err(
                 ErrorKind::InvalidShape,
@@ -28,26 +27,36 @@ impl Tensor {
             );
         }
         check_sizes_nonnegative(sizes)?;
+        let nbytes = sizes
+            .iter()
+            .try_fold(dtype.itemsize() as i64, |acc, &s| acc.checked_mul(s));
+        let strides_fit = sizes
+            .iter()
+            .try_fold(1i64, |acc, &s| acc.checked_mul(s.max(1)))
+            .is_some();
+        if nbytes.is_none() || !strides_fit {
+            return err(
+                ErrorKind::InvalidShape,
+                format!(
+                    "Storage size calculation overflowed with sizes={}",
+                    fmt_dims(sizes)
+                ),
+            );
+        }
         Ok(Layout::contiguous(sizes))
     }
 
     /// `torch.empty(sizes)`. stridekit zero-fills it; PyTorch leaves it uninitialised.
     pub fn empty(sizes: &[i64], dtype: DType) -> Result<Tensor> {
-        Ok(Tensor::uninitialized(
-            Self::checked_sizes("empty", sizes)?,
-            dtype,
-        ))
+        Tensor::uninitialized(Self::checked_sizes("empty", sizes, dtype)?, dtype)
     }
 
     pub fn zeros(sizes: &[i64], dtype: DType) -> Result<Tensor> {
-        Ok(Tensor::uninitialized(
-            Self::checked_sizes("zeros", sizes)?,
-            dtype,
-        ))
+        Tensor::uninitialized(Self::checked_sizes("zeros", sizes, dtype)?, dtype)
     }
 
     pub fn ones(sizes: &[i64], dtype: DType) -> Result<Tensor> {
-        let t = Tensor::uninitialized(Self::checked_sizes("ones", sizes)?, dtype);
+        let t = Tensor::uninitialized(Self::checked_sizes("ones", sizes, dtype)?, dtype)?;
         t.fill_raw(Scalar::Int(1))?;
         Ok(t)
     }
@@ -60,9 +69,9 @@ impl Tensor {
             Category::Integral => DType::I64,
             Category::Floating => DType::F32,
         });
-        let layout = Self::checked_sizes("full", sizes)?;
+        let layout = Self::checked_sizes("full", sizes, dtype)?;
         let v = checked_fill_value(value, dtype)?;
-        let t = Tensor::uninitialized(layout, dtype);
+        let t = Tensor::uninitialized(layout, dtype)?;
         t.fill_raw(v)?;
         Ok(t)
     }
@@ -75,7 +84,7 @@ impl Tensor {
             Some(Category::Integral) => DType::I64,
             _ => DType::F32,
         });
-        let layout = Self::checked_sizes("tensor", sizes)?;
+        let layout = Self::checked_sizes("tensor", sizes, dtype)?;
         if layout.numel() != values.len() as i64 {
             return err(
                 ErrorKind::InvalidShape,
@@ -86,7 +95,7 @@ impl Tensor {
                 ),
             );
         }
-        let t = Tensor::uninitialized(layout, dtype);
+        let t = Tensor::uninitialized(layout, dtype)?;
         {
             let mut bytes = t.storage.write().expect("new tensors are on the host");
             let sz = dtype.itemsize();
@@ -150,7 +159,7 @@ impl Tensor {
             );
         }
         let n = len as i64;
-        let t = Tensor::uninitialized(Layout::contiguous(&[n]), dtype);
+        let t = Tensor::uninitialized(Self::checked_sizes("arange", &[n], dtype)?, dtype)?;
         {
             let mut bytes = t.storage.write().expect("new tensors are on the host");
             let sz = dtype.itemsize();

@@ -33,16 +33,16 @@ impl Tensor {
     /// A fresh, zero-filled tensor on `device` with exactly the storage `layout` needs.
     pub(crate) fn zeroed_on(layout: Layout, dtype: DType, device: Device) -> Result<Tensor> {
         let Device::Cuda(n) = device else {
-            return Ok(Tensor::uninitialized(layout, dtype));
+            return Tensor::uninitialized(layout, dtype);
         };
         let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
         let buf = DeviceBuffer::alloc(&Gpu::shared(n)?, nbytes)?;
         buf.memset(0)?;
-        Ok(Tensor {
-            storage: Storage::from_device_buffer(buf),
+        Ok(Tensor::fresh(
+            Storage::from_device_buffer(buf),
             layout,
             dtype,
-        })
+        ))
     }
 
     /// Every element in logical (row-major) order (downloaded from a GPU).
@@ -148,11 +148,11 @@ impl Tensor {
             Bytes::Host(b) => bytes.copy_from_slice(&b.read()[start..start + len]),
             Bytes::Cuda(b) => b.download(start, &mut bytes)?,
         }
-        let moved = Tensor {
-            storage: Storage::on_device(self.device(), bytes)?,
-            layout: Layout::contiguous(packed.sizes()),
-            dtype: packed.dtype,
-        };
+        let moved = Tensor::fresh(
+            Storage::on_device(self.device(), bytes)?,
+            Layout::contiguous(packed.sizes()),
+            packed.dtype,
+        );
         self.copy_values_from(&moved)
     }
 

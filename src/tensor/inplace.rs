@@ -95,11 +95,7 @@ impl Tensor {
         self.check_no_internal_overlap()?;
         self.check_no_partial_overlap(src)?;
         let layout = self.broadcast_source(src)?;
-        Ok(Some(Tensor {
-            storage: src.storage.clone(),
-            layout,
-            dtype: src.dtype,
-        }))
+        Ok(Some(Tensor::fresh(src.storage.clone(), layout, src.dtype)))
     }
 
     /// `self.copy_(src)`: broadcasting, converting dtype, across devices.
@@ -209,7 +205,7 @@ impl Tensor {
         let src = match value {
             SetValue::Scalar(v) => {
                 let v = checked_fill_value(*v, self.dtype)?;
-                let t = Tensor::uninitialized(Layout::contiguous(&[]), self.dtype);
+                let t = Tensor::uninitialized(Layout::contiguous(&[]), self.dtype)?;
                 t.fill_raw(v)?;
                 t
             }

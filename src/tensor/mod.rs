@@ -16,15 +16,48 @@ use crate::layout::{self, Layout, MemoryFormat, index::IndexItem, view};
 use crate::storage::Storage;
 
 /// A dense strided tensor. Cloning a `Tensor` makes another handle to the same tensor (same
-/// storage, same layout); views share the storage and its version counter.
+/// storage, same layout, same [`Tensor::id`]); views share the storage and its version
+/// counter, and remember the tensor they were made from ([`Tensor::base`]).
 #[derive(Clone, Debug)]
 pub struct Tensor {
     storage: Storage,
     layout: Layout,
     dtype: DType,
+    /// Object identity (Python's `is`): every op that returns a new tensor object gets a new id.
+    id: u64,
+    /// PyTorch's `_base`: the root tensor a view was made from (never itself a view).
+    base: Option<Box<Tensor>>,
+}
+
+static NEXT_TENSOR_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_tensor_id() -> u64 {
+    NEXT_TENSOR_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Tensor {
+    /// A new tensor object over `storage` that is not a view.
+    pub(crate) fn fresh(storage: Storage, layout: Layout, dtype: DType) -> Tensor {
+        Tensor {
+            storage,
+            layout,
+            dtype,
+            id: next_tensor_id(),
+            base: None,
+        }
+    }
+
+    /// Identity of the tensor object: equal for handles of one tensor (Python's `is`),
+    /// different for every view, copy or result.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// PyTorch's `x._base`: the root tensor when this tensor is a view, else None.
+    pub fn base(&self) -> Option<&Tensor> {
+        self.base.as_deref()
+    }
+
     /// A tensor over an existing storage. The layout must fit inside it.
     pub fn from_storage(storage: Storage, layout: Layout, dtype: DType) -> Result<Tensor> {
         let l = view::as_strided(
@@ -34,19 +67,24 @@ impl Tensor {
             dtype.itemsize(),
             storage.nbytes(),
         )?;
-        Ok(Tensor {
-            storage,
-            layout: l,
-            dtype,
-        })
+        Ok(Tensor::fresh(storage, l, dtype))
     }
 
+    /// A view of this tensor: a new object on the same storage whose `_base` is the root.
     fn with_layout(&self, layout: Layout) -> Tensor {
+        let root = match &self.base {
+            Some(b) => b.clone(),
+            None => Box::new(self.clone()),
+        };
         Tensor {
-            storage: self.storage.clone(),
-            layout,
-            dtype: self.dtype,
+            base: Some(root),
+            ..self.alias(layout)
         }
+    }
+
+    /// A new tensor object on the same storage that is not a view (`detach`, a reshaped copy).
+    fn alias(&self, layout: Layout) -> Tensor {
+        Tensor::fresh(self.storage.clone(), layout, self.dtype)
     }
 
     pub fn storage(&self) -> &Storage {
@@ -215,7 +253,7 @@ impl Tensor {
 
     /// Same storage, same layout, same version counter; no autograd history to cut here.
     pub fn detach(&self) -> Tensor {
-        self.with_layout(self.layout.clone())
+        self.alias(self.layout.clone())
     }
 
     // ---- view or copy ----
@@ -226,7 +264,7 @@ impl Tensor {
             Ok(l) => Ok(self.with_layout(l)),
             Err(sizes) => {
                 let copy = self.clone_as(MemoryFormat::Contiguous)?;
-                Ok(copy.with_layout(Layout::contiguous(&sizes)))
+                Ok(copy.alias(Layout::contiguous(&sizes)))
             }
         }
     }
