@@ -162,6 +162,18 @@ impl Storage {
         self.inner.version.fetch_add(1, Ordering::AcqRel);
     }
 
+    /// The address of the first byte (a host pointer, or a device pointer), 0 for an empty
+    /// storage, as `untyped_storage().data_ptr()`: stable while the storage lives.
+    pub fn data_ptr(&self) -> u64 {
+        if self.nbytes() == 0 {
+            return 0;
+        }
+        match &self.inner.bytes {
+            Bytes::Host(b) => b.read().as_ptr() as u64,
+            Bytes::Cuda(b) => b.ptr(),
+        }
+    }
+
     /// The bytes, wherever they live.
     pub fn bytes(&self) -> &Bytes {
         &self.inner.bytes

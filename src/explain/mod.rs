@@ -2,11 +2,18 @@
 //! backend and reports every tensor, every storage and what each copy added.
 
 pub mod args;
+mod arith_ops;
 pub mod ast;
+mod attrs;
+mod builtins;
 pub mod eval;
+mod indexing;
 pub mod lexer;
+mod operators;
 pub mod ops;
 pub mod parse;
+pub mod pyfmt;
+pub mod pyops;
 pub mod report;
 pub mod steps;
 pub mod value;

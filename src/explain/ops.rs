@@ -13,6 +13,14 @@ use crate::tensor::Tensor;
 /// `torch.NAME(args)`; constructors make their tensor on their `device=` argument, else on
 /// `device` (the program's, `explain --device`).
 pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
+    if !is_constructor(name) {
+        if let Some(result) = super::arith_ops::torch_function(name, args) {
+            return result;
+        }
+        return Err(type_error(format!(
+            "module 'torch' has no attribute '{name}'"
+        )));
+    }
     let dtype_of = |b: &super::args::Bound| -> Result<Option<DType>> {
         b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()
     };
@@ -80,6 +88,14 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
         }
     };
     Ok(Value::Tensor(t.to_device(device)?))
+}
+
+/// The `torch.*` functions that make tensors (on the program's device).
+fn is_constructor(name: &str) -> bool {
+    matches!(
+        name,
+        "zeros" | "ones" | "empty" | "full" | "arange" | "index_select" | "tensor"
+    )
 }
 
 /// The shape and row-major values of a nested list literal, with PyTorch's ragged-list
@@ -159,7 +175,29 @@ fn conversion_dtype(name: &str) -> Option<DType> {
 pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
     let tensor = |t: Tensor| Ok(Value::Tensor(t));
     let int = |i: i64| Ok(Value::Int(i));
+    if super::arith_ops::is_method(name) {
+        return super::arith_ops::tensor_method(x, name, args);
+    }
     match name {
+        "untyped_storage" => {
+            args.bind(&[])?;
+            Ok(Value::Storage(x.storage().clone()))
+        }
+        "data_ptr" => {
+            args.bind(&[])?;
+            int(x.data_ptr() as i64)
+        }
+        "item" => {
+            args.bind(&[])?;
+            super::builtins::item(x)
+        }
+        "tolist" => {
+            args.bind(&[])?;
+            tolist(x)
+        }
+        "backward" | "requires_grad_" | "retain_grad" | "register_hook" => {
+            Err(super::value::unsupported(&format!("Tensor.{name}()")))
+        }
         "view" => {
             let (shape, _) = args.int_varargs("size", &[])?;
             tensor(x.view(&shape)?)
@@ -300,19 +338,6 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             x.zero_()?;
             tensor(x.clone())
         }
-        "add_" => {
-            let b = args.bind(&["other", "alpha"])?;
-            let alpha = b
-                .opt("alpha")
-                .map_or(Ok(Scalar::Int(1)), |v| v.as_scalar("alpha"))?;
-            x.add_(b.req("other")?.as_scalar("other")?, alpha)?;
-            tensor(x.clone())
-        }
-        "mul_" => {
-            let b = args.bind(&["other"])?;
-            x.mul_(b.req("other")?.as_scalar("other")?)?;
-            tensor(x.clone())
-        }
         "is_contiguous" => {
             let b = args.bind(&["memory_format"])?;
             Ok(Value::Bool(x.is_contiguous_as(memory_format(
@@ -328,6 +353,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                 x.strides()
             };
             match b.opt("dim") {
+                None if name == "size" => Ok(Value::Size(crate::layout::Dims::from_slice(list))),
                 None => Ok(Value::Tuple(list.iter().map(|&v| Value::Int(v)).collect())),
                 Some(_) if x.ndim() == 0 => Err(TensorError::new(
                     ErrorKind::DimOutOfRange,
@@ -354,4 +380,31 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             ))),
         },
     }
+}
+
+/// `x.tolist()`: nested lists of Python numbers (a number for a 0-d tensor).
+fn tolist(x: &Tensor) -> Result<Value> {
+    fn nest(sizes: &[i64], values: &[Scalar]) -> Value {
+        match sizes.split_first() {
+            None => match values[0] {
+                Scalar::Bool(b) => Value::Bool(b),
+                Scalar::Int(i) => Value::Int(i),
+                Scalar::Float(f) => Value::Float(f),
+            },
+            Some((&n, rest)) => {
+                let inner: i64 = rest.iter().product();
+                Value::List(
+                    (0..n)
+                        .map(|i| {
+                            nest(
+                                rest,
+                                &values[(i * inner) as usize..((i + 1) * inner) as usize],
+                            )
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+    Ok(nest(x.sizes(), &x.values()?))
 }

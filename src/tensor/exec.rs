@@ -5,9 +5,9 @@
 //!
 //! Copies between devices are staged: the source is made contiguous on its own device,
 //! its bytes cross over, and the destination's device runs the remaining (possibly
-//! converting, possibly strided) copy. Arithmetic updates (`add_`, `mul_`) on a GPU tensor
-//! run on the host over a downloaded copy of the storage and are uploaded back: stridekit
-//! has copy kernels, not arithmetic ones.
+//! converting, possibly strided) copy. Arithmetic (see [`super::elementwise`]) on a GPU
+//! tensor runs on the host over downloaded operands and is uploaded back: stridekit has copy
+//! kernels, not arithmetic ones.
 
 use std::sync::Arc;
 
@@ -43,6 +43,14 @@ impl Tensor {
             layout,
             dtype,
         ))
+    }
+
+    /// `x.data_ptr()`: the storage's address plus offset x itemsize (0 for an empty storage).
+    pub fn data_ptr(&self) -> u64 {
+        match self.storage.data_ptr() {
+            0 => 0,
+            p => p + self.storage_offset() as u64 * self.itemsize() as u64,
+        }
     }
 
     /// Every element in logical (row-major) order (downloaded from a GPU).
@@ -171,21 +179,6 @@ impl Tensor {
                 // `src` is freed after the stream has finished with it (drop waits).
             }
         }
-        Ok(())
-    }
-
-    /// Replaces every element with `f(old)` and bumps the version.
-    pub(super) fn update(&self, f: impl Fn(Scalar) -> Scalar) -> Result<()> {
-        let plan = CopyPlan::elementwise(&self.layout, self.dtype);
-        match self.storage.bytes() {
-            Bytes::Host(b) => cpu::update(&plan, &mut b.write(), f),
-            Bytes::Cuda(b) => {
-                let mut host = b.to_host()?;
-                cpu::update(&plan, &mut host, f);
-                b.upload(0, &host)?;
-            }
-        }
-        self.storage.bump_version();
         Ok(())
     }
 

@@ -6,11 +6,10 @@
 //! overlapping views with order-dependent results are refused here.
 
 use super::Tensor;
+use super::arith::ElementOp;
 use super::convert::checked_fill_value;
-use crate::dtype::{Category, DType};
-use crate::error::{
-    ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, TensorError, err,
-};
+use super::elementwise::Operand;
+use crate::error::{ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, err};
 use crate::layout::index::IndexItem;
 use crate::layout::overlap::{Overlap, has_internal_overlap, overlap_status};
 use crate::layout::{Dims, Layout, fmt_dims};
@@ -24,7 +23,7 @@ pub enum SetValue {
 }
 
 impl Tensor {
-    fn check_no_internal_overlap(&self) -> Result<()> {
+    pub(super) fn check_no_internal_overlap(&self) -> Result<()> {
         if has_internal_overlap(&self.layout) {
             return err(ErrorKind::InternalOverlap, INTERNAL_OVERLAP_MSG);
         }
@@ -130,74 +129,14 @@ impl Tensor {
         Ok(())
     }
 
-    /// `self.add_(other, alpha=alpha)` with a Python number.
+    /// `self.add_(other, alpha=alpha)` with a Python number (the element-wise path).
     pub fn add_(&self, other: Scalar, alpha: Scalar) -> Result<()> {
-        self.check_no_internal_overlap()?;
-        self.check_result_type(other)?;
-        if alpha.category() == Category::Bool && self.dtype != DType::Bool {
-            return err(
-                ErrorKind::DtypeUnsupported,
-                "Boolean alpha only supported for Boolean results.",
-            );
-        }
-        if !self.dtype.is_floating() && alpha.category() == Category::Floating {
-            return err(
-                ErrorKind::DtypeUnsupported,
-                "For integral input tensors, argument alpha must not be a floating point number.",
-            );
-        }
-        // As ATen: the number is cast to the tensor's dtype (16-bit floats may overflow to
-        // inf), alpha is converted with an overflow check, and 16-bit floats compute in f32.
-        let alpha = checked_fill_value(alpha, self.dtype)?;
-        let other = other.cast(self.dtype);
-        self.update(|a| match self.dtype.category() {
-            Category::Bool => Scalar::Bool(a.to_bool() || (alpha.to_bool() && other.to_bool())),
-            Category::Integral => {
-                let (a, b, k) = (a.to_int(), other.to_int(), alpha.to_int());
-                Scalar::Int(a.wrapping_add(k.wrapping_mul(b)))
-            }
-            Category::Floating if self.dtype == DType::F64 => {
-                Scalar::Float(a.to_f64() + alpha.to_f64() * other.to_f64())
-            }
-            Category::Floating => {
-                Scalar::Float((a.to_f32() + alpha.to_f32() * other.to_f32()) as f64)
-            }
-        })
+        self.elementwise_(ElementOp::Add(alpha), &[Operand::Number(other)])
     }
 
-    /// `self.mul_(other)` with a Python number.
+    /// `self.mul_(other)` with a Python number (the element-wise path).
     pub fn mul_(&self, other: Scalar) -> Result<()> {
-        self.check_no_internal_overlap()?;
-        self.check_result_type(other)?;
-        let other = other.cast(self.dtype);
-        self.update(|a| match self.dtype.category() {
-            Category::Bool => Scalar::Bool(a.to_bool() && other.to_bool()),
-            Category::Integral => Scalar::Int(a.to_int().wrapping_mul(other.to_int())),
-            Category::Floating if self.dtype == DType::F64 => {
-                Scalar::Float(a.to_f64() * other.to_f64())
-            }
-            Category::Floating => Scalar::Float((a.to_f32() * other.to_f32()) as f64),
-        })
-    }
-
-    /// PyTorch's in-place type rule: a number of a higher category promotes the result to
-    /// that category's default dtype, which must be castable back to this tensor's dtype.
-    fn check_result_type(&self, other: Scalar) -> Result<()> {
-        if other.category() > self.dtype.category() {
-            let result = match other.category() {
-                Category::Floating => DType::F32,
-                _ => DType::I64,
-            };
-            return Err(TensorError::new(
-                ErrorKind::DtypeUnsupported,
-                format!(
-                    "result type {} can't be cast to the desired output type {}",
-                    result.scalar_type_name(),
-                    self.dtype.scalar_type_name()
-                ),
-            ));
-        }
-        Ok(())
+        self.elementwise_(ElementOp::Mul, &[Operand::Number(other)])
     }
 
     /// `self[index] = value`, as PyTorch's `__setitem__` does it for basic indexing.

@@ -2,10 +2,13 @@
 //! [`crate::layout`]; copies and in-place writes go through a [`crate::plan::CopyPlan`] run
 //! by a backend.
 
+pub mod arith;
 mod convert;
 mod create;
+pub mod elementwise;
 mod exec;
 mod inplace;
+pub use elementwise::Operand;
 pub use inplace::SetValue;
 
 pub use convert::checked_fill_value;
