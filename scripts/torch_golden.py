@@ -162,6 +162,16 @@ ERROR_KIND_TABLE: list[tuple[str, str]] = [
     ("diagonal dimensions cannot be identical", "bad_permutation"),
     # squeeze((0, 0)): "dim 0 appears multiple times in the list of dims"
     ("appears multiple times in the list of dims", "bad_permutation"),
+    # -torch.tensor([True]): "Negation, the `-` operator, on a bool tensor is not supported. ..."
+    ("on a bool tensor is not supported", "dtype_unsupported"),
+    # bool - bool: "Subtraction, the `-` operator, with two bool tensors is not supported. ..."
+    ("with two bool tensors is not supported", "dtype_unsupported"),
+    # torch.where(int_tensor, a, b): "where expected condition to be a boolean tensor, but got a
+    # tensor with dtype Long"
+    ("where expected condition to be a boolean tensor", "dtype_unsupported"),
+    # x.masked_fill_(float_mask, 0): "masked_fill_ only supports boolean masks, but got mask with
+    # dtype float"
+    ("only supports boolean masks", "dtype_unsupported"),
     # int64 tensor .add_(1.5): "result type Float can't be cast to the desired output type Long"
     ("can't be cast to the desired output type", "dtype_unsupported"),
     # arange(5, dtype=torch.bool): '"arange_cpu" not implemented for \'Bool\''
@@ -312,6 +322,9 @@ def report(ns: dict, error: dict | None, steps: list[dict] | None = None, output
         "steps": steps,
         "peak": peak(steps),
         "output": output,
+        # PyTorch gives no warnings; stridekit's (random values, order-dependent overlaps) never
+        # occur in golden programs.
+        "warnings": [],
         "error": error,
     }
 

@@ -280,7 +280,7 @@ fn check_case(case: &Case, got: &Value, soft_messages: &mut Vec<String>) -> Outc
         &got["storages"],
         &mut diffs,
     );
-    for key in ["totals", "steps", "peak", "output"] {
+    for key in ["totals", "steps", "peak", "output", "warnings"] {
         compare(key, &expected[key], &got[key], &mut diffs);
     }
     if diffs.is_empty() {

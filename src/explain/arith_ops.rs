@@ -255,13 +255,11 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                         }
                         v => v.as_scalar("value")?,
                     };
-                    let target = if in_place {
-                        x.clone()
-                    } else {
-                        x.clone_as(crate::layout::MemoryFormat::Preserve)?
-                    };
-                    target.masked_fill_(mask, value)?;
-                    return Ok(Value::Tensor(target));
+                    if !in_place {
+                        return x.masked_fill(mask, value).map(Value::Tensor);
+                    }
+                    x.masked_fill_(mask, value)?;
+                    return Ok(Value::Tensor(x.clone()));
                 }
                 "equal" => {
                     let b = args.bind(&["other"])?;

@@ -171,6 +171,21 @@ fn to_float(v: &Value) -> Result<Value> {
         Value::Tensor(t) => item(t)?,
         other => other.clone(),
     };
+    if let Value::Str(text) = &v {
+        let t = text.trim().to_ascii_lowercase();
+        let parsed = match t.as_str() {
+            "nan" | "+nan" | "-nan" => Some(f64::NAN),
+            "inf" | "+inf" | "infinity" | "+infinity" => Some(f64::INFINITY),
+            "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
+            _ => t.parse::<f64>().ok(),
+        };
+        return parsed.map(Value::Float).ok_or_else(|| {
+            TensorError::new(
+                ErrorKind::Other,
+                format!("could not convert string to float: {}", repr_of(&v)),
+            )
+        });
+    }
     match pyops::number(&v) {
         Some(n) => Ok(Value::Float(n.to_f64())),
         None => Err(type_error(format!(

@@ -9,6 +9,7 @@ use super::ast::{
 };
 use super::pyops;
 use super::value::{Lambda, Value, type_error, unsupported};
+use crate::bench::rng::SplitMix64;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::storage::Device;
 use crate::tensor::Tensor;
@@ -30,7 +31,22 @@ pub struct Env {
     done: usize,
     /// What `print(...)` wrote.
     output: RefCell<String>,
+    /// The generator behind `torch.rand/randn/randint` (`torch.manual_seed` reseeds it).
+    rng: RefCell<SplitMix64>,
+    /// Warnings about statements that ran.
+    warnings: RefCell<Vec<Warning>>,
 }
+
+/// A statement that ran but whose result a reader should know more about.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    pub statement: usize,
+    pub kind: &'static str,
+    pub message: String,
+}
+
+/// The seed of the random generator before any `torch.manual_seed` (PyTorch's default seed).
+const DEFAULT_SEED: u64 = 67280421310721;
 
 impl Default for Env {
     fn default() -> Env {
@@ -46,6 +62,8 @@ impl Env {
             device,
             done: 0,
             output: RefCell::new(String::new()),
+            rng: RefCell::new(SplitMix64(DEFAULT_SEED)),
+            warnings: RefCell::new(Vec::new()),
         }
     }
 
@@ -94,6 +112,24 @@ impl Env {
 
     pub(super) fn write_output(&self, text: &str) {
         self.output.borrow_mut().push_str(text);
+    }
+
+    /// The warnings recorded so far, in statement order.
+    pub fn warnings(&self) -> Vec<Warning> {
+        self.warnings.borrow().clone()
+    }
+
+    /// Records a warning about the statement being run.
+    pub(super) fn warn(&self, kind: &'static str, message: impl Into<String>) {
+        self.warnings.borrow_mut().push(Warning {
+            statement: self.done,
+            kind,
+            message: message.into(),
+        });
+    }
+
+    pub(super) fn rng(&self) -> std::cell::RefMut<'_, SplitMix64> {
+        self.rng.borrow_mut()
     }
 }
 
@@ -320,7 +356,7 @@ impl<'a> Scope<'a> {
                 None => Err(name_error(n)),
             },
             ExprKind::Attr { base, name } => match self.eval(base)? {
-                Value::Torch => super::ops::torch_function(name, named(name), self.env.device()),
+                Value::Torch => super::ops::torch_function(name, named(name), self.env),
                 Value::Tensor(t) => super::ops::tensor_method(&t, name, named(name)),
                 Value::Storage(s) => super::attrs::storage_method(&s, name, named(name)),
                 Value::Testing if name == "assert_close" => {

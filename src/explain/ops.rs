@@ -11,8 +11,20 @@ use crate::storage::Device;
 use crate::tensor::Tensor;
 
 /// `torch.NAME(args)`; constructors make their tensor on their `device=` argument, else on
-/// `device` (the program's, `explain --device`).
-pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
+/// the program's device (`explain --device`; `*_like` on their input's device).
+pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<Value> {
+    if name == "Size" {
+        let b = args.bind(&["sizes"])?;
+        return Ok(Value::Size(
+            b.opt("sizes")
+                .map_or(Ok(crate::layout::Dims::new()), |v| v.as_int_list("sizes"))?,
+        ));
+    }
+    if name == "manual_seed" {
+        let b = args.bind(&["seed"])?;
+        *env.rng() = crate::bench::rng::SplitMix64(b.int("seed")? as u64);
+        return Ok(Value::None);
+    }
     if !is_constructor(name) {
         if let Some(result) = super::arith_ops::torch_function(name, args) {
             return result;
@@ -24,7 +36,8 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
     let dtype_of = |b: &super::args::Bound| -> Result<Option<DType>> {
         b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()
     };
-    let mut device = device;
+    let mut device = env.device();
+    let mut like_device = None;
     let mut device_of = |b: &super::args::Bound| -> Result<()> {
         if let Some(v) = b.opt("device") {
             device = v.as_device("device")?;
@@ -70,6 +83,90 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             let step = num("step")?.unwrap_or(Scalar::Int(1));
             Tensor::arange(start, end, step, dtype_of(&b)?)?
         }
+        "empty_like" | "zeros_like" | "ones_like" | "full_like" => {
+            let fill = name == "full_like";
+            let mut params = vec!["input"];
+            if fill {
+                params.push("fill_value");
+            }
+            params.extend(["dtype", "device", "memory_format"]);
+            let b = args.bind(&params)?;
+            device_of(&b)?;
+            let x = b.req("input")?.as_tensor("input")?;
+            if b.opt("device").is_none() {
+                like_device = Some(x.device());
+            }
+            let dtype = dtype_of(&b)?.unwrap_or(x.dtype());
+            let format = memory_format(&b, MemoryFormat::Preserve)?;
+            match name {
+                "empty_like" | "zeros_like" => x.empty_like(dtype, format)?,
+                "ones_like" => x.full_like(Scalar::Int(1), dtype, format)?,
+                _ => x.full_like(b.req("fill_value")?.as_scalar("fill_value")?, dtype, format)?,
+            }
+        }
+        "empty_strided" => {
+            let b = args.bind(&["size", "stride", "dtype", "device"])?;
+            device_of(&b)?;
+            let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
+            Tensor::empty_strided(&b.int_list("size")?, &b.int_list("stride")?, dtype)?
+        }
+        "linspace" => {
+            let b = args.bind(&["start", "end", "steps", "dtype", "device"])?;
+            device_of(&b)?;
+            let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
+            let (s, e) = (
+                b.req("start")?.as_scalar("start")?,
+                b.req("end")?.as_scalar("end")?,
+            );
+            Tensor::linspace(s, e, b.int("steps")?, dtype)?
+        }
+        "eye" => {
+            let b = args.bind(&["n", "m", "dtype", "device"])?;
+            device_of(&b)?;
+            let n = b.int("n")?;
+            Tensor::eye(n, b.int_or("m", n)?, dtype_of(&b)?.unwrap_or(DType::F32))?
+        }
+        "rand" | "randn" | "randint" => {
+            let (kind, sizes, b) = if name == "randint" {
+                let b = args.bind(&["low", "high", "size", "dtype", "device"])?;
+                // randint(high, size) or randint(low, high, size)
+                let (low, high, size) = match (b.opt("low"), b.opt("high"), b.opt("size")) {
+                    (Some(h), Some(s), None) => (0, h.as_int("high")?, s.as_int_list("size")?),
+                    (Some(l), Some(h), Some(s)) => {
+                        (l.as_int("low")?, h.as_int("high")?, s.as_int_list("size")?)
+                    }
+                    (None, Some(h), Some(s)) => (0, h.as_int("high")?, s.as_int_list("size")?),
+                    _ => {
+                        return Err(type_error(
+                            "randint() missing required arguments 'high' and 'size'",
+                        ));
+                    }
+                };
+                (crate::tensor::Random::Int { low, high }, size, b)
+            } else {
+                let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+                let kind = if name == "rand" {
+                    crate::tensor::Random::Uniform
+                } else {
+                    crate::tensor::Random::Normal
+                };
+                (kind, sizes, b)
+            };
+            device_of(&b)?;
+            let default = if name == "randint" {
+                DType::I64
+            } else {
+                DType::F32
+            };
+            let dtype = dtype_of(&b)?.unwrap_or(default);
+            env.warn(
+                "random_values",
+                format!(
+                    "torch.{name}: the values come from stridekit's generator (SplitMix64, reseeded by torch.manual_seed), not PyTorch's; shape, dtype and strides are PyTorch's"
+                ),
+            );
+            Tensor::random(&sizes, dtype, kind, &mut env.rng())?
+        }
         "index_select" => {
             let b = args.bind(&["input", "dim", "index"])?;
             let x = b.req("input")?.as_tensor("input")?;
@@ -87,14 +184,30 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             )));
         }
     };
-    Ok(Value::Tensor(t.to_device(device)?))
+    Ok(Value::Tensor(t.to_device(like_device.unwrap_or(device))?))
 }
 
 /// The `torch.*` functions that make tensors (on the program's device).
 fn is_constructor(name: &str) -> bool {
     matches!(
         name,
-        "zeros" | "ones" | "empty" | "full" | "arange" | "index_select" | "tensor"
+        "zeros"
+            | "ones"
+            | "empty"
+            | "full"
+            | "arange"
+            | "index_select"
+            | "tensor"
+            | "empty_like"
+            | "zeros_like"
+            | "ones_like"
+            | "full_like"
+            | "empty_strided"
+            | "linspace"
+            | "eye"
+            | "rand"
+            | "randn"
+            | "randint"
     )
 }
 
@@ -179,6 +292,22 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
         return super::arith_ops::tensor_method(x, name, args);
     }
     match name {
+        "new_zeros" | "new_ones" | "new_empty" | "new_full" => {
+            let (sizes, value, b) = if name == "new_full" {
+                let b = args.bind(&["size", "fill_value", "dtype", "device"])?;
+                let sizes = b.int_list("size")?;
+                let v = b.req("fill_value")?.as_scalar("fill_value")?;
+                (sizes, v, b)
+            } else {
+                let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+                let v = Scalar::Int((name == "new_ones") as i64);
+                (sizes, v, b)
+            };
+            let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
+            let device = b.opt("device").map(|v| v.as_device("device")).transpose()?;
+            let t = Tensor::full(&sizes, value, Some(dtype.unwrap_or(x.dtype())))?;
+            tensor(t.to_device(device.unwrap_or(x.device()))?)
+        }
         "untyped_storage" => {
             args.bind(&[])?;
             Ok(Value::Storage(x.storage().clone()))

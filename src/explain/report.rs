@@ -45,6 +45,8 @@ pub struct Report {
     pub peak: Option<Peak>,
     /// What the program printed.
     pub output: String,
+    /// Statements that ran but whose results a reader should know more about.
+    pub warnings: Vec<super::eval::Warning>,
     pub error: Option<ErrorReport>,
     /// The source of each statement, for the text report.
     #[serde(skip)]
@@ -99,7 +101,8 @@ impl Report {
             totals,
             steps: steps.steps,
             peak: steps.peak,
-            output: env.output().to_string(),
+            output: env.output(),
+            warnings: env.warnings(),
             sources: program.stmts.iter().map(|s| s.source.clone()).collect(),
             error: error.map(|e| ErrorReport {
                 statement: e.statement,
@@ -194,6 +197,14 @@ impl Report {
                     st.tensors.join(", ")
                 );
             }
+        }
+        for w in &self.warnings {
+            let source = self.sources.get(w.statement).map_or("", |s| s.as_str());
+            let _ = writeln!(
+                s,
+                "\nwarning in statement {} `{source}` ({}): {}",
+                w.statement, w.kind, w.message
+            );
         }
         if let Some(e) = &self.error {
             let _ = writeln!(

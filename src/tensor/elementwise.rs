@@ -241,6 +241,20 @@ impl Tensor {
     /// `self.masked_fill_(mask, value)`: `value` (checked against self's dtype) wherever the
     /// bool `mask`, broadcast to self, is true. Bumps the version once.
     pub fn masked_fill_(&self, mask: &Tensor, value: Scalar) -> Result<()> {
+        let filled = self.masked_values(mask, value)?;
+        self.copy_(&filled)
+    }
+
+    /// `self.masked_fill(mask, value)`: a clone (self's layout) with the values filled.
+    pub fn masked_fill(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
+        let filled = self.masked_values(mask, value)?;
+        let out = self.clone_as(MemoryFormat::Preserve)?;
+        out.copy_values_from(&filled)?;
+        Ok(out)
+    }
+
+    /// The values of `self` with `value` where `mask` holds, after PyTorch's checks.
+    fn masked_values(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
         if mask.dtype() != DType::Bool {
             return err(
                 ErrorKind::DtypeUnsupported,
@@ -262,7 +276,7 @@ impl Tensor {
             );
         }
         let value = super::checked_fill_value(value, self.dtype)?;
-        let filled = Tensor::elementwise_as(
+        Tensor::elementwise_as(
             ElementOp::Where,
             &[
                 Operand::Tensor(mask.clone()),
@@ -271,8 +285,7 @@ impl Tensor {
             ],
             self.dtype,
             self.dtype,
-        )?;
-        self.copy_(&filled)
+        )
     }
 }
 

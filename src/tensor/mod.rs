@@ -8,6 +8,7 @@ mod create;
 pub mod elementwise;
 mod exec;
 mod inplace;
+pub use create::Random;
 pub use elementwise::Operand;
 pub use inplace::SetValue;
 
