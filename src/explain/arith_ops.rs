@@ -40,7 +40,6 @@ fn unary_op(name: &str) -> Option<ElementOp> {
         "neg" | "negative" => ElementOp::Neg,
         "sqrt" => ElementOp::Sqrt,
         "exp" => ElementOp::Exp,
-        "square" => ElementOp::Square,
         "bitwise_not" => ElementOp::Invert,
         _ => return None,
     })
@@ -130,6 +129,11 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
             return Tensor::elementwise(op, &[Operand::Tensor(x.clone())]).map(Value::Tensor);
         }
         match name {
+            "square" => {
+                let b = args.bind(&["input"])?;
+                let x = b.req("input")?.as_tensor("input")?;
+                pow(Operand::Tensor(x.clone()), Operand::Number(Scalar::Int(2))).map(Value::Tensor)
+            }
             "pow" => {
                 let b = args.bind(&["input", "exponent"])?;
                 let (x, e) = (b.req("input")?, b.req("exponent")?);
@@ -169,7 +173,10 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
 fn is_function(name: &str) -> bool {
     binary_op(name).is_some()
         || unary_op(name).is_some()
-        || matches!(name, "pow" | "where" | "clamp" | "clip" | "equal")
+        || matches!(
+            name,
+            "pow" | "square" | "where" | "clamp" | "clip" | "equal"
+        )
 }
 
 /// `torch.equal(a, b)`: same shape and equal values (compared in the promoted dtype).
@@ -215,6 +222,15 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             (op, vec![])
         } else {
             match base {
+                "square" if !in_place => {
+                    args.bind(&[])?;
+                    return pow(Operand::Tensor(x.clone()), Operand::Number(Scalar::Int(2)))
+                        .map(Value::Tensor);
+                }
+                "square" => {
+                    args.bind(&[])?;
+                    (ElementOp::Square, vec![])
+                }
                 "pow" => {
                     let b = args.bind(&["exponent"])?;
                     let e = b.req("exponent")?;

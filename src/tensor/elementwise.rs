@@ -168,12 +168,20 @@ impl Tensor {
             .map(|t| t.sizes())
             .collect();
         let shape = broadcast_shapes(&shapes)?;
+        // A Python number is a 0-d operand of TensorIterator (it keeps the fast setup from
+        // applying), except for clamp, whose bounds are kernel arguments.
         let layout_inputs: Vec<LayoutOperand<'_>> = inputs
             .iter()
-            .filter_map(Operand::tensor)
-            .map(|t| LayoutOperand {
-                sizes: t.sizes(),
-                strides: t.strides(),
+            .filter(|i| i.tensor().is_some() || !matches!(op, ElementOp::Clamp { .. }))
+            .map(|i| match i {
+                Operand::Tensor(t) => LayoutOperand {
+                    sizes: t.sizes(),
+                    strides: t.strides(),
+                },
+                Operand::Number(_) => LayoutOperand {
+                    sizes: &[],
+                    strides: &[],
+                },
             })
             .collect();
         let strides = crate::layout::broadcast::output_strides(&shape, &layout_inputs);
