@@ -172,6 +172,35 @@ ERROR_KIND_TABLE: list[tuple[str, str]] = [
     # x.masked_fill_(float_mask, 0): "masked_fill_ only supports boolean masks, but got mask with
     # dtype float"
     ("only supports boolean masks", "dtype_unsupported"),
+    # x[[0, 2]] = int tensor into a float one: "Index put requires the source and destination
+    # dtypes match, got Float for the destination and Long for the source."
+    ("Index put requires the source and destination dtypes match", "dtype_unsupported"),
+    # x[torch.tensor([0.])]: "tensors used as indices must be long, int, byte or bool tensors"
+    ("tensors used as indices must be", "index_out_of_range"),
+    # x[[0, 1], [0, 1, 2]]: "shape mismatch: indexing tensors could not be broadcast together
+    # with shapes [2], [3]"
+    ("indexing tensors could not be broadcast", "index_out_of_range"),
+    # x[[0, 1]] = t of a wrong shape: "shape mismatch: value tensor of shape [3] cannot be
+    # broadcast to indexing result of shape [2]"
+    ("cannot be broadcast to indexing result", "expand_invalid"),
+    # x.repeat(2) of 2-d: "Number of dimensions of repeat dims can not be smaller than number of
+    # dimensions of tensor"
+    ("Number of dimensions of repeat dims", "invalid_shape"),
+    # torch.cat([2-d, 1-d]): "Tensors must have same number of dimensions: got 2 and 1"
+    ("Tensors must have same number of dimensions", "invalid_shape"),
+    # torch.cat: "Sizes of tensors must match except in dimension 2. Expected size 3 but got
+    # size 2 for tensor number 1 in the list."
+    ("Sizes of tensors must match except in dimension", "invalid_shape"),
+    # torch.stack: "stack expects each tensor to be equal size, but got [2, 3] at entry 0 and
+    # [3] at entry 1"
+    ("stack expects each tensor to be equal size", "invalid_shape"),
+    # torch.zeros(0, 3).amax(1) / amax() of an empty tensor: "amax(): Expected reduction dim 1
+    # to have non-zero size." / "... Expected reduction dim to be specified for input.numel()
+    # == 0 ..."
+    ("Expected reduction dim", "index_out_of_range"),
+    # torch.arange(3).mean(): "mean(): could not infer output dtype. Input dtype must be either
+    # a floating point or complex dtype. Got: Long"
+    ("could not infer output dtype", "dtype_unsupported"),
     # int64 tensor .add_(1.5): "result type Float can't be cast to the desired output type Long"
     ("can't be cast to the desired output type", "dtype_unsupported"),
     # arange(5, dtype=torch.bool): '"arange_cpu" not implemented for \'Bool\''

@@ -4,7 +4,7 @@
 use super::value::Value;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::layout::index::IndexItem;
-use crate::tensor::{SetValue, Tensor};
+use crate::tensor::{AdvancedItem, SetValue, Tensor};
 
 /// One comma-separated part of a subscript, evaluated.
 #[derive(Debug, Clone)]
@@ -17,6 +17,8 @@ pub enum Index {
     },
     NewAxis,
     Ellipsis,
+    /// A tensor (or a list, made a tensor) of indices or a bool mask: advanced indexing.
+    Tensor(Tensor),
 }
 
 impl Index {
@@ -30,10 +32,11 @@ impl Index {
             {
                 Ok(Index::Int(t.values()?[0].to_int()))
             }
-            Value::Tensor(_) | Value::List(_) => Err(TensorError::new(
-                ErrorKind::Unsupported,
-                "advanced indexing (an index that is a list or a tensor) is not supported yet",
-            )),
+            Value::Tensor(t) => Ok(Index::Tensor(t)),
+            list @ Value::List(_) => {
+                let (sizes, values) = super::ops::flatten_nested(&list)?;
+                Ok(Index::Tensor(Tensor::from_values(&sizes, &values, None)?))
+            }
             other => Err(TensorError::new(
                 ErrorKind::IndexOutOfRange,
                 format!(
@@ -44,30 +47,60 @@ impl Index {
         }
     }
 
-    fn basic(&self) -> IndexItem {
-        match *self {
-            Index::Int(i) => IndexItem::Int(i),
-            Index::Slice { start, stop, step } => IndexItem::Slice { start, stop, step },
+    fn item(&self) -> AdvancedItem {
+        AdvancedItem::Basic(match self {
+            Index::Int(i) => IndexItem::Int(*i),
+            Index::Slice { start, stop, step } => IndexItem::Slice {
+                start: *start,
+                stop: *stop,
+                step: *step,
+            },
             Index::NewAxis => IndexItem::NewAxis,
             Index::Ellipsis => IndexItem::Ellipsis,
-        }
+            Index::Tensor(t) => return AdvancedItem::Tensor(t.clone()),
+        })
     }
 }
 
-fn basic(items: &[Index]) -> Vec<IndexItem> {
-    items.iter().map(Index::basic).collect()
+fn items_of(items: &[Index]) -> Vec<AdvancedItem> {
+    items.iter().map(Index::item).collect()
 }
 
-/// `t[items]`.
+fn basic(items: &[AdvancedItem]) -> Vec<IndexItem> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            AdvancedItem::Basic(b) => Some(*b),
+            AdvancedItem::Tensor(_) => None,
+        })
+        .collect()
+}
+
+/// `t[items]`: a view for basic indexing, a copy for advanced indexing.
 pub fn getitem(t: &Tensor, items: &[Index]) -> Result<Tensor> {
-    t.index(&basic(items))
+    let items = items_of(items);
+    if Tensor::is_advanced(&items) {
+        return t.index_advanced(&items);
+    }
+    t.index(&basic(&items))
 }
 
-/// `t[items] = value`.
+/// `t[items] = value`: an in-place write (`index_put_` for advanced indexing).
 pub fn setitem(t: &Tensor, items: &[Index], value: Value) -> Result<()> {
+    let items = items_of(items);
+    if Tensor::is_advanced(&items) {
+        let values = match value {
+            Value::Tensor(v) => v,
+            other => {
+                let v = crate::tensor::checked_fill_value(other.as_scalar("value")?, t.dtype())?;
+                Tensor::full(&[], v, Some(t.dtype()))?
+            }
+        };
+        return t.index_put_(&items, &values);
+    }
     let rhs = match value {
         Value::Tensor(v) => SetValue::Tensor(v),
         other => SetValue::Scalar(other.as_scalar("value")?),
     };
-    t.setitem(&basic(items), &rhs)
+    t.setitem(&basic(&items), &rhs)
 }

@@ -6,6 +6,7 @@ mod arith_ops;
 pub mod ast;
 mod attrs;
 mod builtins;
+mod copy_ops;
 pub mod eval;
 mod indexing;
 pub mod lexer;

@@ -25,6 +25,9 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
         *env.rng() = crate::bench::rng::SplitMix64(b.int("seed")? as u64);
         return Ok(Value::None);
     }
+    if super::copy_ops::handles(name) {
+        return super::copy_ops::torch_function(name, args);
+    }
     if !is_constructor(name) {
         if let Some(result) = super::arith_ops::torch_function(name, args) {
             return result;
@@ -213,7 +216,7 @@ fn is_constructor(name: &str) -> bool {
 
 /// The shape and row-major values of a nested list literal, with PyTorch's ragged-list
 /// message.
-fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
+pub(super) fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
     fn shape_of(v: &Value, out: &mut Vec<i64>) {
         if let Value::List(items) | Value::Tuple(items) = v {
             out.push(items.len() as i64);
@@ -290,6 +293,9 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
     let int = |i: i64| Ok(Value::Int(i));
     if super::arith_ops::is_method(name) {
         return super::arith_ops::tensor_method(x, name, args);
+    }
+    if super::copy_ops::handles(name) {
+        return super::copy_ops::tensor_method(x, name, args);
     }
     match name {
         "new_zeros" | "new_ones" | "new_empty" | "new_full" => {

@@ -2,15 +2,20 @@
 //! [`crate::layout`]; copies and in-place writes go through a [`crate::plan::CopyPlan`] run
 //! by a backend.
 
+mod advanced_index;
 pub mod arith;
 mod convert;
+mod copies;
 mod create;
 pub mod elementwise;
 mod exec;
 mod inplace;
+mod reduce;
+pub use advanced_index::AdvancedItem;
 pub use create::Random;
 pub use elementwise::Operand;
 pub use inplace::SetValue;
+pub use reduce::Reduction;
 
 pub use convert::checked_fill_value;
 
