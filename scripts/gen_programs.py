@@ -737,6 +737,55 @@ class Builder:
         what = rng.choice([f"{name}.shape", f"{name}.stride()", f"{name}.dtype", f"{name}._version", f"{name}.shape[1:]", f"{name}", f"{name}.storage_offset(), {name}.is_contiguous()"])
         return f"print({what})"
 
+    def stmt_copy(self) -> str:
+        """A copying op: advanced indexing, repeat/tile, cat/stack, flip/roll, a reduction."""
+        rng = self.rng
+        name = self.pick()
+        t = self.ns[name]
+        nd = t.dim()
+        lhs = self.new_name()
+        kind = rng.choice(["index", "mask", "repeat", "cat", "stack", "flip", "roll", "reduce", "reduce", "setindex"])
+        if kind in ("index", "setindex") and nd >= 1 and t.shape[0] > 0:
+            dim = rng.randrange(nd)
+            if t.shape[dim] == 0:
+                raise Skip
+            idx = [rng.randrange(-t.shape[dim], t.shape[dim]) for _ in range(rng.randint(1, 3))]
+            sub = ", ".join([":"] * dim + [str(idx)])
+            if kind == "setindex":
+                return f"{name}[{sub}] = {scalar_for(rng, t.dtype, 'fill')}"
+            return f"{lhs} = {name}[{sub}]"
+        if kind == "mask" and nd >= 1:
+            return f"{lhs} = {name}[{name} > {rng.choice(['0', '1', '3'])}]"
+        if kind == "repeat":
+            reps = [rng.randint(1, 2) for _ in range(nd + rng.randint(0, 1))] or [2]
+            return f"{lhs} = {name}.repeat({fmt_shape(rng, reps)})" if rng.random() < 0.7 else f"{lhs} = {name}.tile({tuple(reps)})"
+        if kind in ("cat", "stack") and nd >= 1:
+            others = [n for n in self.live() if self.ns[n].shape == t.shape]
+            o = rng.choice(others)
+            d = rng.randrange(nd + (kind == "stack"))
+            return f"{lhs} = torch.{kind}([{name}, {o}], {d})"
+        if kind == "flip" and nd >= 1:
+            dims = rng.sample(range(nd), rng.randint(1, nd))
+            return f"{lhs} = {name}.flip({fmt_shape(rng, dims)})"
+        if kind == "roll":
+            if nd >= 1 and rng.random() < 0.6:
+                return f"{lhs} = {name}.roll({rng.randint(-3, 3)}, {rng.randrange(nd)})"
+            return f"{lhs} = {name}.roll({rng.randint(-3, 3)})"
+        if kind == "reduce":
+            small = t.numel() <= 48 and (t.numel() == 0 or t.dtype not in FLOAT_DTYPES or float(t.double().abs().max()) < 256)
+            ops = ["amax", "amin"] + (["sum"] if small else []) + (["prod"] if t.numel() <= 6 and small else [])
+            if small and t.dtype in (torch.float32, torch.float64):
+                ops.append("mean")
+            op = rng.choice(ops)
+            if nd == 0 or rng.random() < 0.3:
+                if op in ("amax", "amin") and t.numel() == 0:
+                    raise Skip
+                return f"{lhs} = {name}.{op}()"
+            dim = rng.randrange(nd)
+            keep = ", keepdim=True" if rng.random() < 0.3 else ""
+            return f"{lhs} = {name}.{op}({dim}{keep})"
+        raise Skip
+
     def stmt_setitem(self) -> str:
         rng = self.rng
         name = self.pick()
@@ -991,8 +1040,8 @@ def build_program(seed: int) -> tuple[str, str | None]:
             kind = "ctor"
         else:
             kind = rng.choices(
-                ["view", "inplace", "setitem", "del", "arith", "inplace_tensor", "like", "query"],
-                weights=[40, 16, 14, 5, 18, 8, 5, 8],
+                ["view", "inplace", "setitem", "del", "arith", "inplace_tensor", "like", "query", "copy"],
+                weights=[40, 16, 14, 5, 18, 8, 5, 8, 12],
             )[0]
         b.copy_pair = None
         try:
@@ -1006,6 +1055,7 @@ def build_program(seed: int) -> tuple[str, str | None]:
                 "inplace_tensor": b.stmt_inplace_tensor,
                 "like": b.stmt_like,
                 "query": b.stmt_query,
+                "copy": b.stmt_copy,
             }[kind]()
         except Skip:
             continue

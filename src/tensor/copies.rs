@@ -199,8 +199,12 @@ impl Tensor {
     }
 
     /// `x.roll(shifts, dims)`: a contiguous copy with elements shifted (wrapping around);
-    /// without dims, the flattened tensor is rolled and viewed back.
+    /// without dims, the flattened tensor is rolled and viewed back; an empty tensor is
+    /// cloned in its own layout (as ATen).
     pub fn roll(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+        if self.numel() == 0 {
+            return self.clone_as(MemoryFormat::Preserve);
+        }
         if dims.is_empty() {
             if shifts.len() != 1 {
                 return err(
