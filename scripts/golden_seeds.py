@@ -924,4 +924,15 @@ SEEDS: list[tuple[str, str]] = [
      'x = torch.arange(6.).view(2, 3)\na = x[1, 2].item()\nb = x.tolist()\nc = torch.tensor(True).item()\nd = torch.tensor(7).tolist()\nprint(a, b, c, d, x.sum().item(), x.t().tolist())\n'),
     ('i10_T_contiguous_chain',
      'x = torch.arange(6.).view(2, 3)\ny = x.T.contiguous()\nz = x.T.contiguous().view(-1)\nw = (x.T + 0).contiguous()\nassert y.stride() == (2, 1) and w.stride() == (2, 1)\n'),
+    # ---- issue 10: overlapping writes PyTorch lets through (run in its order, warned) ----
+    ('i10_overlap_as_strided_window_mul',
+     'a = torch.arange(10.)\nw = a.as_strided((4, 4), (2, 1))\nw.mul_(2)\nprint(a)\n'),
+    ('i10_overlap_unfold_add_tensor',
+     'a = torch.arange(10.)\nu = a.unfold(0, 4, 2)\nu.add_(torch.ones(4))\nv = a.unfold(0, 3, 1)\nv.copy_(torch.tensor([1., 2., 3.]))\n'),
+    ('i10_overlap_interleaved_copy',
+     'c = torch.arange(6.)\nc.as_strided((3, 2), (1, 1)).copy_(torch.arange(6.).view(3, 2))\nd = torch.arange(8.)\nd.as_strided((3, 3), (2, 1)).copy_(d.as_strided((3, 3), (1, 2)))\n'),
+    ('i10_overlap_refused_like_pytorch',
+     'e = torch.zeros(3).expand(2, 3)\ne.add_(1)\n'),
+    ('i10_overlap_partial_dense_refused',
+     'a = torch.arange(6.)\na[1:4] = a[0:3]\n'),
 ]

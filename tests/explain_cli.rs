@@ -62,3 +62,83 @@ fn steps_follow_every_statement_and_the_text_names_the_peak() {
     );
     assert!(text.contains("48 bytes  tensors: base"), "{text}");
 }
+
+#[test]
+fn order_dependent_overlaps_run_with_a_warning_or_are_refused_when_strict() {
+    // The seeds' as_strided window: PyTorch lets w.mul_(2) through and doubles elements 2-7
+    // twice; explain runs it in PyTorch's order and says so.
+    let program = "a = torch.arange(10.)\nw = a.as_strided((4, 4), (2, 1))\nw.mul_(2)\n";
+    let (rc, r) = explain_json(program);
+    assert_eq!(rc, 0);
+    let values: Vec<f64> = r["tensors"][0]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [0., 2., 8., 12., 16., 20., 24., 28., 16., 18.]);
+    assert_eq!(r["warnings"][0]["statement"], 2);
+    assert_eq!(r["warnings"][0]["kind"], "order_dependent_overlap");
+    let (_, text) = explain(&["-e", program]);
+    assert!(
+        text.contains("warning in statement 2 `w.mul_(2)` (order_dependent_overlap)"),
+        "{text}"
+    );
+    let (rc, out) = explain(&["--json", "--strict-overlap", "-e", program]);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rc, 1);
+    assert_eq!(r["error"]["kind"], "internal_overlap");
+    assert_eq!(r["warnings"].as_array().unwrap().len(), 0);
+    // What PyTorch itself refuses stays refused without the flag.
+    let (rc, r) = explain_json("e = torch.zeros(3).expand(2, 3)\ne.add_(1)");
+    assert_eq!(rc, 1);
+    assert_eq!(r["error"]["kind"], "internal_overlap");
+}
+
+#[test]
+fn asserts_prints_and_autograd() {
+    let (rc, r) = explain_json(
+        "x = torch.zeros(2)\nprint(x.shape, x.dtype)\nassert x.shape == (3,), 'wrong shape'",
+    );
+    assert_eq!(rc, 1);
+    assert_eq!(r["output"], "torch.Size([2]) torch.float32\n");
+    assert_eq!(r["error"]["kind"], "assertion_failed");
+    assert_eq!(r["error"]["message"], "wrong shape");
+    let (_, text) = explain(&["-e", "print('hello')\nx = torch.ones(1)"]);
+    assert!(text.starts_with("output\n  hello\n"), "{text}");
+    for code in [
+        "w = torch.ones(3, requires_grad=True)",
+        "x = torch.ones(3)\nx.backward()",
+        "x = torch.ones(3)\ng = x.grad",
+        "x = torch.ones(3)\nf = x.grad_fn",
+    ] {
+        let (rc, r) = explain_json(code);
+        assert_eq!(rc, 1, "{code}");
+        assert_eq!(r["error"]["kind"], "unsupported", "{code}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains("autograd"),
+            "{code}"
+        );
+    }
+}
+
+#[test]
+fn random_constructors_are_seeded_and_say_their_values_are_not_pytorchs() {
+    let program = "torch.manual_seed(3)\nx = torch.randn(2, 3)\ny = torch.randint(0, 5, (4,), dtype=torch.int32)\nz = torch.rand(2)";
+    let (rc, a) = explain_json(program);
+    let (_, b) = explain_json(program);
+    assert_eq!(rc, 0);
+    assert_eq!(a["tensors"], b["tensors"], "same seed, same values");
+    assert_eq!(a["tensors"][0]["strides"], serde_json::json!([3, 1]));
+    assert_eq!(a["tensors"][1]["dtype"], "int32");
+    let kinds: Vec<&str> = a["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["random_values"; 3]);
+    for v in a["tensors"][1]["values"].as_array().unwrap() {
+        assert!((0..5).contains(&v.as_i64().unwrap()));
+    }
+}

@@ -13,6 +13,7 @@ use crate::bench::rng::SplitMix64;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::storage::Device;
 use crate::tensor::Tensor;
+use crate::tensor::overlap_policy::{Policy, with_policy};
 
 /// A failed statement: its 0-based index and the error.
 #[derive(Debug, Clone)]
@@ -140,27 +141,30 @@ fn name_error(name: &str) -> TensorError {
 /// Runs every statement until one fails, with constructors making tensors on `device`;
 /// returns the namespace and the failure, if any.
 pub fn run(program: &Program, device: Device) -> (Env, Option<StatementError>) {
-    run_observed(program, device, &mut |_, _| {})
+    run_observed(program, device, false, &mut |_, _| {})
 }
 
 /// [`run`], calling `after(index, env)` after every statement that ran to completion (the
-/// report's `steps` are measured there).
+/// report's `steps` are measured there). Writes whose operands overlap where PyTorch does not
+/// check run in row-major order with an `order_dependent_overlap` warning, or, with
+/// `strict_overlap`, are refused (see [`crate::tensor::overlap_policy`]).
 pub fn run_observed(
     program: &Program,
     device: Device,
+    strict_overlap: bool,
     after: &mut dyn FnMut(usize, &Env),
 ) -> (Env, Option<StatementError>) {
+    let policy = if strict_overlap {
+        Policy::Refuse
+    } else {
+        Policy::Sequential
+    };
     let mut env = Env::on(device);
     for (i, stmt) in program.stmts.iter().enumerate() {
-        let outcome = match &stmt.kind {
-            StmtKind::Import(_) => Ok(()),
-            StmtKind::Assign { target, value } => Scope::global(&env)
-                .eval(value)
-                .and_then(|v| assign(&mut env, target, v)),
-            StmtKind::Del(names) => names.iter().try_for_each(|(n, _)| env.remove(n)),
-            StmtKind::Expr(e) => Scope::global(&env).eval(e).map(|_| ()),
-            StmtKind::Assert { test, message } => check_assert(&Scope::global(&env), test, message),
-        };
+        let (outcome, notes) = with_policy(policy, || run_statement(&mut env, &stmt.kind));
+        for note in notes {
+            env.warn("order_dependent_overlap", note);
+        }
         if let Err(error) = outcome {
             return (
                 env,
@@ -174,6 +178,19 @@ pub fn run_observed(
         after(i, &env);
     }
     (env, None)
+}
+
+fn run_statement(env: &mut Env, stmt: &StmtKind) -> Result<()> {
+    match stmt {
+        StmtKind::Import(_) => Ok(()),
+        StmtKind::Assign { target, value } => {
+            let v = Scope::global(env).eval(value)?;
+            assign(env, target, v)
+        }
+        StmtKind::Del(names) => names.iter().try_for_each(|(n, _)| env.remove(n)),
+        StmtKind::Expr(e) => Scope::global(env).eval(e).map(|_| ()),
+        StmtKind::Assert { test, message } => check_assert(&Scope::global(env), test, message),
+    }
 }
 
 /// `assert test, message`: a false test stops the program with the message's `str()`.

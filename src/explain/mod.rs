@@ -33,11 +33,20 @@ pub fn run(source: &str) -> Report {
 /// [`run`] with every tensor on `device`: the report is the same as the CPU backend's
 /// (values are read back from the device).
 pub fn run_on(source: &str, device: Device) -> Report {
+    run_with(source, device, false)
+}
+
+/// [`run_on`]; with `strict_overlap`, writes whose operands overlap where PyTorch does not
+/// check are refused (`internal_overlap` / `partial_overlap`) instead of run in row-major
+/// order with an `order_dependent_overlap` warning.
+pub fn run_with(source: &str, device: Device, strict_overlap: bool) -> Report {
     match parse::parse(source) {
         Ok(program) => {
             let mut steps = steps::Steps::default();
             let (env, error) =
-                eval::run_observed(&program, device, &mut |i, env| steps.record(i, env));
+                eval::run_observed(&program, device, strict_overlap, &mut |i, env| {
+                    steps.record(i, env)
+                });
             Report::build(&env, error, steps, &program)
         }
         Err(e) => Report::build(

@@ -78,7 +78,34 @@ pub fn output_strides(shape: &[i64], inputs: &[Operand<'_>]) -> Dims {
     if ndim <= 1 {
         return contiguous_strides(shape);
     }
-    let strides: Vec<Dims> = inputs
+    let perm = iteration_order(shape, inputs);
+    if perm
+        .iter()
+        .enumerate()
+        .all(|(j, &p)| p as usize == ndim - 1 - j)
+    {
+        return contiguous_strides(shape);
+    }
+    // Dense in the sorted order (sizes not clamped to 1, as TensorIterator's compatible_stride).
+    let mut out = Dims::from_elem(0, ndim);
+    let mut next = 1;
+    for &d in &perm {
+        out[d as usize] = next;
+        next *= shape[d as usize];
+    }
+    out
+}
+
+/// TensorIterator's dimension order (`reorder_dimensions`) for `operands` (outputs first when
+/// they exist): innermost first. Dimensions are sorted by the operands' strides, the first
+/// operand with an opinion deciding (broadcast dimensions have none; equal strides put the
+/// smaller size inside); ties keep the row-major order.
+pub fn iteration_order(shape: &[i64], operands: &[Operand<'_>]) -> Dims {
+    let ndim = shape.len();
+    if ndim <= 1 {
+        return (0..ndim as i64).collect();
+    }
+    let strides: Vec<Dims> = operands
         .iter()
         .map(|o| broadcast_strides(o.sizes, o.strides, shape))
         .collect();
@@ -115,21 +142,7 @@ pub fn output_strides(shape: &[i64], inputs: &[Operand<'_>]) -> Dims {
             }
         }
     }
-    if perm
-        .iter()
-        .enumerate()
-        .all(|(j, &p)| p as usize == ndim - 1 - j)
-    {
-        return contiguous_strides(shape);
-    }
-    // Dense in the sorted order (sizes not clamped to 1, as TensorIterator's compatible_stride).
-    let mut out = Dims::from_elem(0, ndim);
-    let mut next = 1;
-    for &d in &perm {
-        out[d as usize] = next;
-        next *= shape[d as usize];
-    }
-    out
+    perm
 }
 
 /// TensorIterator's fast setup: every operand of the output's shape and all contiguous, all

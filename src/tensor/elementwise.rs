@@ -16,10 +16,10 @@
 
 use super::Tensor;
 use super::arith::{self, ElementOp};
+use super::sequential::Order;
 use crate::dtype::{DType, PromotionOperand, can_cast, result_type};
-use crate::error::{ErrorKind, PARTIAL_OVERLAP_MSG, Result, TensorError, err};
+use crate::error::{ErrorKind, Result, TensorError, err};
 use crate::layout::broadcast::{Operand as LayoutOperand, broadcast_shapes, broadcast_strides};
-use crate::layout::overlap::{Overlap, overlap_status};
 use crate::layout::{Dims, Layout, MemoryFormat, contiguity, fmt_dims};
 use crate::scalar::Scalar;
 use crate::storage::Device;
@@ -198,11 +198,10 @@ impl Tensor {
         let mut inputs = vec![Operand::Tensor(self.clone())];
         inputs.extend_from_slice(others);
         // TensorIterator's order: overlaps, shapes, then types.
-        self.check_no_internal_overlap()?;
+        let mut order = self.internal_overlap_order("in-place op", true)?;
         for t in others.iter().filter_map(Operand::tensor) {
-            if self.shares_storage(t) && overlap_status(&self.layout, &t.layout) == Overlap::Partial
-            {
-                return err(ErrorKind::PartialOverlap, PARTIAL_OVERLAP_MSG);
+            if self.partial_overlap_order(t, "in-place op")? == Order::Sequential {
+                order = Order::Sequential;
             }
         }
         let shapes: Vec<&[i64]> = inputs
@@ -235,6 +234,11 @@ impl Tensor {
         let op = check_alpha(op, compute)?;
         op.check(compute)?;
         common_device(&inputs)?;
+        if order == Order::Sequential {
+            self.apply_sequential(op, &inputs, compute)?;
+            self.storage.bump_version();
+            return Ok(());
+        }
         let strides =
             contiguity::strides_for_copy(self.sizes(), self.strides(), MemoryFormat::Preserve)?;
         let layout = Layout::from_parts(Dims::from_slice(self.sizes()), strides, 0);
@@ -249,6 +253,13 @@ impl Tensor {
     /// `self.masked_fill_(mask, value)`: `value` (checked against self's dtype) wherever the
     /// bool `mask`, broadcast to self, is true. Bumps the version once.
     pub fn masked_fill_(&self, mask: &Tensor, value: Scalar) -> Result<()> {
+        // PyTorch only warns about masked_fill_ into an expanded tensor.
+        if self.internal_overlap_order("masked_fill_", false)? == Order::Sequential {
+            let filled = self.masked_values(mask, value)?;
+            self.copy_sequential(&filled)?;
+            self.storage.bump_version();
+            return Ok(());
+        }
         let filled = self.masked_values(mask, value)?;
         self.copy_(&filled)
     }

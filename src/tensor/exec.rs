@@ -286,7 +286,10 @@ impl Tensor {
                 ),
             );
         }
-        if let Some(src_b) = self.checked_copy_source(src)? {
+        if let Some((src_b, order)) = self.checked_copy_source(src)? {
+            if order == super::sequential::Order::Sequential {
+                return err(ErrorKind::PartialOverlap, crate::error::PARTIAL_OVERLAP_MSG);
+            }
             let plan = CopyPlan::copy(&self.layout, self.dtype, &src_b.layout, src_b.dtype);
             let gpu = d.gpu();
             // SAFETY: `stream` is a live stream of this context (the caller's contract).

@@ -9,9 +9,14 @@ use super::Tensor;
 use super::arith::ElementOp;
 use super::convert::checked_fill_value;
 use super::elementwise::Operand;
+use super::overlap_policy::{self, Policy};
+use super::sequential::Order;
 use crate::error::{ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, err};
 use crate::layout::index::IndexItem;
-use crate::layout::overlap::{Overlap, has_internal_overlap, overlap_status};
+use crate::layout::overlap::{
+    Overlap, has_internal_overlap, overlap_status, pytorch_refuses_internal,
+    pytorch_refuses_partial,
+};
 use crate::layout::{Dims, Layout, fmt_dims};
 use crate::scalar::Scalar;
 
@@ -23,19 +28,42 @@ pub enum SetValue {
 }
 
 impl Tensor {
-    pub(super) fn check_no_internal_overlap(&self) -> Result<()> {
-        if has_internal_overlap(&self.layout) {
+    /// The order a write into this tensor must run in: [`Order::Free`] when it addresses
+    /// every element once; else PyTorch's refusal where PyTorch's check catches it (a
+    /// stride-0 dimension; `torch_checks` false for ops that only warn, as `index_put_`), or
+    /// under [`Policy::Refuse`]; else [`Order::Sequential`], noted for the caller's warning.
+    pub(super) fn internal_overlap_order(&self, op: &str, torch_checks: bool) -> Result<Order> {
+        if !has_internal_overlap(&self.layout) {
+            return Ok(Order::Free);
+        }
+        if (torch_checks && pytorch_refuses_internal(&self.layout))
+            || overlap_policy::current() == Policy::Refuse
+        {
             return err(ErrorKind::InternalOverlap, INTERNAL_OVERLAP_MSG);
         }
-        Ok(())
+        overlap_policy::note(format!(
+            "{op}: the written-to tensor addresses some storage elements more than once (PyTorch does not refuse this case and its result depends on the kernel's order); run element by element in TensorIterator's dimension order"
+        ));
+        Ok(Order::Sequential)
     }
 
-    fn check_no_partial_overlap(&self, src: &Tensor) -> Result<()> {
-        if self.shares_storage(src) && overlap_status(&self.layout, &src.layout) == Overlap::Partial
+    /// As [`Tensor::internal_overlap_order`] for a source `src` of the write: refused where
+    /// PyTorch's `assert_no_partial_overlap` refuses, or under [`Policy::Refuse`].
+    pub(super) fn partial_overlap_order(&self, src: &Tensor, op: &str) -> Result<Order> {
+        if !(self.shares_storage(src)
+            && overlap_status(&self.layout, &src.layout) == Overlap::Partial)
+        {
+            return Ok(Order::Free);
+        }
+        if pytorch_refuses_partial(&self.layout, self.itemsize(), &src.layout, src.itemsize())
+            || overlap_policy::current() == Policy::Refuse
         {
             return err(ErrorKind::PartialOverlap, PARTIAL_OVERLAP_MSG);
         }
-        Ok(())
+        overlap_policy::note(format!(
+            "{op}: the source and the written-to tensor share some storage elements (PyTorch does not refuse this case and its result depends on the kernel's order); run element by element in TensorIterator's dimension order, each element read when it is written"
+        ));
+        Ok(Order::Sequential)
     }
 
     /// Same storage, layout and dtype: PyTorch's "same data" early return in `copy_`.
@@ -86,21 +114,32 @@ impl Tensor {
     }
 
     /// PyTorch's `copy_` checks, in its order: the source broadcast to this tensor's
-    /// shape, or None when both are the same data (nothing to move).
-    pub(super) fn checked_copy_source(&self, src: &Tensor) -> Result<Option<Tensor>> {
+    /// shape and the order the copy must run in, or None when both are the same data
+    /// (nothing to move).
+    pub(super) fn checked_copy_source(&self, src: &Tensor) -> Result<Option<(Tensor, Order)>> {
         if self.is_same_data(src) {
             return Ok(None);
         }
-        self.check_no_internal_overlap()?;
-        self.check_no_partial_overlap(src)?;
+        let internal = self.internal_overlap_order("copy_", true)?;
+        let partial = self.partial_overlap_order(src, "copy_")?;
         let layout = self.broadcast_source(src)?;
-        Ok(Some(Tensor::fresh(src.storage.clone(), layout, src.dtype)))
+        let order = if internal == Order::Free && partial == Order::Free {
+            Order::Free
+        } else {
+            Order::Sequential
+        };
+        Ok(Some((
+            Tensor::fresh(src.storage.clone(), layout, src.dtype),
+            order,
+        )))
     }
 
     /// `self.copy_(src)`: broadcasting, converting dtype, across devices.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
-        if let Some(src_b) = self.checked_copy_source(src)? {
-            self.copy_values_from(&src_b)?;
+        match self.checked_copy_source(src)? {
+            Some((src_b, Order::Free)) => self.copy_values_from(&src_b)?,
+            Some((src_b, Order::Sequential)) => self.copy_sequential(&src_b)?,
+            None => {}
         }
         self.storage.bump_version();
         Ok(())
@@ -119,10 +158,14 @@ impl Tensor {
         self.fill_(Scalar::Int(0))
     }
 
-    /// `fill_` with a 0-d tensor value: copy_ semantics, so the destination must not overlap
-    /// itself.
+    /// `fill_` with a 0-d tensor value: copy_ semantics, so PyTorch refuses a stride-0
+    /// destination; any other overlap stores one value everywhere, in any order.
     fn fill_from_scalar_tensor(&self, value: &Tensor) -> Result<()> {
-        self.check_no_internal_overlap()?;
+        if pytorch_refuses_internal(&self.layout)
+            || (overlap_policy::current() == Policy::Refuse && has_internal_overlap(&self.layout))
+        {
+            return err(ErrorKind::InternalOverlap, INTERNAL_OVERLAP_MSG);
+        }
         let v = value.values()?[0].cast(self.dtype);
         self.fill_raw(v)?;
         self.storage.bump_version();
