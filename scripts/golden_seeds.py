@@ -935,4 +935,11 @@ SEEDS: list[tuple[str, str]] = [
      'e = torch.zeros(3).expand(2, 3)\ne.add_(1)\n'),
     ('i10_overlap_partial_dense_refused',
      'a = torch.arange(6.)\na[1:4] = a[0:3]\n'),
+    # ---- issue 10: edge cases found by probing (0-d copies, overflow, recursion) -------
+    ('i10_zero_dim_copies',
+     'x = torch.tensor(5)\na = x.flip(0)\nb = x.roll(1)\nc = x.sum(0)\nd = x.amax(0)\ne = x.repeat(2, 3)\nf = torch.ones(3)[torch.tensor(True)]\ng = torch.ones(3)[torch.tensor(False)]\nh = torch.arange(6)[[]]\nk = torch.arange(3)[[True, False, True]]\nbad = x.roll(1, 0)\n'),
+    ('i10_repeat_overflow',
+     'x = torch.ones(2)\ny = x.repeat(10**10, 10**10)\n'),
+    ('i10_lambda_recursion',
+     'f = lambda: f()\nx = torch.ones(1)\ny = f()\n'),
 ]

@@ -36,7 +36,12 @@ pub struct Env {
     rng: RefCell<SplitMix64>,
     /// Warnings about statements that ran.
     warnings: RefCell<Vec<Warning>>,
+    /// Lambda calls in progress (Python's recursion limit, far below the stack's).
+    depth: std::cell::Cell<usize>,
 }
+
+/// The deepest nesting of lambda calls (each level costs the interpreter's stack).
+const MAX_CALL_DEPTH: usize = 48;
 
 /// A statement that ran but whose result a reader should know more about.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -65,6 +70,7 @@ impl Env {
             output: RefCell::new(String::new()),
             rng: RefCell::new(SplitMix64(DEFAULT_SEED)),
             warnings: RefCell::new(Vec::new()),
+            depth: std::cell::Cell::new(0),
         }
     }
 
@@ -407,13 +413,23 @@ impl<'a> Scope<'a> {
                 args.len() + kwargs.len()
             )));
         }
+        let depth = self.env.depth.get();
+        if depth >= MAX_CALL_DEPTH {
+            return Err(TensorError::new(
+                ErrorKind::Other,
+                "maximum recursion depth exceeded",
+            ));
+        }
         let mut locals = self.locals.clone();
         locals.extend(l.params.iter().cloned().zip(args));
-        Scope {
+        self.env.depth.set(depth + 1);
+        let result = Scope {
             env: self.env,
             locals,
         }
-        .eval(&l.body)
+        .eval(&l.body);
+        self.env.depth.set(depth);
+        result
     }
 
     fn sequence_item(&self, seq: &Value, items: &[AstIndex]) -> Result<Value> {

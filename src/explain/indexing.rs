@@ -35,7 +35,9 @@ impl Index {
             Value::Tensor(t) => Ok(Index::Tensor(t)),
             list @ Value::List(_) => {
                 let (sizes, values) = super::ops::flatten_nested(&list)?;
-                Ok(Index::Tensor(Tensor::from_values(&sizes, &values, None)?))
+                // An empty list indexes nothing, as an int64 index (PyTorch's rule).
+                let dtype = values.is_empty().then_some(crate::DType::I64);
+                Ok(Index::Tensor(Tensor::from_values(&sizes, &values, dtype)?))
             }
             other => Err(TensorError::new(
                 ErrorKind::IndexOutOfRange,

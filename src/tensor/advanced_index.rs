@@ -87,6 +87,20 @@ impl Tensor {
                             "tensors used as indices must be long, int, byte or bool tensors",
                         );
                     }
+                    if t.ndim() == 0 && matches!(t.dtype(), DType::Bool | DType::U8) {
+                        // A 0-d mask is a new axis indexed by [0] (true) or [] (false).
+                        let keep: Vec<Scalar> = if t.values()?[0].to_bool() {
+                            vec![Scalar::Int(0)]
+                        } else {
+                            Vec::new()
+                        };
+                        let n = keep.len() as i64;
+                        tensors
+                            .push((out_dim, Tensor::from_values(&[n], &keep, Some(DType::I64))?));
+                        basic.push(IndexItem::NewAxis);
+                        out_dim += 1;
+                        continue;
+                    }
                     let dims = if matches!(t.dtype(), DType::Bool | DType::U8) {
                         t.ndim()
                     } else {
@@ -124,12 +138,6 @@ impl Tensor {
                     .filter(|(_, f)| f.to_bool())
                     .map(|(idx, _)| idx.to_vec())
                     .collect();
-                if t.ndim() == 0 {
-                    return err(
-                        ErrorKind::Unsupported,
-                        "indexing with a 0-d mask is not supported yet",
-                    );
-                }
                 for k in 0..t.ndim() {
                     let vals: Vec<Scalar> = positions.iter().map(|p| Scalar::Int(p[k])).collect();
                     longs.push((

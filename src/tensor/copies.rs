@@ -32,8 +32,15 @@ impl Tensor {
         padded.extend_from_slice(self.sizes());
         let mut pad_strides: Dims = Dims::from_elem(0, lead);
         pad_strides.extend_from_slice(self.strides());
-        let shape: Dims = padded.iter().zip(repeats).map(|(s, r)| s * r).collect();
-        let out = Tensor::uninitialized(Layout::contiguous(&shape), self.dtype)?;
+        let shape: Dims = padded
+            .iter()
+            .zip(repeats)
+            .map(|(s, r)| s.saturating_mul(*r))
+            .collect();
+        let out = Tensor::uninitialized(
+            Tensor::checked_sizes("repeat", &shape, self.dtype)?,
+            self.dtype,
+        )?;
         // The result as (repeat, size) pairs, and the input broadcast over the repeats.
         let out_strides = out.strides().to_vec();
         let (mut sizes, mut dst, mut src) = (Dims::new(), Dims::new(), Dims::new());
@@ -177,6 +184,9 @@ impl Tensor {
             }
             flipped.push(w as i64);
         }
+        if self.ndim() == 0 {
+            return self.clone_as(MemoryFormat::Preserve);
+        }
         let strides = strides_for_copy(self.sizes(), self.strides(), MemoryFormat::Preserve)?;
         let out = Tensor::uninitialized(Layout::new(self.sizes(), &strides, 0)?, self.dtype)?;
         // The source read backwards along the flipped dimensions.
@@ -231,6 +241,12 @@ impl Tensor {
         }
         let mut cur = self.clone();
         for (&s, &d) in shifts.iter().zip(dims) {
+            if self.ndim() == 0 {
+                return err(
+                    ErrorKind::Other,
+                    format!("Dimension specified as {d} but tensor has no dimensions"),
+                );
+            }
             let w = wrap_dim(d, self.ndim())?;
             let n = cur.sizes()[w];
             let out = Tensor::uninitialized(Layout::contiguous(cur.sizes()), self.dtype)?;

@@ -19,7 +19,7 @@ impl Tensor {
 
     /// A new contiguous layout for a constructor, with PyTorch's checks: sizes must be
     /// non-negative and numel x itemsize must not overflow.
-    fn checked_sizes(op: &str, sizes: &[i64], dtype: DType) -> Result<Layout> {
+    pub(super) fn checked_sizes(op: &str, sizes: &[i64], dtype: DType) -> Result<Layout> {
         if op == "zeros" && sizes.iter().any(|&s| s < 0) {
             return err(
                 ErrorKind::InvalidShape,
