@@ -138,6 +138,22 @@ fn common_device(inputs: &[Operand]) -> Result<Device> {
 }
 
 impl Tensor {
+    /// An in-place op's output is never broadcast: PyTorch's "output with shape [3] doesn't
+    /// match the broadcast shape [2, 3]".
+    pub(super) fn check_not_broadcast(&self, shape: &[i64]) -> Result<()> {
+        if shape != self.sizes() {
+            return err(
+                ErrorKind::ExpandInvalid,
+                format!(
+                    "output with shape {} doesn't match the broadcast shape {}",
+                    fmt_dims(self.sizes()),
+                    fmt_dims(shape)
+                ),
+            );
+        }
+        Ok(())
+    }
+
     /// `torch.result_type` of the operands.
     pub fn result_dtype(inputs: &[Operand]) -> DType {
         result_type(&inputs.iter().map(Operand::promotion).collect::<Vec<_>>())
@@ -209,17 +225,7 @@ impl Tensor {
             .filter_map(Operand::tensor)
             .map(|t| t.sizes())
             .collect();
-        let shape = broadcast_shapes(&shapes)?;
-        if shape.as_slice() != self.sizes() {
-            return err(
-                ErrorKind::ExpandInvalid,
-                format!(
-                    "output with shape {} doesn't match the broadcast shape {}",
-                    fmt_dims(self.sizes()),
-                    fmt_dims(&shape)
-                ),
-            );
-        }
+        self.check_not_broadcast(&broadcast_shapes(&shapes)?)?;
         let (compute, result) = op_dtypes(op, &inputs)?;
         if !op.is_comparison() && !can_cast(result, self.dtype) {
             return err(
@@ -283,17 +289,7 @@ impl Tensor {
                 ),
             );
         }
-        let shape = broadcast_shapes(&[self.sizes(), mask.sizes()])?;
-        if shape.as_slice() != self.sizes() {
-            return err(
-                ErrorKind::ExpandInvalid,
-                format!(
-                    "output with shape {} doesn't match the broadcast shape {}",
-                    fmt_dims(self.sizes()),
-                    fmt_dims(&shape)
-                ),
-            );
-        }
+        self.check_not_broadcast(&broadcast_shapes(&[self.sizes(), mask.sizes()])?)?;
         let value = super::checked_fill_value(value, self.dtype)?;
         Tensor::elementwise_as(
             ElementOp::Where,

@@ -12,12 +12,13 @@ use super::elementwise::Operand;
 use super::overlap_policy::{self, Policy};
 use super::sequential::Order;
 use crate::error::{ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, err};
+use crate::layout::Layout;
+use crate::layout::broadcast::broadcast_shapes;
 use crate::layout::index::IndexItem;
 use crate::layout::overlap::{
     Overlap, has_internal_overlap, overlap_status, pytorch_refuses_internal,
     pytorch_refuses_partial,
 };
-use crate::layout::{Dims, Layout, fmt_dims};
 use crate::scalar::Scalar;
 
 /// The right-hand side of `x[index] = value`.
@@ -73,44 +74,8 @@ impl Tensor {
 
     /// `src` broadcast to this tensor's shape, with TensorIterator's messages.
     fn broadcast_source(&self, src: &Tensor) -> Result<Layout> {
-        let (a, b) = (self.sizes(), src.sizes());
-        let n = a.len().max(b.len());
-        let mut shape = Dims::from_elem(1, n);
-        for i in 0..n {
-            let da = if i + a.len() >= n {
-                a[i + a.len() - n]
-            } else {
-                1
-            };
-            let db = if i + b.len() >= n {
-                b[i + b.len() - n]
-            } else {
-                1
-            };
-            shape[i] = if da == db || db == 1 {
-                da
-            } else if da == 1 {
-                db
-            } else {
-                return err(
-                    ErrorKind::ExpandInvalid,
-                    format!(
-                        "The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i}"
-                    ),
-                );
-            };
-        }
-        if shape.as_slice() != a {
-            return err(
-                ErrorKind::ExpandInvalid,
-                format!(
-                    "output with shape {} doesn't match the broadcast shape {}",
-                    fmt_dims(a),
-                    fmt_dims(&shape)
-                ),
-            );
-        }
-        Ok(src.expand(a)?.layout)
+        self.check_not_broadcast(&broadcast_shapes(&[self.sizes(), src.sizes()])?)?;
+        Ok(src.expand(self.sizes())?.layout)
     }
 
     /// PyTorch's `copy_` checks, in its order: the source broadcast to this tensor's
