@@ -942,4 +942,7 @@ SEEDS: list[tuple[str, str]] = [
      'x = torch.ones(2)\ny = x.repeat(10**10, 10**10)\n'),
     ('i10_lambda_recursion',
      'f = lambda: f()\nx = torch.ones(1)\ny = f()\n'),
+    # ---- issue 10: seed 004's storage() indexing ------------------------------------------
+    ('i10_seed004_points_storage',
+     'points = torch.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])\ns = points.storage()\nassert list(s) == [4.0, 1.0, 5.0, 3.0, 2.0, 1.0] and len(s) == 6\npoints.storage()[0] = 2.0\nassert points[0, 0] == 2.0\nsecond_point = points[1]\nprint(second_point.storage()[0], second_point.storage().size(), points._version, s.tolist())\nbad = s[10]\n'),
 ]

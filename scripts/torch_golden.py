@@ -201,6 +201,8 @@ ERROR_KIND_TABLE: list[tuple[str, str]] = [
     # torch.arange(3).mean(): "mean(): could not infer output dtype. Input dtype must be either
     # a floating point or complex dtype. Got: Long"
     ("could not infer output dtype", "dtype_unsupported"),
+    # points.storage()[10] on 6 elements: "index 10 out of range for storage of size 6"
+    ("out of range for storage of size", "index_out_of_range"),
     # int64 tensor .add_(1.5): "result type Float can't be cast to the desired output type Long"
     ("can't be cast to the desired output type", "dtype_unsupported"),
     # arange(5, dtype=torch.bool): '"arange_cpu" not implemented for \'Bool\''

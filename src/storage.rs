@@ -90,6 +90,17 @@ struct Inner {
     nbytes: usize,
     version: AtomicU64,
     bytes: Bytes,
+    /// The tensors over this storage that views were made from (their `_base`), recorded
+    /// when their first view is made; one is kept inline, so that view allocates nothing.
+    roots: parking_lot::Mutex<smallvec::SmallVec<[Root; 1]>>,
+}
+
+/// A tensor object a view names as its `_base`: its identity and its layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    pub id: u64,
+    pub layout: crate::layout::Layout,
+    pub dtype: crate::dtype::DType,
 }
 
 impl Storage {
@@ -131,6 +142,7 @@ impl Storage {
                 nbytes,
                 version: AtomicU64::new(0),
                 bytes,
+                roots: parking_lot::Mutex::new(smallvec::SmallVec::new()),
             }),
         }
     }
@@ -150,6 +162,19 @@ impl Storage {
 
     pub fn is_same(&self, other: &Storage) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Records `root` as a tensor views of this storage were made from (once per id).
+    pub fn register_root(&self, root: Root) {
+        let mut roots = self.inner.roots.lock();
+        if !roots.iter().any(|r| r.id == root.id) {
+            roots.push(root);
+        }
+    }
+
+    /// The root tensor with this id, if one was registered.
+    pub fn root(&self, id: u64) -> Option<Root> {
+        self.inner.roots.lock().iter().find(|r| r.id == id).cloned()
     }
 
     /// The shared version counter's value.

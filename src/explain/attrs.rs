@@ -39,7 +39,7 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
             "dtype" => Value::DType(t.dtype()),
             "itemsize" => Value::Int(t.itemsize() as i64),
             "nbytes" => Value::Int(t.logical_bytes() as i64),
-            "_base" => t.base().map_or(Value::None, |b| Value::Tensor(b.clone())),
+            "_base" => t.base().map_or(Value::None, Value::Tensor),
             "_version" => Value::Int(t.version() as i64),
             "device" => Value::Device(t.device()),
             "is_cuda" => Value::Bool(matches!(t.device(), Device::Cuda(_))),
@@ -91,6 +91,71 @@ pub fn storage_method(s: &Storage, name: &str, args: Args) -> Result<Value> {
         _ => {
             return Err(type_error(format!(
                 "'UntypedStorage' object has no attribute '{name}'"
+            )));
+        }
+    })
+}
+
+/// `x.storage()[i]`: element `i` of the storage in the tensor's dtype, or PyTorch's error.
+fn typed_element(s: &Storage, dtype: DType, i: i64) -> Result<usize> {
+    let n = (s.nbytes() / dtype.itemsize()) as i64;
+    let k = if i < 0 { i + n } else { i };
+    if !(0..n).contains(&k) {
+        return Err(crate::error::TensorError::new(
+            crate::error::ErrorKind::IndexOutOfRange,
+            format!("index {i} out of range for storage of size {n}"),
+        ));
+    }
+    Ok(k as usize * dtype.itemsize())
+}
+
+/// `x.storage()[i]`.
+pub(super) fn typed_storage_get(s: &Storage, dtype: DType, i: i64) -> Result<Value> {
+    let at = typed_element(s, dtype, i)?;
+    let bytes = s.to_host()?;
+    Ok(
+        match crate::scalar::Scalar::read(dtype, &bytes[at..at + dtype.itemsize()]) {
+            crate::scalar::Scalar::Bool(b) => Value::Bool(b),
+            crate::scalar::Scalar::Int(v) => Value::Int(v),
+            crate::scalar::Scalar::Float(f) => Value::Float(f),
+        },
+    )
+}
+
+/// `x.storage()[i] = value`: writes the bytes (no version bump: storage writes bypass it,
+/// as in PyTorch).
+pub fn typed_storage_set(s: &Storage, dtype: DType, i: i64, value: &Value) -> Result<()> {
+    let at = typed_element(s, dtype, i)?;
+    let v = crate::tensor::checked_fill_value(value.as_scalar("value")?, dtype)?;
+    let mut one = vec![0u8; dtype.itemsize()];
+    v.write(dtype, &mut one);
+    match s.write() {
+        Some(mut bytes) => bytes[at..at + one.len()].copy_from_slice(&one),
+        None => s
+            .cuda()
+            .expect("a storage is on the host or a GPU")
+            .upload(at, &one)?,
+    }
+    Ok(())
+}
+
+/// `storage.NAME(args)` for `x.storage()`.
+pub fn typed_storage_method(s: &Storage, dtype: DType, name: &str, args: Args) -> Result<Value> {
+    args.bind(&[])?;
+    let n = s.nbytes() / dtype.itemsize();
+    Ok(match name {
+        "size" | "__len__" => Value::Int(n as i64),
+        "nbytes" => Value::Int(s.nbytes() as i64),
+        "data_ptr" => Value::Int(s.data_ptr() as i64),
+        "element_size" => Value::Int(dtype.itemsize() as i64),
+        "tolist" => Value::List(
+            (0..n as i64)
+                .map(|i| typed_storage_get(s, dtype, i))
+                .collect::<Result<_>>()?,
+        ),
+        _ => {
+            return Err(type_error(format!(
+                "'TypedStorage' object has no attribute '{name}'"
             )));
         }
     })

@@ -222,6 +222,9 @@ fn assign(env: &mut Env, target: &Expr, value: Value) -> Result<()> {
         ExprKind::Subscript { base, items, .. } => {
             let scope = Scope::global(env);
             let base = scope.eval(base)?;
+            if let Value::TypedStorage(s, d) = &base {
+                return super::attrs::typed_storage_set(s, *d, scope.storage_index(items)?, &value);
+            }
             let t = base.as_tensor("indexed object")?;
             let items = scope.index_items(items)?;
             super::indexing::setitem(t, &items, value)
@@ -318,6 +321,9 @@ impl<'a> Scope<'a> {
                 seq @ (Value::Tuple(_) | Value::List(_) | Value::Size(_)) => {
                     self.sequence_item(&seq, items)?
                 }
+                Value::TypedStorage(s, d) => {
+                    super::attrs::typed_storage_get(&s, d, self.storage_index(items)?)?
+                }
                 other => {
                     return Err(type_error(format!(
                         "'{}' object is not subscriptable",
@@ -382,6 +388,9 @@ impl<'a> Scope<'a> {
                 Value::Torch => super::ops::torch_function(name, named(name), self.env),
                 Value::Tensor(t) => super::ops::tensor_method(&t, name, named(name)),
                 Value::Storage(s) => super::attrs::storage_method(&s, name, named(name)),
+                Value::TypedStorage(s, d) => {
+                    super::attrs::typed_storage_method(&s, d, name, named(name))
+                }
                 Value::Testing if name == "assert_close" => {
                     super::arith_ops::assert_close(named(name))
                 }
@@ -450,6 +459,14 @@ impl<'a> Scope<'a> {
             _ => Err(type_error(
                 "tuple indices must be integers or slices, not tuple",
             )),
+        }
+    }
+
+    /// The one integer index of `storage[i]`.
+    fn storage_index(&self, items: &[AstIndex]) -> Result<i64> {
+        match items {
+            [AstIndex::Expr(e)] => self.eval(e)?.as_int("index"),
+            _ => Err(type_error("storage indices must be integers")),
         }
     }
 

@@ -318,6 +318,10 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             args.bind(&[])?;
             Ok(Value::Storage(x.storage().clone()))
         }
+        "storage" => {
+            args.bind(&[])?;
+            Ok(Value::TypedStorage(x.storage().clone(), x.dtype()))
+        }
         "data_ptr" => {
             args.bind(&[])?;
             int(x.data_ptr() as i64)

@@ -103,6 +103,12 @@ pub fn repr_of(v: &Value) -> String {
             s.device(),
             s.nbytes()
         ),
+        Value::TypedStorage(s, d) => format!(
+            "[torch.storage.TypedStorage(dtype=torch.{}, device={}) of size {}]",
+            d.torch_name(),
+            s.device(),
+            s.nbytes() / d.itemsize()
+        ),
         Value::Tensor(t) => tensor_repr(t),
         Value::Torch => "<module 'torch'>".into(),
         Value::Testing => "<module 'torch.testing'>".into(),

@@ -164,6 +164,7 @@ pub fn len(v: &Value) -> Result<i64> {
         Value::Tensor(t) if t.ndim() == 0 => Err(type_error("len() of a 0-d tensor")),
         Value::Tensor(t) => Ok(t.sizes()[0]),
         Value::Storage(s) => Ok(s.nbytes() as i64),
+        Value::TypedStorage(s, d) => Ok((s.nbytes() / d.itemsize()) as i64),
         other => items(other).map(|i| i.len() as i64).ok_or_else(|| {
             type_error(format!(
                 "object of type '{}' has no len()",

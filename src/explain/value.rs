@@ -23,6 +23,9 @@ pub enum Value {
     Size(Dims),
     /// `x.untyped_storage()`.
     Storage(Storage),
+    /// `x.storage()`: the same bytes as elements of the tensor's dtype (PyTorch's deprecated
+    /// TypedStorage; indexing reads and writes elements, counted from the storage start).
+    TypedStorage(Storage, DType),
     /// `x.device`.
     Device(Device),
     Lambda(Rc<Lambda>),
@@ -65,6 +68,7 @@ impl Value {
             Value::Tensor(_) => "Tensor",
             Value::Size(_) => "Size",
             Value::Storage(_) => "UntypedStorage",
+            Value::TypedStorage(..) => "TypedStorage",
             Value::Device(_) => "torch.device",
             Value::Lambda(_) => "function",
             Value::Int(_) => "int",

@@ -36,8 +36,9 @@ pub struct Tensor {
     dtype: DType,
     /// Object identity (Python's `is`): every op that returns a new tensor object gets a new id.
     id: u64,
-    /// PyTorch's `_base`: the root tensor a view was made from (never itself a view).
-    base: Option<Box<Tensor>>,
+    /// PyTorch's `_base`: the id of the root tensor a view was made from (never itself a
+    /// view); its layout is recorded in the storage ([`Storage::register_root`]).
+    base: Option<u64>,
 }
 
 static NEXT_TENSOR_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -64,9 +65,17 @@ impl Tensor {
         self.id
     }
 
-    /// PyTorch's `x._base`: the root tensor when this tensor is a view, else None.
-    pub fn base(&self) -> Option<&Tensor> {
-        self.base.as_deref()
+    /// PyTorch's `x._base`: the root tensor when this tensor is a view, else None (the same
+    /// object each time: equal [`Tensor::id`]).
+    pub fn base(&self) -> Option<Tensor> {
+        let r = self.storage.root(self.base?)?;
+        Some(Tensor {
+            storage: self.storage.clone(),
+            layout: r.layout,
+            dtype: r.dtype,
+            id: r.id,
+            base: None,
+        })
     }
 
     /// A tensor over an existing storage. The layout must fit inside it.
@@ -83,9 +92,16 @@ impl Tensor {
 
     /// A view of this tensor: a new object on the same storage whose `_base` is the root.
     fn with_layout(&self, layout: Layout) -> Tensor {
-        let root = match &self.base {
-            Some(b) => b.clone(),
-            None => Box::new(self.clone()),
+        let root = match self.base {
+            Some(id) => id,
+            None => {
+                self.storage.register_root(crate::storage::Root {
+                    id: self.id,
+                    layout: self.layout.clone(),
+                    dtype: self.dtype,
+                });
+                self.id
+            }
         };
         Tensor {
             base: Some(root),
