@@ -945,4 +945,7 @@ SEEDS: list[tuple[str, str]] = [
     # ---- issue 10: seed 004's storage() indexing ------------------------------------------
     ('i10_seed004_points_storage',
      'points = torch.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])\ns = points.storage()\nassert list(s) == [4.0, 1.0, 5.0, 3.0, 2.0, 1.0] and len(s) == 6\npoints.storage()[0] = 2.0\nassert points[0, 0] == 2.0\nsecond_point = points[1]\nprint(second_point.storage()[0], second_point.storage().size(), points._version, s.tolist())\nbad = s[10]\n'),
+    # ---- issue 10: any/all, max/min, maximum/minimum, logical ops, trunc division -------
+    ('i10_any_all_max_min_logical',
+     "x = torch.tensor([[1., 0.], [3., float('nan')]])\na = torch.tensor([1, 0, 2]).any()\nb = torch.tensor([1, 0, 2]).all()\nc = x.any(0)\nd = x.all(1)\ne = torch.zeros(0).all()\nf = torch.tensor([1, 0], dtype=torch.uint8).any()\ng = torch.maximum(torch.tensor([1., float('nan')]), torch.tensor([2., 0.]))\nh = torch.minimum(torch.tensor([1, 5]), torch.tensor([2., 0.]))\nk = torch.logical_not(torch.tensor([0., 2.]))\nm = torch.logical_and(torch.tensor([1, 0]), torch.tensor([1., 1.]))\nn = torch.tensor([5, -5]).div(2, rounding_mode='trunc')\no = torch.tensor([5., -5.]).div(2, rounding_mode='trunc')\np = x.max()\nq = torch.tensor([3, 1]).min()\nassert (x == x).any() and not (x != x).all()\nprint(x.is_floating_point(), x.nelement())\nbad = torch.maximum(torch.tensor([1]), 2)\n"),
 ]

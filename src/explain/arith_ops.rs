@@ -30,6 +30,11 @@ fn binary_op(name: &str) -> Option<ElementOp> {
         "bitwise_and" => ElementOp::BitAnd,
         "bitwise_or" => ElementOp::BitOr,
         "bitwise_xor" => ElementOp::BitXor,
+        "maximum" => ElementOp::Maximum,
+        "minimum" => ElementOp::Minimum,
+        "logical_and" => ElementOp::LogicalAnd,
+        "logical_or" => ElementOp::LogicalOr,
+        "logical_xor" => ElementOp::LogicalXor,
         _ => return None,
     })
 }
@@ -41,6 +46,7 @@ fn unary_op(name: &str) -> Option<ElementOp> {
         "sqrt" => ElementOp::Sqrt,
         "exp" => ElementOp::Exp,
         "bitwise_not" => ElementOp::Invert,
+        "logical_not" => ElementOp::LogicalNot,
         _ => return None,
     })
 }
@@ -58,12 +64,7 @@ fn with_options(op: ElementOp, b: &Bound, has_alpha: bool) -> Result<ElementOp> 
         (ElementOp::Div, _) => match b.opt("rounding_mode") {
             None => ElementOp::Div,
             Some(Value::Str(m)) if m == "floor" => ElementOp::FloorDiv,
-            Some(Value::Str(m)) if m == "trunc" => {
-                return Err(TensorError::new(
-                    ErrorKind::Unsupported,
-                    "div(rounding_mode='trunc') is not supported yet",
-                ));
-            }
+            Some(Value::Str(m)) if m == "trunc" => ElementOp::TruncDiv,
             Some(other) => {
                 return Err(TensorError::new(
                     ErrorKind::Other,
@@ -88,6 +89,18 @@ fn params(op: ElementOp, first: &'static str) -> Vec<&'static str> {
 
 fn value_operand(v: &Value, other: &Value) -> Result<Operand> {
     operand(v, "op", other)
+}
+
+/// `maximum`/`minimum` take tensors only (PyTorch's TypeError for a number).
+fn check_tensor_operands(op: ElementOp, name: &str, inputs: &[Operand]) -> Result<()> {
+    if matches!(op, ElementOp::Maximum | ElementOp::Minimum)
+        && inputs.iter().any(|i| matches!(i, Operand::Number(_)))
+    {
+        return Err(type_error(format!(
+            "{name}(): argument 'other' (position 2) must be Tensor, not a number"
+        )));
+    }
+    Ok(())
 }
 
 /// `clamp(min, max)` operands after `x`; PyTorch needs at least one bound.
@@ -121,6 +134,7 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
             let (x, y) = (b.req("input")?, b.req("other")?);
             let op = with_options(op, &b, has_alpha)?;
             let inputs = [value_operand(x, y)?, value_operand(y, x)?];
+            check_tensor_operands(op, name, &inputs)?;
             return Tensor::elementwise(op, &inputs).map(Value::Tensor);
         }
         if let Some(op) = unary_op(name) {

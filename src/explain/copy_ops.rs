@@ -13,6 +13,8 @@ fn reduction(name: &str) -> Option<Reduction> {
         "prod" => Reduction::Prod,
         "amax" => Reduction::Amax,
         "amin" => Reduction::Amin,
+        "any" => Reduction::Any,
+        "all" => Reduction::All,
         _ => return None,
     })
 }
@@ -60,7 +62,10 @@ fn reduce(x: &Tensor, op: Reduction, b: &Bound) -> Result<Value> {
 fn reduce_params(op: Reduction, first: Option<&'static str>) -> Vec<&'static str> {
     let mut p: Vec<&'static str> = first.into_iter().collect();
     p.extend(["dim", "keepdim"]);
-    if !matches!(op, Reduction::Amax | Reduction::Amin) {
+    if !matches!(
+        op,
+        Reduction::Amax | Reduction::Amin | Reduction::Any | Reduction::All
+    ) {
         p.push("dtype");
     }
     p

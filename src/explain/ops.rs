@@ -314,6 +314,40 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             let t = Tensor::full(&sizes, value, Some(dtype.unwrap_or(x.dtype())))?;
             tensor(t.to_device(device.unwrap_or(x.device()))?)
         }
+        "max" | "min" => {
+            // Without a dim: the amax/amin of every element (with one, PyTorch returns values
+            // and indices, which stridekit does not model yet).
+            if !args.positional.is_empty() || !args.kwargs.is_empty() {
+                return Err(TensorError::new(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "{name}(dim) (values and indices) is not supported yet; use a{name}(dim)"
+                    ),
+                ));
+            }
+            if x.numel() == 0 {
+                return Err(TensorError::new(
+                    ErrorKind::IndexOutOfRange,
+                    format!(
+                        "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+                    ),
+                ));
+            }
+            let op = if name == "max" {
+                crate::tensor::Reduction::Amax
+            } else {
+                crate::tensor::Reduction::Amin
+            };
+            tensor(x.reduce(op, None, false, None)?)
+        }
+        "is_floating_point" => {
+            args.bind(&[])?;
+            Ok(Value::Bool(x.dtype().is_floating()))
+        }
+        "nelement" => {
+            args.bind(&[])?;
+            int(x.numel())
+        }
         "untyped_storage" => {
             args.bind(&[])?;
             Ok(Value::Storage(x.storage().clone()))

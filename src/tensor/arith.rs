@@ -42,6 +42,16 @@ pub enum ElementOp {
         min: bool,
         max: bool,
     },
+    /// `div(rounding_mode='trunc')`: the quotient rounded toward zero.
+    TruncDiv,
+    /// `torch.maximum` / `torch.minimum` (NaN propagating).
+    Maximum,
+    Minimum,
+    /// `logical_and/or/xor/not`: bool results from the operands' truth values.
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    LogicalNot,
 }
 
 impl ElementOp {
@@ -55,6 +65,10 @@ impl ElementOp {
                 | ElementOp::Le
                 | ElementOp::Gt
                 | ElementOp::Ge
+                | ElementOp::LogicalAnd
+                | ElementOp::LogicalOr
+                | ElementOp::LogicalXor
+                | ElementOp::LogicalNot
         )
     }
 
@@ -81,6 +95,11 @@ impl ElementOp {
             ElementOp::Invert => "bitwise_not_cpu",
             ElementOp::Where => "where_cpu",
             ElementOp::Clamp { .. } => "clamp_cpu",
+            ElementOp::TruncDiv => "div_trunc_cpu",
+            ElementOp::Maximum => "maximum_cpu",
+            ElementOp::Minimum => "minimum_cpu",
+            ElementOp::LogicalAnd | ElementOp::LogicalOr => "logical_cpu",
+            ElementOp::LogicalXor | ElementOp::LogicalNot => "logical_cpu",
         }
     }
 
@@ -108,6 +127,7 @@ impl ElementOp {
             ),
             (
                 ElementOp::FloorDiv
+                | ElementOp::TruncDiv
                 | ElementOp::Remainder
                 | ElementOp::Abs
                 | ElementOp::Pow
@@ -162,6 +182,7 @@ macro_rules! floating {
                     m
                 }
             }
+            ElementOp::TruncDiv => (a / b).trunc(),
             ElementOp::Pow => a.powf(b),
             ElementOp::Neg => -a,
             ElementOp::Abs => a.abs(),
@@ -176,6 +197,28 @@ macro_rules! floating {
 /// Applies `op` to `args` (already converted to `compute`); the result is in `compute`
 /// (bool for comparisons).
 pub fn apply(op: ElementOp, compute: DType, args: &[Scalar]) -> Result<Scalar> {
+    let truth = |k: usize| args[k].to_bool();
+    match op {
+        ElementOp::LogicalNot => return Ok(Scalar::Bool(!truth(0))),
+        ElementOp::LogicalAnd => return Ok(Scalar::Bool(truth(0) && truth(1))),
+        ElementOp::LogicalOr => return Ok(Scalar::Bool(truth(0) || truth(1))),
+        ElementOp::LogicalXor => return Ok(Scalar::Bool(truth(0) != truth(1))),
+        ElementOp::Maximum | ElementOp::Minimum => {
+            let (a, b) = (args[0], args[1]);
+            if compute.is_floating() && (a.to_f64().is_nan() || b.to_f64().is_nan()) {
+                return Ok(Scalar::Float(f64::NAN));
+            }
+            let a_first = if compute.is_floating() {
+                a.to_f64() >= b.to_f64()
+            } else {
+                a.to_int() >= b.to_int()
+            };
+            let max = if a_first { a } else { b };
+            let min = if a_first { b } else { a };
+            return Ok(if op == ElementOp::Maximum { max } else { min });
+        }
+        _ => {}
+    }
     if op.is_comparison() {
         return Ok(Scalar::Bool(compare(op, compute, args[0], args[1])));
     }
@@ -227,6 +270,12 @@ fn integral(op: ElementOp, args: &[Scalar]) -> Result<i64> {
             } else {
                 q
             }
+        }
+        ElementOp::TruncDiv => {
+            if b == 0 {
+                return Err(zero_division());
+            }
+            a.wrapping_div(b)
         }
         ElementOp::Remainder => {
             if b == 0 {

@@ -17,6 +17,9 @@ pub enum Reduction {
     Prod,
     Amax,
     Amin,
+    /// `any` / `all`: bool results (uint8 for uint8 inputs).
+    Any,
+    All,
 }
 
 impl Reduction {
@@ -27,6 +30,8 @@ impl Reduction {
             Reduction::Prod => "prod",
             Reduction::Amax => "amax",
             Reduction::Amin => "amin",
+            Reduction::Any => "any",
+            Reduction::All => "all",
         }
     }
 }
@@ -78,6 +83,8 @@ impl Tensor {
             }
             (Reduction::Sum | Reduction::Prod, Some(d)) => d,
             (Reduction::Sum | Reduction::Prod, None) if !self.dtype.is_floating() => DType::I64,
+            (Reduction::Any | Reduction::All, _) if self.dtype == DType::U8 => DType::U8,
+            (Reduction::Any | Reduction::All, _) => DType::Bool,
             (_, _) => self.dtype,
         };
         if matches!(op, Reduction::Amax | Reduction::Amin) {
@@ -109,17 +116,19 @@ impl Tensor {
             .map(|d| self.sizes()[d])
             .collect();
         let n_out = kept.iter().product::<i64>() as usize;
-        let floating = self.dtype.is_floating() || out_dtype.is_floating();
+        let floating = !matches!(op, Reduction::Any | Reduction::All)
+            && (self.dtype.is_floating() || out_dtype.is_floating());
         let init = match op {
             Reduction::Sum | Reduction::Mean => 0.0,
             Reduction::Prod => 1.0,
             Reduction::Amax => f64::NEG_INFINITY,
             Reduction::Amin => f64::INFINITY,
+            Reduction::Any | Reduction::All => 0.0,
         };
         let mut facc = vec![init; n_out];
         let mut iacc: Vec<i64> = vec![
             match op {
-                Reduction::Prod => 1,
+                Reduction::Prod | Reduction::All => 1,
                 Reduction::Amax => i64::MIN,
                 Reduction::Amin => i64::MAX,
                 _ => 0,
@@ -147,7 +156,12 @@ impl Tensor {
                     Reduction::Amin if x.is_nan() || a.is_nan() => f64::NAN,
                     Reduction::Amax => a.max(x),
                     Reduction::Amin => a.min(x),
+                    Reduction::Any | Reduction::All => unreachable!("counted as truth values"),
                 };
+            } else if matches!(op, Reduction::Any | Reduction::All) {
+                let t = v.to_bool() as i64;
+                let a = &mut iacc[o];
+                *a = if op == Reduction::Any { *a | t } else { *a & t };
             } else {
                 let x = v.to_int();
                 let a = &mut iacc[o];
@@ -156,6 +170,7 @@ impl Tensor {
                     Reduction::Prod => a.wrapping_mul(x),
                     Reduction::Amax => (*a).max(x),
                     Reduction::Amin => (*a).min(x),
+                    Reduction::Any | Reduction::All => unreachable!("handled above"),
                 };
             }
         }
