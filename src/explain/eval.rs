@@ -480,16 +480,18 @@ impl<'a> Scope<'a> {
         }
     }
 
-    fn index_items(&self, items: &[AstIndex]) -> Result<Vec<super::indexing::Index>> {
+    fn index_items(&self, items: &[AstIndex]) -> Result<Vec<crate::tensor::AdvancedItem>> {
         items
             .iter()
             .map(|item| match item {
-                AstIndex::Slice { start, stop, step } => Ok(super::indexing::Index::Slice {
-                    start: self.bound(start)?,
-                    stop: self.bound(stop)?,
-                    step: self.bound(step)?,
-                }),
-                AstIndex::Expr(e) => super::indexing::Index::from_value(self.eval(e)?),
+                AstIndex::Slice { start, stop, step } => Ok(crate::tensor::AdvancedItem::Basic(
+                    crate::layout::index::IndexItem::Slice {
+                        start: self.bound(start)?,
+                        stop: self.bound(stop)?,
+                        step: self.bound(step)?,
+                    },
+                )),
+                AstIndex::Expr(e) => super::indexing::index_item(self.eval(e)?),
             })
             .collect()
     }
