@@ -28,7 +28,9 @@ behaviour PyTorch leaves undefined:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
+import io
 import json
 import os
 import random
@@ -81,6 +83,7 @@ ERROR_KINDS = [
     "bad_step",
     "bad_permutation",
     "dtype_unsupported",
+    "assertion_failed",
     "other",
 ]
 
@@ -230,7 +233,8 @@ class Builder:
         that must be dropped is undone with `reset`.
         """
         try:
-            exec(stmt, self.ns)
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(stmt, self.ns)
         except Exception as exc:  # torch raises RuntimeError/IndexError/ValueError/TypeError
             return str(exc)
         return None
@@ -238,8 +242,9 @@ class Builder:
     def reset(self) -> None:
         """Rebuild the state from the kept lines (undoes a dropped in-place statement)."""
         self.ns = {"torch": torch}
-        for line in self.lines:
-            exec(line, self.ns)
+        with contextlib.redirect_stdout(io.StringIO()):
+            for line in self.lines:
+                exec(line, self.ns)
 
     # ---- guards -------------------------------------------------------------------------
     def values_ok(self) -> bool:
@@ -613,6 +618,174 @@ class Builder:
         vals = literal_values(rng, dtype if dtype not in INT_DTYPES else torch.int8, n)
         return f"torch.tensor({nested(vals, sub)}, dtype={dt(rng, dtype)})"
 
+    # ---- element-wise arithmetic, constructors from tensors, the fences' Python ------------
+    def operand_text(self, other: torch.Tensor | None = None) -> tuple[str, object]:
+        """A live tensor (sometimes through a view), or a number literal; with its value."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.25 or not self.live():
+            dtype = other.dtype if other is not None else torch.float32
+            lit = rng.choice(["2", "-1", "3", "0.5", "True", "1.5", "-2.0"]) if is_float(dtype) else rng.choice(["2", "-1", "3", "True", "7"])
+            return lit, eval(lit)
+        name = self.pick()
+        if r < 0.45:
+            try:
+                suf = self.op_suffix(self.ns[name])
+                return name + suf, self.eval(name + suf)
+            except Exception:
+                pass
+        return name, self.ns[name]
+
+    def stmt_arith(self) -> str:
+        """An out-of-place element-wise op: arithmetic, comparison, unary, where, clamp."""
+        rng = self.rng
+        a_txt, a = self.operand_text()
+        if not isinstance(a, torch.Tensor):
+            raise Skip
+        kind = rng.choices(["binary", "compare", "unary", "where", "clamp", "method"], weights=[10, 5, 4, 2, 2, 3])[0]
+        lhs = self.new_name()
+        if kind == "unary":
+            ops = ["-{}", "{}.abs()", "{}.square()", "torch.abs({})", "{}.neg()"]
+            # no sqrt/exp: PyTorch's CPU kernels (MKL VML) are not always correctly rounded
+            if a.dtype == torch.bool or a.dtype in INT_DTYPES:
+                ops.append("~{}")
+            return f"{lhs} = " + rng.choice(ops).format(f"({a_txt})" if rng.random() < 0.5 else a_txt)
+        b_txt, b = self.operand_text(a)
+        if kind == "compare":
+            op = rng.choice(["==", "!=", "<", "<=", ">", ">="])
+            return f"{lhs} = {a_txt} {op} {b_txt}"
+        if kind == "where":
+            c_txt, _ = self.operand_text()
+            return f"{lhs} = torch.where({a_txt} > {rng.choice(['0', '1', '2'])}, {b_txt}, {c_txt})"
+        if kind == "clamp":
+            lo, hi = rng.choice([("-1", "2"), ("0", None), (None, "1"), ("0.5", "3")])
+            parts = [p for p in [f"min={lo}" if lo else None, f"max={hi}" if hi else None] if p]
+            return f"{lhs} = {a_txt}.clamp({', '.join(parts)})"
+        ints = not (is_float(a.dtype) or (isinstance(b, torch.Tensor) and is_float(b.dtype)) or isinstance(b, float))
+        ops = ["+", "-", "*", "/", "&", "|", "^"] + (["//", "%"] if True else [])
+        op = rng.choice(ops + ["+", "*", "-"])
+        if kind == "method":
+            name = {"+": "add", "-": "sub", "*": "mul", "/": "div"}.get(op, "mul")
+            alpha = f", alpha={rng.choice(['2', '-1', '-2'])}" if name in ("add", "sub") and rng.random() < 0.4 else ""
+            if rng.random() < 0.5:
+                return f"{lhs} = torch.{name}({a_txt}, {b_txt}{alpha})"
+            return f"{lhs} = ({a_txt}).{name}({b_txt}{alpha})"
+        if op == "**":
+            return f"{lhs} = {a_txt} ** 2"
+        del ints
+        return f"{lhs} = {a_txt} {op} {b_txt}"
+
+    def stmt_inplace_tensor(self) -> str:
+        """An in-place element-wise op with a tensor or number operand."""
+        rng = self.rng
+        target, t = self.inplace_target()
+        b_txt, b = self.operand_text(t)
+        op = rng.choice(["add_", "sub_", "mul_", "div_", "clamp_", "gt_", "lt_", "eq_", "ge_", "le_", "ne_", "masked_fill_"])
+        if isinstance(b, torch.Tensor):
+            self.copy_pair = (target, b_txt)
+        if op == "clamp_":
+            return f"{target}.clamp_({rng.choice(['-1', '0'])}, {rng.choice(['2', '5'])})"
+        if op == "masked_fill_":
+            return f"{target}.masked_fill_({target} > {rng.choice(['0', '1'])}, {scalar_for(rng, t.dtype, 'fill')})"
+        alpha = f", alpha={rng.choice(['2', '-1'])}" if op in ("add_", "sub_") and rng.random() < 0.3 else ""
+        return f"{target}.{op}({b_txt}{alpha})"
+
+    def stmt_like(self) -> str:
+        rng = self.rng
+        name = self.pick()
+        t = self.ns[name]
+        fn = rng.choice(["zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full"])
+        fmts = [None, "torch.preserve_format", "torch.contiguous_format"] + (["torch.channels_last"] * 2 if t.dim() == 4 else [])
+        f = rng.choice(fmts)
+        kw = f", memory_format={f}" if f else ""
+        if rng.random() < 0.3:
+            kw += f", dtype={dt(rng, rng.choice(ALL_DTYPES))}"
+        lhs = self.new_name()
+        if fn.startswith("new_"):
+            shape = random_shape(rng)
+            extra = f", {scalar_for(rng, t.dtype, 'fill')}" if fn == "new_full" else ""
+            return f"{lhs} = {name}.{fn}({fmt_shape(rng, shape, allow_varargs=False)}{extra})"
+        if fn == "full_like":
+            return f"{lhs} = torch.full_like({name}, {rng.choice(['7', '1', '0'])}{kw})"
+        if fn == "empty_like":
+            return f"{lhs} = torch.empty_like({name}{kw}).fill_(1)"
+        return f"{lhs} = torch.{fn}({name}{kw})"
+
+    def stmt_query(self) -> str:
+        """An assert that holds, or a print of a query, as the seed fences write them."""
+        rng = self.rng
+        name = self.pick()
+        t = self.ns[name]
+        other = self.ns[self.pick()]
+        same = t.untyped_storage()._cdata == other.untyped_storage()._cdata
+        facts = [
+            f"{name}.shape == {tuple(t.shape)}",
+            f"{name}.stride() == {tuple(t.stride())}",
+            f"{name}.storage_offset() == {t.storage_offset()}",
+            f"{name}._version == {t._version}",
+            f"({name}._base is None) is {t._base is None}",
+            f"{name}.untyped_storage().nbytes() == {t.untyped_storage().nbytes()}",
+            f"len({name}.shape) == {t.dim()}",
+            f"{name}.dtype == torch.{str(t.dtype).removeprefix('torch.')}",
+            f"{name}.is_contiguous() is {t.is_contiguous()}",
+        ]
+        o = self.pick()
+        facts.append(f"({name}.untyped_storage().data_ptr() == {o}.untyped_storage().data_ptr()) is {same}")
+        if rng.random() < 0.5:
+            k = rng.randint(1, 2)
+            return "assert " + " and ".join(rng.sample(facts, k))
+        what = rng.choice([f"{name}.shape", f"{name}.stride()", f"{name}.dtype", f"{name}._version", f"{name}.shape[1:]", f"{name}", f"{name}.storage_offset(), {name}.is_contiguous()"])
+        return f"print({what})"
+
+    def stmt_copy(self) -> str:
+        """A copying op: advanced indexing, repeat/tile, cat/stack, flip/roll, a reduction."""
+        rng = self.rng
+        name = self.pick()
+        t = self.ns[name]
+        nd = t.dim()
+        lhs = self.new_name()
+        kind = rng.choice(["index", "mask", "repeat", "cat", "stack", "flip", "roll", "reduce", "reduce", "setindex"])
+        if kind in ("index", "setindex") and nd >= 1 and t.shape[0] > 0:
+            dim = rng.randrange(nd)
+            if t.shape[dim] == 0:
+                raise Skip
+            idx = [rng.randrange(-t.shape[dim], t.shape[dim]) for _ in range(rng.randint(1, 3))]
+            sub = ", ".join([":"] * dim + [str(idx)])
+            if kind == "setindex":
+                return f"{name}[{sub}] = {scalar_for(rng, t.dtype, 'fill')}"
+            return f"{lhs} = {name}[{sub}]"
+        if kind == "mask" and nd >= 1:
+            return f"{lhs} = {name}[{name} > {rng.choice(['0', '1', '3'])}]"
+        if kind == "repeat":
+            reps = [rng.randint(1, 2) for _ in range(nd + rng.randint(0, 1))] or [2]
+            return f"{lhs} = {name}.repeat({fmt_shape(rng, reps)})" if rng.random() < 0.7 else f"{lhs} = {name}.tile({tuple(reps)})"
+        if kind in ("cat", "stack") and nd >= 1:
+            others = [n for n in self.live() if self.ns[n].shape == t.shape]
+            o = rng.choice(others)
+            d = rng.randrange(nd + (kind == "stack"))
+            return f"{lhs} = torch.{kind}([{name}, {o}], {d})"
+        if kind == "flip" and nd >= 1:
+            dims = rng.sample(range(nd), rng.randint(1, nd))
+            return f"{lhs} = {name}.flip({fmt_shape(rng, dims)})"
+        if kind == "roll":
+            if nd >= 1 and rng.random() < 0.6:
+                return f"{lhs} = {name}.roll({rng.randint(-3, 3)}, {rng.randrange(nd)})"
+            return f"{lhs} = {name}.roll({rng.randint(-3, 3)})"
+        if kind == "reduce":
+            small = t.numel() <= 48 and (t.numel() == 0 or t.dtype not in FLOAT_DTYPES or float(t.double().abs().max()) < 256)
+            ops = ["amax", "amin"] + (["sum"] if small else []) + (["prod"] if t.numel() <= 6 and small else [])
+            if small and t.dtype in (torch.float32, torch.float64):
+                ops.append("mean")
+            op = rng.choice(ops)
+            if nd == 0 or rng.random() < 0.3:
+                if op in ("amax", "amin") and t.numel() == 0:
+                    raise Skip
+                return f"{lhs} = {name}.{op}()"
+            dim = rng.randrange(nd)
+            keep = ", keepdim=True" if rng.random() < 0.3 else ""
+            return f"{lhs} = {name}.{op}({dim}{keep})"
+        raise Skip
+
     def stmt_setitem(self) -> str:
         rng = self.rng
         name = self.pick()
@@ -777,6 +950,9 @@ class Builder:
             if rng.random() < 0.5:
                 return f"{name}.add_(1, alpha=True)"
             return f"{lhs} = torch.arange({rng.randint(1, 6)}, dtype=torch.bool)"
+        if kind == "assertion_failed":
+            wrong = tuple(s + 1 for s in shape) or (1,)
+            return f"assert {name}.shape == {wrong}, {name}.shape" if rng.random() < 0.5 else f"assert {name}.stride() == {wrong}"
         if kind == "other":
             if t.dtype in (torch.int8, torch.uint8, torch.int16):
                 return f"{name}.fill_({rng.choice([300, 70000, -70000])})"
@@ -849,7 +1025,9 @@ def build_program(seed: int) -> tuple[str, str | None]:
                     continue
                 b.lines.append(prefix)
             msg = b.try_stmt(last)
-            if msg is None or error_kind(msg) != want_error:
+            if want_error == "assertion_failed" and msg is not None and last.startswith("assert"):
+                msg = "assertion_failed"  # matched by kind, not by message
+            if msg is None or (msg != "assertion_failed" and error_kind(msg) != want_error):
                 if msg is None:
                     b.reset()  # it succeeded: undo it and try another statement
                 continue
@@ -861,7 +1039,10 @@ def build_program(seed: int) -> tuple[str, str | None]:
         if i == 0 or not b.live() or rng.random() < 0.12:
             kind = "ctor"
         else:
-            kind = rng.choices(["view", "inplace", "setitem", "del"], weights=[50, 22, 18, 5])[0]
+            kind = rng.choices(
+                ["view", "inplace", "setitem", "del", "arith", "inplace_tensor", "like", "query", "copy"],
+                weights=[40, 16, 14, 5, 18, 8, 5, 8, 12],
+            )[0]
         b.copy_pair = None
         try:
             stmt = {
@@ -870,6 +1051,11 @@ def build_program(seed: int) -> tuple[str, str | None]:
                 "inplace": b.stmt_inplace,
                 "setitem": b.stmt_setitem,
                 "del": b.stmt_del,
+                "arith": b.stmt_arith,
+                "inplace_tensor": b.stmt_inplace_tensor,
+                "like": b.stmt_like,
+                "query": b.stmt_query,
+                "copy": b.stmt_copy,
             }[kind]()
         except Skip:
             continue

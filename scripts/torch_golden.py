@@ -9,7 +9,8 @@ Requirements: PyTorch 2.11 on the CPU, nothing else:
 top-level statement at a time, exactly as Python would after `import torch`, and returns the
 JSON report that `stridekit explain --json` must print for it:
 
-    {"tensors": [...], "storages": [...], "totals": {...}, "error": null | {...}}
+    {"tensors": [...], "storages": [...], "totals": {...}, "steps": [...],
+     "peak": null | {...}, "output": "...", "error": null | {...}}
 
 CLI:
 
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import io
 import json
 import math
 import sys
@@ -159,6 +162,47 @@ ERROR_KIND_TABLE: list[tuple[str, str]] = [
     ("diagonal dimensions cannot be identical", "bad_permutation"),
     # squeeze((0, 0)): "dim 0 appears multiple times in the list of dims"
     ("appears multiple times in the list of dims", "bad_permutation"),
+    # -torch.tensor([True]): "Negation, the `-` operator, on a bool tensor is not supported. ..."
+    ("on a bool tensor is not supported", "dtype_unsupported"),
+    # bool - bool: "Subtraction, the `-` operator, with two bool tensors is not supported. ..."
+    ("with two bool tensors is not supported", "dtype_unsupported"),
+    # torch.where(int_tensor, a, b): "where expected condition to be a boolean tensor, but got a
+    # tensor with dtype Long"
+    ("where expected condition to be a boolean tensor", "dtype_unsupported"),
+    # x.masked_fill_(float_mask, 0): "masked_fill_ only supports boolean masks, but got mask with
+    # dtype float"
+    ("only supports boolean masks", "dtype_unsupported"),
+    # x[[0, 2]] = int tensor into a float one: "Index put requires the source and destination
+    # dtypes match, got Float for the destination and Long for the source."
+    ("Index put requires the source and destination dtypes match", "dtype_unsupported"),
+    # x[torch.tensor([0.])]: "tensors used as indices must be long, int, byte or bool tensors"
+    ("tensors used as indices must be", "index_out_of_range"),
+    # x[[0, 1], [0, 1, 2]]: "shape mismatch: indexing tensors could not be broadcast together
+    # with shapes [2], [3]"
+    ("indexing tensors could not be broadcast", "index_out_of_range"),
+    # x[[0, 1]] = t of a wrong shape: "shape mismatch: value tensor of shape [3] cannot be
+    # broadcast to indexing result of shape [2]"
+    ("cannot be broadcast to indexing result", "expand_invalid"),
+    # x.repeat(2) of 2-d: "Number of dimensions of repeat dims can not be smaller than number of
+    # dimensions of tensor"
+    ("Number of dimensions of repeat dims", "invalid_shape"),
+    # torch.cat([2-d, 1-d]): "Tensors must have same number of dimensions: got 2 and 1"
+    ("Tensors must have same number of dimensions", "invalid_shape"),
+    # torch.cat: "Sizes of tensors must match except in dimension 2. Expected size 3 but got
+    # size 2 for tensor number 1 in the list."
+    ("Sizes of tensors must match except in dimension", "invalid_shape"),
+    # torch.stack: "stack expects each tensor to be equal size, but got [2, 3] at entry 0 and
+    # [3] at entry 1"
+    ("stack expects each tensor to be equal size", "invalid_shape"),
+    # torch.zeros(0, 3).amax(1) / amax() of an empty tensor: "amax(): Expected reduction dim 1
+    # to have non-zero size." / "... Expected reduction dim to be specified for input.numel()
+    # == 0 ..."
+    ("Expected reduction dim", "index_out_of_range"),
+    # torch.arange(3).mean(): "mean(): could not infer output dtype. Input dtype must be either
+    # a floating point or complex dtype. Got: Long"
+    ("could not infer output dtype", "dtype_unsupported"),
+    # points.storage()[10] on 6 elements: "index 10 out of range for storage of size 6"
+    ("out of range for storage of size", "index_out_of_range"),
     # int64 tensor .add_(1.5): "result type Float can't be cast to the desired output type Long"
     ("can't be cast to the desired output type", "dtype_unsupported"),
     # arange(5, dtype=torch.bool): '"arange_cpu" not implemented for \'Bool\''
@@ -168,6 +212,12 @@ ERROR_KIND_TABLE: list[tuple[str, str]] = [
     ("argument alpha must not be a floating point number", "dtype_unsupported"),
     # float tensor .add_(1, alpha=True): "Boolean alpha only supported for Boolean results."
     ("Boolean alpha only supported", "dtype_unsupported"),
+    # torch.zeros(2**40): "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator:
+    # can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot
+    # allocate memory)"
+    ("DefaultCPUAllocator: can't allocate memory", "out_of_memory"),
+    # torch.empty(2**62): "Storage size calculation overflowed with sizes=[4611686018427387904]"
+    # (listed above, with as_strided's overflow: invalid_shape)
     # Everything else is "other", e.g. int8 .fill_(300): "value cannot be converted to type
     # int8_t without overflow"; as_strided with a negative stride: "as_strided: Negative strides
     # are not supported at the moment, got strides: [3, -1]".
@@ -229,9 +279,34 @@ def addressed_bytes(tensors: list[torch.Tensor]) -> int:
     return int(torch.unique(torch.cat(parts)).numel())
 
 
-def report(ns: dict, error: dict | None) -> dict:
+def live_tensors(ns: dict) -> list[tuple[str, torch.Tensor]]:
+    """The names bound to tensors in namespace `ns`, in dict order."""
+    return [(n, v) for n, v in ns.items() if isinstance(v, torch.Tensor)]
+
+
+def step(index: int, ns: dict) -> dict:
+    """One entry of the report's `steps`: the totals after statement `index` ran."""
+    r = report(ns, None)
+    return {
+        "statement": index,
+        **r["totals"],
+        "live_tensors": len(r["tensors"]),
+        "live_storages": len(r["storages"]),
+    }
+
+
+def peak(steps: list[dict]) -> dict | None:
+    """The first step with the most unique storage bytes."""
+    best = None
+    for s in steps:
+        if best is None or s["unique_storage_bytes"] > best["unique_storage_bytes"]:
+            best = s
+    return None if best is None else {"statement": best["statement"], "unique_storage_bytes": best["unique_storage_bytes"]}
+
+
+def report(ns: dict, error: dict | None, steps: list[dict] | None = None, output: str = "") -> dict:
     """The JSON report for the tensors bound in namespace `ns` (in dict order)."""
-    live = [(n, v) for n, v in ns.items() if isinstance(v, torch.Tensor)]
+    live = live_tensors(ns)
     storage_ids: dict[int, int] = {}  # StorageImpl pointer -> small id, in order of first use
     storages: list[dict] = []
     members: list[list[torch.Tensor]] = []
@@ -270,7 +345,19 @@ def report(ns: dict, error: dict | None) -> dict:
         "unique_storage_bytes": sum(s["nbytes"] for s in storages),
         "addressed_bytes": sum(s["addressed_bytes"] for s in storages),
     }
-    return {"tensors": tensors, "storages": storages, "totals": totals, "error": error}
+    steps = steps or []
+    return {
+        "tensors": tensors,
+        "storages": storages,
+        "totals": totals,
+        "steps": steps,
+        "peak": peak(steps),
+        "output": output,
+        # PyTorch gives no warnings; stridekit's (random values, order-dependent overlaps) never
+        # occur in golden programs.
+        "warnings": [],
+        "error": error,
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -281,28 +368,37 @@ def split_statements(program: str) -> list[ast.stmt]:
     return ast.parse(program).body
 
 
-def run(program: str) -> tuple[dict, dict | None]:
+def run(program: str) -> tuple[dict, dict | None, list[dict], str]:
     """Execute statement by statement; stop at the first exception.
 
-    Returns the namespace and the error object (or None).  The namespace then holds the state
+    Returns the namespace, the error object (or None), the steps (the totals after every
+    statement that ran) and what the program printed.  The namespace then holds the state
     after the last successful statement: PyTorch validates before it writes, so a failing
     single-op statement leaves no partial effect.
     """
     ns: dict = {"torch": torch}
+    steps: list[dict] = []
+    out = io.StringIO()
     for index, stmt in enumerate(split_statements(program)):
         code = compile(ast.Module(body=[stmt], type_ignores=[]), "<program>", "exec")
         try:
-            exec(code, ns)
+            with contextlib.redirect_stdout(out):
+                exec(code, ns)
+        except AssertionError as exc:
+            error = {"statement": index, "kind": "assertion_failed", "message": str(exc)}
+            return ns, error, steps, out.getvalue()
         except Exception as exc:  # torch raises RuntimeError/IndexError/ValueError/TypeError
             message = str(exc)
-            return ns, {"statement": index, "kind": error_kind(message), "message": message}
-    return ns, None
+            error = {"statement": index, "kind": error_kind(message), "message": message}
+            return ns, error, steps, out.getvalue()
+        steps.append(step(index, ns))
+    return ns, None, steps, out.getvalue()
 
 
 def explain(program: str) -> dict:
     """The `stridekit explain --json` report PyTorch gives for `program`."""
-    ns, error = run(program)
-    return report(ns, error)
+    ns, error, steps, output = run(program)
+    return report(ns, error, steps, output)
 
 
 def golden_line(name: str, program: str) -> str:

@@ -130,6 +130,80 @@ impl DType {
     }
 }
 
+/// One operand of an op, as `torch.result_type` weighs it: a tensor with dimensions, a 0-d
+/// tensor, or a Python number (a "wrapped number").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromotionOperand {
+    Dimensioned(DType),
+    ZeroDim(DType),
+    Number(Category),
+}
+
+/// `torch.promote_types(a, b)` for the dtypes stridekit has.
+pub fn promote_types(a: DType, b: DType) -> DType {
+    use DType::*;
+    if a == b {
+        return a;
+    }
+    match (a.category(), b.category()) {
+        (Category::Bool, _) => b,
+        (_, Category::Bool) => a,
+        (Category::Integral, Category::Integral) => match (a, b) {
+            (U8, I8) | (I8, U8) => I16,
+            (U8, x) | (x, U8) => x,
+            _ if a.itemsize() >= b.itemsize() => a,
+            _ => b,
+        },
+        (Category::Floating, Category::Integral) => a,
+        (Category::Integral, Category::Floating) => b,
+        (Category::Floating, Category::Floating) => match (a, b) {
+            (F16, BF16) | (BF16, F16) => F32,
+            _ if a.itemsize() >= b.itemsize() => a,
+            _ => b,
+        },
+    }
+}
+
+/// `torch.result_type` over `operands`: the highest category wins, and within it tensors
+/// with dimensions outrank 0-d tensors, which outrank Python numbers (an int number is
+/// int64, a float number the default float32, a bool bool). For example int8 tensor + 1000
+/// stays int8, int64 tensor + 2.5 is float32, float16 tensor + float64 0-d tensor is float16.
+pub fn result_type(operands: &[PromotionOperand]) -> DType {
+    fn promote(acc: Option<DType>, d: DType) -> Option<DType> {
+        Some(acc.map_or(d, |a| promote_types(a, d)))
+    }
+    fn combine(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
+        match (higher, lower) {
+            (Some(h), _) if h.is_floating() => Some(h),
+            (Some(h), Some(l)) if h == DType::Bool || l.is_floating() => Some(promote_types(h, l)),
+            (None, l) => l,
+            (h, _) => h,
+        }
+    }
+    let (mut dim, mut zero, mut number) = (None, None, None);
+    for op in operands {
+        match *op {
+            PromotionOperand::Dimensioned(d) => dim = promote(dim, d),
+            PromotionOperand::ZeroDim(d) => zero = promote(zero, d),
+            PromotionOperand::Number(c) => {
+                let d = match c {
+                    Category::Bool => DType::Bool,
+                    Category::Integral => DType::I64,
+                    Category::Floating => DType::F32,
+                };
+                number = promote(number, d);
+            }
+        }
+    }
+    combine(dim, combine(zero, number)).unwrap_or(DType::F32)
+}
+
+/// `torch.can_cast(from, to)`: whether an in-place op may write a `from` result into a `to`
+/// tensor (no float into an integer, nothing but bool into bool).
+pub fn can_cast(from: DType, to: DType) -> bool {
+    !(from.is_floating() && !to.is_floating() || from != DType::Bool && to == DType::Bool)
+}
+
 impl std::fmt::Display for DType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.torch_name())
@@ -150,6 +224,41 @@ mod tests {
             DType::parse("complex64").unwrap_err().kind,
             ErrorKind::DtypeUnsupported
         );
+    }
+
+    #[test]
+    fn promotion_follows_torch_result_type() {
+        use PromotionOperand::*;
+        assert_eq!(promote_types(DType::U8, DType::I8), DType::I16);
+        assert_eq!(promote_types(DType::F16, DType::BF16), DType::F32);
+        assert_eq!(promote_types(DType::I64, DType::F16), DType::F16);
+        assert_eq!(
+            result_type(&[Dimensioned(DType::I8), Number(Category::Integral)]),
+            DType::I8
+        );
+        assert_eq!(
+            result_type(&[Dimensioned(DType::I64), Number(Category::Floating)]),
+            DType::F32
+        );
+        assert_eq!(
+            result_type(&[Dimensioned(DType::Bool), Number(Category::Integral)]),
+            DType::I64
+        );
+        assert_eq!(
+            result_type(&[Dimensioned(DType::F16), ZeroDim(DType::F64)]),
+            DType::F16
+        );
+        assert_eq!(
+            result_type(&[Dimensioned(DType::I8), ZeroDim(DType::F64)]),
+            DType::F64
+        );
+        assert_eq!(
+            result_type(&[Dimensioned(DType::I8), ZeroDim(DType::I64)]),
+            DType::I8
+        );
+        assert!(!can_cast(DType::F32, DType::I64));
+        assert!(!can_cast(DType::I64, DType::Bool));
+        assert!(can_cast(DType::I64, DType::F16));
     }
 
     #[test]

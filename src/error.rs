@@ -36,6 +36,12 @@ pub enum ErrorKind {
     ParseError,
     /// A device that is missing or failed (no GPU, a failing CUDA call).
     Device,
+    /// A storage that could not be allocated.
+    OutOfMemory,
+    /// A failed `assert` statement of an `explain` program.
+    AssertionFailed,
+    /// A PyTorch feature outside what stridekit models (autograd).
+    Unsupported,
     /// Anything else.
     Other,
 }
@@ -57,6 +63,9 @@ impl ErrorKind {
             ErrorKind::DtypeUnsupported => "dtype_unsupported",
             ErrorKind::ParseError => "parse_error",
             ErrorKind::Device => "device",
+            ErrorKind::OutOfMemory => "out_of_memory",
+            ErrorKind::AssertionFailed => "assertion_failed",
+            ErrorKind::Unsupported => "unsupported",
             ErrorKind::Other => "other",
         }
     }
@@ -82,6 +91,12 @@ impl TensorError {
 impl From<crate::backend::cuda::CudaError> for TensorError {
     fn from(e: crate::backend::cuda::CudaError) -> Self {
         TensorError::new(ErrorKind::Device, e.to_string())
+    }
+}
+
+impl From<crate::storage::HostOutOfMemory> for TensorError {
+    fn from(e: crate::storage::HostOutOfMemory) -> Self {
+        TensorError::new(ErrorKind::OutOfMemory, e.to_string())
     }
 }
 

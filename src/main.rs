@@ -38,6 +38,10 @@ enum Command {
         /// the same on every device.
         #[arg(long, default_value = "cpu")]
         device: stridekit::Device,
+        /// Refuse writes whose operands overlap where PyTorch does not check (instead of
+        /// running them in row-major order with an order_dependent_overlap warning).
+        #[arg(long)]
+        strict_overlap: bool,
     },
     /// Benchmark the layout-copy suite (GPU or CPU backend) with telemetry; write a table,
     /// JSON, CSV and an SVG plot.
@@ -106,6 +110,7 @@ fn main() -> ExitCode {
             code,
             json,
             device,
+            strict_overlap,
         } => {
             let source = match read_program(file, code) {
                 Ok(s) => s,
@@ -128,7 +133,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            let report = stridekit::explain::run_on(&source, device);
+            let report = stridekit::explain::run_with(&source, device, strict_overlap);
             let text = if json {
                 match serde_json::to_string(&report) {
                     Ok(s) => s + "\n",

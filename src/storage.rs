@@ -40,6 +40,34 @@ impl std::str::FromStr for Device {
     }
 }
 
+/// A host allocation that failed, with the message PyTorch 2.11's `DefaultCPUAllocator`
+/// gives for it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
+)]
+pub struct HostOutOfMemory {
+    pub nbytes: usize,
+}
+
+/// `nbytes` zero bytes, or an error when the allocator refuses.
+fn zeroed_bytes(nbytes: usize) -> Result<Vec<u8>, HostOutOfMemory> {
+    if nbytes == 0 {
+        return Ok(Vec::new());
+    }
+    let oom = HostOutOfMemory { nbytes };
+    let layout = std::alloc::Layout::array::<u8>(nbytes).map_err(|_| oom.clone())?;
+    // SAFETY: `layout` has a non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(oom);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `nbytes` u8s
+    // (the layout `Vec<u8>` frees with for capacity `nbytes`), and every byte is
+    // initialised (zeroed).
+    Ok(unsafe { Vec::from_raw_parts(ptr, nbytes, nbytes) })
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// The bytes themselves: host memory, or device memory on one GPU.
@@ -62,12 +90,25 @@ struct Inner {
     nbytes: usize,
     version: AtomicU64,
     bytes: Bytes,
+    /// The tensors over this storage that views were made from (their `_base`), recorded
+    /// when their first view is made; one is kept inline, so that view allocates nothing.
+    roots: parking_lot::Mutex<smallvec::SmallVec<[Root; 1]>>,
+}
+
+/// A tensor object a view names as its `_base`: its identity and its layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    pub id: u64,
+    pub layout: crate::layout::Layout,
+    pub dtype: crate::dtype::DType,
 }
 
 impl Storage {
-    /// A zero-filled host storage of `nbytes` bytes.
-    pub fn zeroed(nbytes: usize) -> Storage {
-        Storage::from_bytes(vec![0; nbytes])
+    /// A zero-filled host storage of `nbytes` bytes, or PyTorch's CPU allocator error when
+    /// the memory cannot be had (a fallible allocation: never an abort). The pages come
+    /// from `alloc_zeroed` (calloc), so a large storage costs nothing until it is touched.
+    pub fn zeroed(nbytes: usize) -> Result<Storage, HostOutOfMemory> {
+        Ok(Storage::from_bytes(zeroed_bytes(nbytes)?))
     }
 
     /// A host storage holding `bytes`.
@@ -101,6 +142,7 @@ impl Storage {
                 nbytes,
                 version: AtomicU64::new(0),
                 bytes,
+                roots: parking_lot::Mutex::new(smallvec::SmallVec::new()),
             }),
         }
     }
@@ -122,6 +164,19 @@ impl Storage {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
+    /// Records `root` as a tensor views of this storage were made from (once per id).
+    pub fn register_root(&self, root: Root) {
+        let mut roots = self.inner.roots.lock();
+        if !roots.iter().any(|r| r.id == root.id) {
+            roots.push(root);
+        }
+    }
+
+    /// The root tensor with this id, if one was registered.
+    pub fn root(&self, id: u64) -> Option<Root> {
+        self.inner.roots.lock().iter().find(|r| r.id == id).cloned()
+    }
+
     /// The shared version counter's value.
     pub fn version(&self) -> u64 {
         self.inner.version.load(Ordering::Acquire)
@@ -130,6 +185,18 @@ impl Storage {
     /// Records one in-place write (PyTorch's `bump_version`).
     pub fn bump_version(&self) {
         self.inner.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The address of the first byte (a host pointer, or a device pointer), 0 for an empty
+    /// storage, as `untyped_storage().data_ptr()`: stable while the storage lives.
+    pub fn data_ptr(&self) -> u64 {
+        if self.nbytes() == 0 {
+            return 0;
+        }
+        match &self.inner.bytes {
+            Bytes::Host(b) => b.read().as_ptr() as u64,
+            Bytes::Cuda(b) => b.ptr(),
+        }
     }
 
     /// The bytes, wherever they live.
@@ -178,5 +245,23 @@ impl std::fmt::Debug for Storage {
             .field("nbytes", &self.nbytes())
             .field("version", &self.version())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeroed_storage_is_fallible() {
+        let s = Storage::zeroed(16).unwrap();
+        assert_eq!(s.to_host().unwrap(), vec![0; 16]);
+        assert_eq!(Storage::zeroed(0).unwrap().nbytes(), 0);
+        // More than the address space can hold: refused with PyTorch's message.
+        let e = Storage::zeroed(usize::MAX / 2).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("DefaultCPUAllocator: can't allocate memory")
+        );
     }
 }

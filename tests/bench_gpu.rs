@@ -6,6 +6,9 @@
 
 use std::process::Command;
 
+mod common;
+use common::stridekit_bin;
+
 use serde_json::Value;
 use stridekit::bench::health::HEALTH_FIELDS;
 
@@ -21,18 +24,6 @@ fn gpus(test: &str) -> Option<usize> {
     }
     eprintln!("{test}: skipped: {why}");
     None
-}
-
-/// The binary under test: the build's, or (test binaries copied to the GPU machine by
-/// scripts/gpu-check, where the build's path does not exist) the one beside this test.
-fn stridekit_bin() -> std::path::PathBuf {
-    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_stridekit"));
-    if built.exists() {
-        return built;
-    }
-    std::env::current_exe()
-        .expect("the test binary's path")
-        .with_file_name("stridekit")
 }
 
 fn run(args: &[&str]) -> std::process::Output {

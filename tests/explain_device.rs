@@ -3,8 +3,11 @@
 
 use std::process::Command;
 
+mod common;
+use common::stridekit_bin;
+
 fn explain(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_stridekit"))
+    Command::new(stridekit_bin())
         .arg("explain")
         .args(args)
         .output()
@@ -50,10 +53,7 @@ fn unknown_device_is_a_usage_error() {
 
 #[test]
 fn info_names_the_kernel_image_and_backends() {
-    let out = Command::new(env!("CARGO_BIN_EXE_stridekit"))
-        .arg("info")
-        .output()
-        .unwrap();
+    let out = Command::new(stridekit_bin()).arg("info").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("kernel image: "), "{text}");
@@ -74,4 +74,33 @@ fn programs_may_name_their_devices() {
         assert_eq!(report["error"]["statement"], 0);
         assert!(report["tensors"].as_array().unwrap().is_empty());
     }
+}
+
+/// Issue 10's ops on a GPU (arithmetic with broadcasting and promotion, comparisons, where,
+/// in-place ops with tensor operands, advanced indexing read and write, repeat, cat, flip,
+/// roll, reductions, an order-dependent overlap, *_like): the report must be the CPU's.
+/// Skips without a GPU; with STRIDEKIT_REQUIRE_GPU=1 (scripts/gpu-check) no GPU is a failure.
+#[test]
+fn issue_10_ops_on_cuda_match_cpu() {
+    const OPS: &str = "x = torch.arange(24.).view(2, 3, 4).permute(2, 0, 1)\n\
+        cl = torch.arange(24.).view(1, 2, 3, 4).contiguous(memory_format=torch.channels_last)\n\
+        a = x + torch.arange(3.)\nb = cl * 2\nc = (x > 5) & (x < 20)\nd = torch.where(c, x, -1.)\n\
+        i = torch.arange(6, dtype=torch.int8).view(2, 3) + 1000\n\
+        x[0].add_(torch.ones(3))\ne = x[[0, 2]]\nf = x[x > 10]\nx[[1, 3]] = 5.\n\
+        g = x.repeat(1, 2, 1)\nh = torch.cat([x, x], 1)\nk = x.flip(0)\nm = x.roll(1, 2)\n\
+        s = x.sum(1)\nn = x.amax((0, 2), keepdim=True)\nz = torch.zeros_like(cl)\n\
+        w = torch.arange(10.)\nw.as_strided((4, 4), (2, 1)).mul_(2)\n\
+        assert torch.equal(a, a) and b.stride() == cl.stride()\nprint(s)\n";
+    if stridekit::backend::cuda::device_count().unwrap_or(0) == 0 {
+        assert!(
+            std::env::var_os("STRIDEKIT_REQUIRE_GPU").is_none_or(|v| v != "1"),
+            "STRIDEKIT_REQUIRE_GPU=1 but there is no GPU"
+        );
+        eprintln!("skipped: no GPU");
+        return;
+    }
+    let cpu = stridekit::explain::run_to_json(OPS);
+    assert!(cpu["error"].is_null(), "{}", cpu["error"]);
+    let gpu = stridekit::explain::run_on(OPS, stridekit::Device::Cuda(0)).to_json();
+    assert_eq!(gpu, cpu);
 }

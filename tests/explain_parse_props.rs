@@ -2,7 +2,9 @@
 //! parses back to the same tree.
 
 use proptest::prelude::*;
-use stridekit::explain::ast::{BinOp, Expr, ExprKind, IndexItem, Span, StmtKind, UnaryOp};
+use stridekit::explain::ast::{
+    BinOp, BoolOp, CmpOp, Expr, ExprKind, IndexItem, Span, StmtKind, UnaryOp,
+};
 use stridekit::explain::parse::parse;
 
 const SOUP: &[&str] = &[
@@ -114,6 +116,21 @@ fn expr_tree() -> impl Strategy<Value = Expr> {
             BinOp::FloorDiv,
             BinOp::Mod,
             BinOp::Pow,
+            BinOp::BitAnd,
+            BinOp::BitOr,
+            BinOp::BitXor,
+        ]);
+        let cmp = prop::sample::select(vec![
+            CmpOp::Eq,
+            CmpOp::Ne,
+            CmpOp::Lt,
+            CmpOp::Le,
+            CmpOp::Gt,
+            CmpOp::Ge,
+            CmpOp::Is,
+            CmpOp::IsNot,
+            CmpOp::In,
+            CmpOp::NotIn,
         ]);
         let opt = prop::option::of(inner.clone());
         let item = prop_oneof![
@@ -166,10 +183,41 @@ fn expr_tree() -> impl Strategy<Value = Expr> {
                 }),
             prop::collection::vec(inner.clone(), 0..4).prop_map(|v| mk(ExprKind::Tuple(v))),
             prop::collection::vec(inner.clone(), 0..4).prop_map(|v| mk(ExprKind::List(v))),
-            (any::<bool>(), inner.clone()).prop_map(|(neg, operand)| mk(ExprKind::Unary {
-                op: if neg { UnaryOp::Neg } else { UnaryOp::Pos },
-                operand: Box::new(operand)
-            })),
+            (
+                prop::sample::select(vec![
+                    UnaryOp::Neg,
+                    UnaryOp::Pos,
+                    UnaryOp::Invert,
+                    UnaryOp::Not
+                ]),
+                inner.clone()
+            )
+                .prop_map(|(op, operand)| mk(ExprKind::Unary {
+                    op,
+                    operand: Box::new(operand)
+                })),
+            (
+                inner.clone(),
+                prop::collection::vec((cmp, inner.clone()), 1..3)
+            )
+                .prop_map(|(first, rest)| mk(ExprKind::Compare {
+                    first: Box::new(first),
+                    rest
+                })),
+            (any::<bool>(), prop::collection::vec(inner.clone(), 2..4)).prop_map(
+                |(and, values)| mk(ExprKind::BoolOp {
+                    op: if and { BoolOp::And } else { BoolOp::Or },
+                    values
+                })
+            ),
+            (
+                prop::sample::select(vec![vec![], vec!["t"], vec!["a", "b"]]),
+                inner.clone()
+            )
+                .prop_map(|(params, body)| mk(ExprKind::Lambda {
+                    params: params.into_iter().map(String::from).collect(),
+                    body: Box::new(body)
+                })),
             (op, inner.clone(), inner).prop_map(|(op, lhs, rhs)| mk(ExprKind::Binary {
                 op,
                 lhs: Box::new(lhs),
@@ -218,6 +266,18 @@ fn strip(e: &Expr) -> Expr {
             op: *op,
             lhs: b(lhs),
             rhs: b(rhs),
+        },
+        ExprKind::Compare { first, rest } => ExprKind::Compare {
+            first: b(first),
+            rest: rest.iter().map(|(op, e)| (*op, strip(e))).collect(),
+        },
+        ExprKind::BoolOp { op, values } => ExprKind::BoolOp {
+            op: *op,
+            values: values.iter().map(strip).collect(),
+        },
+        ExprKind::Lambda { params, body } => ExprKind::Lambda {
+            params: params.clone(),
+            body: b(body),
         },
         other => other.clone(),
     };

@@ -4,7 +4,8 @@
 //! `{"name", "program", "expected"}`, made by `python scripts/gen_programs.py --out tests/golden`
 //! (see tests/golden/README.md). Each program is run through
 //! [`stridekit::explain::run_to_json`] and compared field by field with `expected`:
-//! every tensor field (values included), storages, totals, and the error's kind and statement.
+//! every tensor field (values included), storages, totals, steps, peak, the program's output,
+//! and the error's kind and statement.
 //!
 //! * Error messages that differ are collected in a soft report (printed, not a failure).
 //! * Accepted difference: stridekit refuses in-place writes and copies involving any overlap,
@@ -279,7 +280,26 @@ fn check_case(case: &Case, got: &Value, soft_messages: &mut Vec<String>) -> Outc
         &got["storages"],
         &mut diffs,
     );
-    compare("totals", &expected["totals"], &got["totals"], &mut diffs);
+    for key in ["totals", "steps", "peak", "output"] {
+        compare(key, &expected[key], &got[key], &mut diffs);
+    }
+    // PyTorch gives no warnings; stridekit warns where it ran an order-dependent overlap
+    // (compared like every other case: its row-major order must give PyTorch's values).
+    let got_warnings: Vec<Value> = got["warnings"]
+        .as_array()
+        .map(|w| {
+            w.iter()
+                .filter(|w| w["kind"] != "order_dependent_overlap")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    compare(
+        "warnings",
+        &expected["warnings"],
+        &Value::Array(got_warnings),
+        &mut diffs,
+    );
     if diffs.is_empty() {
         Outcome::Match
     } else {

@@ -1,7 +1,7 @@
 //! The CPU backend: runs [`CopyPlan`]s over host bytes.
 //!
 //! Same-dtype copies move whole elements by width (memcpy for contiguous runs); converting
-//! copies and arithmetic go through [`Scalar`], so there is one code path for every dtype.
+//! copies go through [`Scalar`], so there is one code path for every dtype.
 //! Large copies are split by their outermost dimension across threads (rayon) when each
 //! index of it writes its own contiguous stretch of the destination.
 
@@ -109,19 +109,6 @@ pub fn row_gather(
         dst[d..d + n].copy_from_slice(&src[s..s + n]);
     }
     Ok(())
-}
-
-/// Replaces every element the plan visits with `f(old)`, written back as the plan's dtype.
-pub fn update(plan: &CopyPlan, bytes: &mut [u8], f: impl Fn(Scalar) -> Scalar) {
-    let dt = plan.dst_dtype;
-    let sz = dt.itemsize();
-    plan.for_each_row(|d, _, len, dstep, _| {
-        for i in 0..len {
-            let at = (d + i * dstep) as usize * sz;
-            let old = Scalar::read(dt, &bytes[at..at + sz]);
-            f(old).write(dt, &mut bytes[at..at + sz]);
-        }
-    });
 }
 
 /// Writes `value` (converted to the plan's dtype) into every element the plan visits.

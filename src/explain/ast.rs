@@ -39,12 +39,15 @@ pub struct Stmt {
 pub enum StmtKind {
     /// `import torch` (the dotted module name); the evaluator treats it as a no-op.
     Import(String),
-    /// `target = value`; `target` is an [`ExprKind::Name`] or an [`ExprKind::Subscript`].
+    /// `target = value`; `target` is an [`ExprKind::Name`], an [`ExprKind::Subscript`], or a
+    /// tuple or list of targets (unpacking).
     Assign { target: Expr, value: Expr },
     /// `del a, b`: the names and where each one is.
     Del(Vec<(String, Span)>),
     /// A bare expression, e.g. `x.add_(1)`.
     Expr(Expr),
+    /// `assert test` or `assert test, message`.
+    Assert { test: Expr, message: Option<Expr> },
 }
 
 /// An expression and where it starts (for binary operators, attributes, calls and
@@ -95,6 +98,68 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `first op1 e1 op2 e2 ...`: a comparison, chained as in Python (`a == b == c` is
+    /// `a == b and b == c`, with `b` evaluated once).
+    Compare {
+        first: Box<Expr>,
+        rest: Vec<(CmpOp, Expr)>,
+    },
+    /// `a and b and ...` / `a or b or ...` (two or more values, Python's short circuit).
+    BoolOp {
+        op: BoolOp,
+        values: Vec<Expr>,
+    },
+    /// `lambda a, b: body` (positional parameters only).
+    Lambda {
+        params: Vec<String>,
+        body: Box<Expr>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Is,
+    IsNot,
+    In,
+    NotIn,
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::Is => "is",
+            CmpOp::IsNot => "is not",
+            CmpOp::In => "in",
+            CmpOp::NotIn => "not in",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BoolOp {
+    And,
+    Or,
+}
+
+impl BoolOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BoolOp::And => "and",
+            BoolOp::Or => "or",
+        }
+    }
 }
 
 /// One comma-separated part of a subscript.
@@ -115,6 +180,10 @@ pub enum UnaryOp {
     Neg,
     /// `+x`
     Pos,
+    /// `~x`
+    Invert,
+    /// `not x`
+    Not,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -130,6 +199,12 @@ pub enum BinOp {
     Mod,
     /// `**`
     Pow,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
 }
 
 impl UnaryOp {
@@ -137,6 +212,8 @@ impl UnaryOp {
         match self {
             UnaryOp::Neg => "-",
             UnaryOp::Pos => "+",
+            UnaryOp::Invert => "~",
+            UnaryOp::Not => "not ",
         }
     }
 }
@@ -151,6 +228,9 @@ impl BinOp {
             BinOp::FloorDiv => "//",
             BinOp::Mod => "%",
             BinOp::Pow => "**",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
         }
     }
 }
@@ -161,20 +241,40 @@ impl Expr {
     }
 }
 
-// Binding strength of printed expressions, weakest first.
-const PREC_SUM: u8 = 1;
-const PREC_TERM: u8 = 2;
-const PREC_UNARY: u8 = 3;
-const PREC_POWER: u8 = 4;
-const PREC_PRIMARY: u8 = 5;
+// Binding strength of printed expressions, weakest first (Python's table).
+const PREC_LAMBDA: u8 = 0;
+const PREC_OR: u8 = 1;
+const PREC_AND: u8 = 2;
+const PREC_NOT: u8 = 3;
+const PREC_CMP: u8 = 4;
+const PREC_BITOR: u8 = 5;
+const PREC_BITXOR: u8 = 6;
+const PREC_BITAND: u8 = 7;
+const PREC_SUM: u8 = 8;
+const PREC_TERM: u8 = 9;
+const PREC_UNARY: u8 = 10;
+const PREC_POWER: u8 = 11;
+const PREC_PRIMARY: u8 = 12;
 
 fn prec(e: &Expr) -> u8 {
     match &e.kind {
         ExprKind::Binary { op, .. } => match op {
+            BinOp::BitOr => PREC_BITOR,
+            BinOp::BitXor => PREC_BITXOR,
+            BinOp::BitAnd => PREC_BITAND,
             BinOp::Add | BinOp::Sub => PREC_SUM,
             BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod => PREC_TERM,
             BinOp::Pow => PREC_POWER,
         },
+        ExprKind::Compare { .. } => PREC_CMP,
+        ExprKind::Lambda { .. } => PREC_LAMBDA,
+        ExprKind::BoolOp {
+            op: BoolOp::And, ..
+        } => PREC_AND,
+        ExprKind::BoolOp { op: BoolOp::Or, .. } => PREC_OR,
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => PREC_NOT,
         ExprKind::Unary { .. } => PREC_UNARY,
         ExprKind::Int(v) if *v < 0 => PREC_UNARY,
         ExprKind::Float(v) if v.is_sign_negative() && !v.is_nan() => PREC_UNARY,
@@ -314,7 +414,32 @@ impl fmt::Display for Expr {
             }
             ExprKind::Unary { op, operand } => {
                 f.write_str(op.symbol())?;
-                write_wrapped(f, operand, prec(operand) < PREC_UNARY)
+                write_wrapped(f, operand, prec(operand) < prec(self))
+            }
+            ExprKind::Compare { first, rest } => {
+                write_wrapped(f, first, prec(first) <= PREC_CMP)?;
+                for (op, e) in rest {
+                    write!(f, " {} ", op.symbol())?;
+                    write_wrapped(f, e, prec(e) <= PREC_CMP)?;
+                }
+                Ok(())
+            }
+            ExprKind::Lambda { params, body } => {
+                f.write_str("lambda")?;
+                if !params.is_empty() {
+                    write!(f, " {}", params.join(", "))?;
+                }
+                write!(f, ": {body}")
+            }
+            ExprKind::BoolOp { op, values } => {
+                let p = prec(self);
+                for (i, e) in values.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, " {} ", op.symbol())?;
+                    }
+                    write_wrapped(f, e, prec(e) <= p)?;
+                }
+                Ok(())
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let p = prec(self);
@@ -348,6 +473,13 @@ impl fmt::Display for Stmt {
                 Ok(())
             }
             StmtKind::Expr(e) => write!(f, "{e}"),
+            StmtKind::Assert { test, message } => {
+                write!(f, "assert {test}")?;
+                match message {
+                    Some(m) => write!(f, ", {m}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }

@@ -39,7 +39,8 @@ pub enum TokenKind {
     DoubleStar,
     /// `+=`, `-=`, `**=`, ... (the whole operator).
     AugAssign(&'static str),
-    /// A Python operator the subset does not have: `==`, `<`, `@`, `~`, `:=`, `->`, ...
+    /// Another Python operator: comparisons (`==`, `<`, ...) and bitwise `& | ^ ~`, which the
+    /// parser reads, and `@`, `<<`, `:=`, `->`, ..., which the subset does not have.
     Other(&'static str),
     /// The end of a logical line.
     Newline,
@@ -397,8 +398,7 @@ impl<'a> Lexer<'a> {
             }
         }
         let message = if c == '!' {
-            "invalid character '!' (Python's 'not' is spelled 'not', and '!=' is not supported)"
-                .to_string()
+            "invalid character '!' (Python's 'not' is spelled 'not')".to_string()
         } else if c == '$' || c == '?' || c == '`' {
             format!("invalid character '{c}'")
         } else {

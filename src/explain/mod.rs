@@ -2,12 +2,21 @@
 //! backend and reports every tensor, every storage and what each copy added.
 
 pub mod args;
+mod arith_ops;
 pub mod ast;
+mod attrs;
+mod builtins;
+mod copy_ops;
 pub mod eval;
+mod indexing;
 pub mod lexer;
+mod operators;
 pub mod ops;
 pub mod parse;
+pub mod pyfmt;
+pub mod pyops;
 pub mod report;
+pub mod steps;
 pub mod value;
 
 pub use report::Report;
@@ -24,10 +33,21 @@ pub fn run(source: &str) -> Report {
 /// [`run`] with every tensor on `device`: the report is the same as the CPU backend's
 /// (values are read back from the device).
 pub fn run_on(source: &str, device: Device) -> Report {
+    run_with(source, device, false)
+}
+
+/// [`run_on`]; with `strict_overlap`, writes whose operands overlap where PyTorch does not
+/// check are refused (`internal_overlap` / `partial_overlap`) instead of run in row-major
+/// order with an `order_dependent_overlap` warning.
+pub fn run_with(source: &str, device: Device, strict_overlap: bool) -> Report {
     match parse::parse(source) {
         Ok(program) => {
-            let (env, error) = eval::run(&program, device);
-            Report::build(&env, error)
+            let mut steps = steps::Steps::default();
+            let (env, error) =
+                eval::run_observed(&program, device, strict_overlap, &mut |i, env| {
+                    steps.record(i, env)
+                });
+            Report::build(&env, error, steps, &program)
         }
         Err(e) => Report::build(
             &eval::Env::default(),
@@ -35,6 +55,8 @@ pub fn run_on(source: &str, device: Device) -> Report {
                 statement: 0,
                 error: crate::TensorError::new(ErrorKind::ParseError, e.to_string()),
             }),
+            steps::Steps::default(),
+            &ast::Program::default(),
         ),
     }
 }

@@ -11,12 +11,36 @@ use crate::storage::Device;
 use crate::tensor::Tensor;
 
 /// `torch.NAME(args)`; constructors make their tensor on their `device=` argument, else on
-/// `device` (the program's, `explain --device`).
-pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
+/// the program's device (`explain --device`; `*_like` on their input's device).
+pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<Value> {
+    if name == "Size" {
+        let b = args.bind(&["sizes"])?;
+        return Ok(Value::Size(
+            b.opt("sizes")
+                .map_or(Ok(crate::layout::Dims::new()), |v| v.as_int_list("sizes"))?,
+        ));
+    }
+    if name == "manual_seed" {
+        let b = args.bind(&["seed"])?;
+        *env.rng() = crate::bench::rng::SplitMix64(b.int("seed")? as u64);
+        return Ok(Value::None);
+    }
+    if super::copy_ops::handles(name) {
+        return super::copy_ops::torch_function(name, args);
+    }
+    if !is_constructor(name) {
+        if let Some(result) = super::arith_ops::torch_function(name, args) {
+            return result;
+        }
+        return Err(type_error(format!(
+            "module 'torch' has no attribute '{name}'"
+        )));
+    }
     let dtype_of = |b: &super::args::Bound| -> Result<Option<DType>> {
         b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()
     };
-    let mut device = device;
+    let mut device = env.device();
+    let mut like_device = None;
     let mut device_of = |b: &super::args::Bound| -> Result<()> {
         if let Some(v) = b.opt("device") {
             device = v.as_device("device")?;
@@ -62,6 +86,90 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             let step = num("step")?.unwrap_or(Scalar::Int(1));
             Tensor::arange(start, end, step, dtype_of(&b)?)?
         }
+        "empty_like" | "zeros_like" | "ones_like" | "full_like" => {
+            let fill = name == "full_like";
+            let mut params = vec!["input"];
+            if fill {
+                params.push("fill_value");
+            }
+            params.extend(["dtype", "device", "memory_format"]);
+            let b = args.bind(&params)?;
+            device_of(&b)?;
+            let x = b.req("input")?.as_tensor("input")?;
+            if b.opt("device").is_none() {
+                like_device = Some(x.device());
+            }
+            let dtype = dtype_of(&b)?.unwrap_or(x.dtype());
+            let format = memory_format(&b, MemoryFormat::Preserve)?;
+            match name {
+                "empty_like" | "zeros_like" => x.empty_like(dtype, format)?,
+                "ones_like" => x.full_like(Scalar::Int(1), dtype, format)?,
+                _ => x.full_like(b.req("fill_value")?.as_scalar("fill_value")?, dtype, format)?,
+            }
+        }
+        "empty_strided" => {
+            let b = args.bind(&["size", "stride", "dtype", "device"])?;
+            device_of(&b)?;
+            let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
+            Tensor::empty_strided(&b.int_list("size")?, &b.int_list("stride")?, dtype)?
+        }
+        "linspace" => {
+            let b = args.bind(&["start", "end", "steps", "dtype", "device"])?;
+            device_of(&b)?;
+            let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
+            let (s, e) = (
+                b.req("start")?.as_scalar("start")?,
+                b.req("end")?.as_scalar("end")?,
+            );
+            Tensor::linspace(s, e, b.int("steps")?, dtype)?
+        }
+        "eye" => {
+            let b = args.bind(&["n", "m", "dtype", "device"])?;
+            device_of(&b)?;
+            let n = b.int("n")?;
+            Tensor::eye(n, b.int_or("m", n)?, dtype_of(&b)?.unwrap_or(DType::F32))?
+        }
+        "rand" | "randn" | "randint" => {
+            let (kind, sizes, b) = if name == "randint" {
+                let b = args.bind(&["low", "high", "size", "dtype", "device"])?;
+                // randint(high, size) or randint(low, high, size)
+                let (low, high, size) = match (b.opt("low"), b.opt("high"), b.opt("size")) {
+                    (Some(h), Some(s), None) => (0, h.as_int("high")?, s.as_int_list("size")?),
+                    (Some(l), Some(h), Some(s)) => {
+                        (l.as_int("low")?, h.as_int("high")?, s.as_int_list("size")?)
+                    }
+                    (None, Some(h), Some(s)) => (0, h.as_int("high")?, s.as_int_list("size")?),
+                    _ => {
+                        return Err(type_error(
+                            "randint() missing required arguments 'high' and 'size'",
+                        ));
+                    }
+                };
+                (crate::tensor::Random::Int { low, high }, size, b)
+            } else {
+                let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+                let kind = if name == "rand" {
+                    crate::tensor::Random::Uniform
+                } else {
+                    crate::tensor::Random::Normal
+                };
+                (kind, sizes, b)
+            };
+            device_of(&b)?;
+            let default = if name == "randint" {
+                DType::I64
+            } else {
+                DType::F32
+            };
+            let dtype = dtype_of(&b)?.unwrap_or(default);
+            env.warn(
+                "random_values",
+                format!(
+                    "torch.{name}: the values come from stridekit's generator (SplitMix64, reseeded by torch.manual_seed), not PyTorch's; shape, dtype and strides are PyTorch's"
+                ),
+            );
+            Tensor::random(&sizes, dtype, kind, &mut env.rng())?
+        }
         "index_select" => {
             let b = args.bind(&["input", "dim", "index"])?;
             let x = b.req("input")?.as_tensor("input")?;
@@ -79,12 +187,36 @@ pub fn torch_function(name: &str, args: Args, device: Device) -> Result<Value> {
             )));
         }
     };
-    Ok(Value::Tensor(t.to_device(device)?))
+    Ok(Value::Tensor(t.to_device(like_device.unwrap_or(device))?))
+}
+
+/// The `torch.*` functions that make tensors (on the program's device).
+fn is_constructor(name: &str) -> bool {
+    matches!(
+        name,
+        "zeros"
+            | "ones"
+            | "empty"
+            | "full"
+            | "arange"
+            | "index_select"
+            | "tensor"
+            | "empty_like"
+            | "zeros_like"
+            | "ones_like"
+            | "full_like"
+            | "empty_strided"
+            | "linspace"
+            | "eye"
+            | "rand"
+            | "randn"
+            | "randint"
+    )
 }
 
 /// The shape and row-major values of a nested list literal, with PyTorch's ragged-list
 /// message.
-fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
+pub(super) fn flatten_nested(data: &Value) -> Result<(Vec<i64>, Vec<Scalar>)> {
     fn shape_of(v: &Value, out: &mut Vec<i64>) {
         if let Value::List(items) | Value::Tuple(items) = v {
             out.push(items.len() as i64);
@@ -159,7 +291,86 @@ fn conversion_dtype(name: &str) -> Option<DType> {
 pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
     let tensor = |t: Tensor| Ok(Value::Tensor(t));
     let int = |i: i64| Ok(Value::Int(i));
+    if super::arith_ops::is_method(name) {
+        return super::arith_ops::tensor_method(x, name, args);
+    }
+    if super::copy_ops::handles(name) {
+        return super::copy_ops::tensor_method(x, name, args);
+    }
     match name {
+        "new_zeros" | "new_ones" | "new_empty" | "new_full" => {
+            let (sizes, value, b) = if name == "new_full" {
+                let b = args.bind(&["size", "fill_value", "dtype", "device"])?;
+                let sizes = b.int_list("size")?;
+                let v = b.req("fill_value")?.as_scalar("fill_value")?;
+                (sizes, v, b)
+            } else {
+                let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+                let v = Scalar::Int((name == "new_ones") as i64);
+                (sizes, v, b)
+            };
+            let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
+            let device = b.opt("device").map(|v| v.as_device("device")).transpose()?;
+            let t = Tensor::full(&sizes, value, Some(dtype.unwrap_or(x.dtype())))?;
+            tensor(t.to_device(device.unwrap_or(x.device()))?)
+        }
+        "max" | "min" => {
+            // Without a dim: the amax/amin of every element (with one, PyTorch returns values
+            // and indices, which stridekit does not model yet).
+            if !args.positional.is_empty() || !args.kwargs.is_empty() {
+                return Err(TensorError::new(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "{name}(dim) (values and indices) is not supported yet; use a{name}(dim)"
+                    ),
+                ));
+            }
+            if x.numel() == 0 {
+                return Err(TensorError::new(
+                    ErrorKind::IndexOutOfRange,
+                    format!(
+                        "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+                    ),
+                ));
+            }
+            let op = if name == "max" {
+                crate::tensor::Reduction::Amax
+            } else {
+                crate::tensor::Reduction::Amin
+            };
+            tensor(x.reduce(op, None, false, None)?)
+        }
+        "is_floating_point" => {
+            args.bind(&[])?;
+            Ok(Value::Bool(x.dtype().is_floating()))
+        }
+        "nelement" => {
+            args.bind(&[])?;
+            int(x.numel())
+        }
+        "untyped_storage" => {
+            args.bind(&[])?;
+            Ok(Value::Storage(x.storage().clone()))
+        }
+        "storage" => {
+            args.bind(&[])?;
+            Ok(Value::TypedStorage(x.storage().clone(), x.dtype()))
+        }
+        "data_ptr" => {
+            args.bind(&[])?;
+            int(x.data_ptr() as i64)
+        }
+        "item" => {
+            args.bind(&[])?;
+            super::builtins::item(x)
+        }
+        "tolist" => {
+            args.bind(&[])?;
+            tolist(x)
+        }
+        "backward" | "requires_grad_" | "retain_grad" | "register_hook" => {
+            Err(super::value::unsupported(&format!("Tensor.{name}()")))
+        }
         "view" => {
             let (shape, _) = args.int_varargs("size", &[])?;
             tensor(x.view(&shape)?)
@@ -300,19 +511,6 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             x.zero_()?;
             tensor(x.clone())
         }
-        "add_" => {
-            let b = args.bind(&["other", "alpha"])?;
-            let alpha = b
-                .opt("alpha")
-                .map_or(Ok(Scalar::Int(1)), |v| v.as_scalar("alpha"))?;
-            x.add_(b.req("other")?.as_scalar("other")?, alpha)?;
-            tensor(x.clone())
-        }
-        "mul_" => {
-            let b = args.bind(&["other"])?;
-            x.mul_(b.req("other")?.as_scalar("other")?)?;
-            tensor(x.clone())
-        }
         "is_contiguous" => {
             let b = args.bind(&["memory_format"])?;
             Ok(Value::Bool(x.is_contiguous_as(memory_format(
@@ -328,6 +526,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                 x.strides()
             };
             match b.opt("dim") {
+                None if name == "size" => Ok(Value::Size(crate::layout::Dims::from_slice(list))),
                 None => Ok(Value::Tuple(list.iter().map(|&v| Value::Int(v)).collect())),
                 Some(_) if x.ndim() == 0 => Err(TensorError::new(
                     ErrorKind::DimOutOfRange,
@@ -354,4 +553,31 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             ))),
         },
     }
+}
+
+/// `x.tolist()`: nested lists of Python numbers (a number for a 0-d tensor).
+fn tolist(x: &Tensor) -> Result<Value> {
+    fn nest(sizes: &[i64], values: &[Scalar]) -> Value {
+        match sizes.split_first() {
+            None => match values[0] {
+                Scalar::Bool(b) => Value::Bool(b),
+                Scalar::Int(i) => Value::Int(i),
+                Scalar::Float(f) => Value::Float(f),
+            },
+            Some((&n, rest)) => {
+                let inner: i64 = rest.iter().product();
+                Value::List(
+                    (0..n)
+                        .map(|i| {
+                            nest(
+                                rest,
+                                &values[(i * inner) as usize..((i + 1) * inner) as usize],
+                            )
+                        })
+                        .collect(),
+                )
+            }
+        }
+    }
+    Ok(nest(x.sizes(), &x.values()?))
 }

@@ -1,10 +1,13 @@
 //! Recursive-descent parser from tokens to [`Program`].
 //!
-//! Operator precedence follows Python, loosest first: `+ -`, then `* / // %`, then
-//! unary `+ -`, then `**` (right-associative, and its right operand may be unary, so
-//! `-2**-1` is `-(2**(-1))`), then attribute access, calls and subscripts.
+//! Operator precedence follows Python, loosest first: `or`, `and`, `not`, comparisons
+//! (`== != < <= > >= is is-not in not-in`, chained), `|`, `^`, `&`, `+ -`, then
+//! `* / // %`, then unary `+ - ~`, then `**` (right-associative, and its right operand may
+//! be unary, so `-2**-1` is `-(2**(-1))`), then attribute access, calls and subscripts.
 
-use super::ast::{BinOp, Expr, ExprKind, IndexItem, Program, Span, Stmt, StmtKind, UnaryOp};
+use super::ast::{
+    BinOp, BoolOp, CmpOp, Expr, ExprKind, IndexItem, Program, Span, Stmt, StmtKind, UnaryOp,
+};
 use super::lexer::{self, Token, TokenKind, is_keyword};
 
 /// A syntax error, or a construct outside the supported subset, at a 1-based position.
@@ -61,8 +64,8 @@ pub const MAX_DEPTH: usize = 64;
 /// Statement keywords outside the subset.
 const UNSUPPORTED_STATEMENTS: &[&str] = &[
     "if", "elif", "else", "for", "while", "def", "class", "with", "try", "except", "finally",
-    "return", "pass", "break", "continue", "raise", "assert", "global", "nonlocal", "async",
-    "yield", "await",
+    "return", "pass", "break", "continue", "raise", "global", "nonlocal", "async", "yield",
+    "await",
 ];
 
 /// Positional and keyword arguments of a call.
@@ -196,9 +199,6 @@ impl<'a> Parser<'a> {
             TokenKind::Name(n) if n == "if" => {
                 "conditional expressions ('a if c else b') are not supported".to_string()
             }
-            TokenKind::Name(n) if matches!(n.as_str(), "and" | "or" | "not" | "in" | "is") => {
-                format!("'{n}' is not supported")
-            }
             _ => format!("expected {expected} but found {}", describe(tok, self.src)),
         };
         ParseError::new(tok.span, message)
@@ -262,12 +262,23 @@ impl<'a> Parser<'a> {
                 ));
             }
             TokenKind::Name(n) if n == "del" => self.del()?,
+            TokenKind::Name(n) if n == "assert" => {
+                self.bump();
+                let test = self.expr()?;
+                let message = if self.at(&TokenKind::Comma) {
+                    self.bump();
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
+                StmtKind::Assert { test, message }
+            }
             TokenKind::Name(n) if UNSUPPORTED_STATEMENTS.contains(&n.as_str()) => {
                 return Err(ParseError::new(
                     first.span,
                     format!(
                         "'{n}' statements are not supported; a program is a sequence of \
-                         assignments, 'del' and expression statements"
+                         assignments, 'del', 'assert' and expression statements"
                     ),
                 ));
             }
@@ -400,7 +411,119 @@ impl<'a> Parser<'a> {
     fn expr(&mut self) -> Result<Expr, ParseError> {
         // Every way back into `expr` goes through a bracket, unary operator or `**`,
         // which count towards MAX_DEPTH.
-        self.sum()
+        self.or_test()
+    }
+
+    fn or_test(&mut self) -> Result<Expr, ParseError> {
+        self.bool_chain(BoolOp::Or, Self::and_test)
+    }
+
+    fn and_test(&mut self) -> Result<Expr, ParseError> {
+        self.bool_chain(BoolOp::And, Self::not_test)
+    }
+
+    /// `next (op next)*` as one [`ExprKind::BoolOp`], as Python's `ast` groups it.
+    fn bool_chain(
+        &mut self,
+        op: BoolOp,
+        next: fn(&mut Self) -> Result<Expr, ParseError>,
+    ) -> Result<Expr, ParseError> {
+        let first = next(self)?;
+        if !self.at_name(op.symbol()) {
+            return Ok(first);
+        }
+        let span = first.span;
+        let depth = self.depth;
+        let mut values = vec![first];
+        while self.at_name(op.symbol()) {
+            self.enter()?;
+            self.bump();
+            values.push(next(self)?);
+        }
+        self.depth = depth;
+        Ok(Expr::new(ExprKind::BoolOp { op, values }, span))
+    }
+
+    fn not_test(&mut self) -> Result<Expr, ParseError> {
+        if !self.at_name("not") {
+            return self.comparison();
+        }
+        self.enter()?;
+        let tok = self.bump();
+        let operand = self.not_test()?;
+        self.depth -= 1;
+        Ok(Expr::new(
+            ExprKind::Unary {
+                op: UnaryOp::Not,
+                operand: Box::new(operand),
+            },
+            tok.span,
+        ))
+    }
+
+    /// The comparison operator at the current token, and how many tokens it spans.
+    fn comparison_op(&self) -> Option<(CmpOp, usize)> {
+        Some(match self.kind() {
+            TokenKind::Other("==") => (CmpOp::Eq, 1),
+            TokenKind::Other("!=") => (CmpOp::Ne, 1),
+            TokenKind::Other("<") => (CmpOp::Lt, 1),
+            TokenKind::Other("<=") => (CmpOp::Le, 1),
+            TokenKind::Other(">") => (CmpOp::Gt, 1),
+            TokenKind::Other(">=") => (CmpOp::Ge, 1),
+            TokenKind::Name(n) if n == "in" => (CmpOp::In, 1),
+            TokenKind::Name(n) if n == "is" => match &self.peek_at(1).kind {
+                TokenKind::Name(m) if m == "not" => (CmpOp::IsNot, 2),
+                _ => (CmpOp::Is, 1),
+            },
+            TokenKind::Name(n) if n == "not" => match &self.peek_at(1).kind {
+                TokenKind::Name(m) if m == "in" => (CmpOp::NotIn, 2),
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    fn comparison(&mut self) -> Result<Expr, ParseError> {
+        let first = self.bit_or()?;
+        if self.comparison_op().is_none() {
+            return Ok(first);
+        }
+        let span = first.span;
+        let depth = self.depth;
+        let mut rest = Vec::new();
+        while let Some((op, tokens)) = self.comparison_op() {
+            self.enter()?;
+            for _ in 0..tokens {
+                self.bump();
+            }
+            rest.push((op, self.bit_or()?));
+        }
+        self.depth = depth;
+        Ok(Expr::new(
+            ExprKind::Compare {
+                first: Box::new(first),
+                rest,
+            },
+            span,
+        ))
+    }
+
+    fn bit_or(&mut self) -> Result<Expr, ParseError> {
+        self.chain(Self::bit_xor, |k| {
+            matches!(k, TokenKind::Other("|")).then_some(BinOp::BitOr)
+        })
+    }
+
+    fn bit_xor(&mut self) -> Result<Expr, ParseError> {
+        self.chain(Self::bit_and, |k| {
+            matches!(k, TokenKind::Other("^")).then_some(BinOp::BitXor)
+        })
+    }
+
+    fn bit_and(&mut self) -> Result<Expr, ParseError> {
+        self.chain(Self::sum, |k| {
+            matches!(k, TokenKind::Other("&")).then_some(BinOp::BitAnd)
+        })
     }
 
     /// Left-associative chain of `next` joined by the operators `op_of` accepts.
@@ -451,6 +574,7 @@ impl<'a> Parser<'a> {
         let op = match self.kind() {
             TokenKind::Minus => UnaryOp::Neg,
             TokenKind::Plus => UnaryOp::Pos,
+            TokenKind::Other("~") => UnaryOp::Invert,
             _ => return self.power(),
         };
         self.enter()?;
@@ -634,13 +758,7 @@ impl<'a> Parser<'a> {
                 "True" => ExprKind::Bool(true),
                 "False" => ExprKind::Bool(false),
                 "None" => ExprKind::NoneLit,
-                "lambda" => {
-                    return Err(ParseError::new(
-                        tok.span,
-                        "lambda expressions are not supported",
-                    ));
-                }
-                "not" => return Err(ParseError::new(tok.span, "'not' is not supported")),
+                "lambda" => return self.lambda(),
                 n if is_keyword(n) => return Err(self.unexpected("an expression")),
                 n => ExprKind::Name(n.to_string()),
             },
@@ -675,6 +793,38 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         Ok(Expr::new(kind, tok.span))
+    }
+
+    /// `lambda a, b: body`.
+    fn lambda(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let tok = self.bump();
+        let mut params = Vec::new();
+        while !self.at(&TokenKind::Colon) {
+            let (name, span) = self.name("a parameter name or ':'")?;
+            if params.contains(&name) {
+                return Err(ParseError::new(
+                    span,
+                    format!("duplicate argument '{name}' in function definition"),
+                ));
+            }
+            params.push(name);
+            if self.at(&TokenKind::Comma) {
+                self.bump();
+            } else if !self.at(&TokenKind::Colon) {
+                return Err(self.unexpected("',' or ':'"));
+            }
+        }
+        self.bump(); // ':'
+        let body = self.expr()?;
+        self.depth -= 1;
+        Ok(Expr::new(
+            ExprKind::Lambda {
+                params,
+                body: Box::new(body),
+            },
+            tok.span,
+        ))
     }
 
     /// `()`, `(e)`, `(e,)`, `(a, b, ...)`.
@@ -737,20 +887,28 @@ fn target_text(target: &Expr) -> String {
 fn check_target(target: &Expr) -> Result<(), ParseError> {
     let what = match &target.kind {
         ExprKind::Name(_) | ExprKind::Subscript { .. } => return Ok(()),
+        ExprKind::Tuple(items) | ExprKind::List(items) if !items.is_empty() => {
+            return items.iter().try_for_each(check_target);
+        }
+        ExprKind::Tuple(_) | ExprKind::List(_) => "an empty tuple or list".to_string(),
         ExprKind::Attr { name, .. } => format!("attribute '{name}'"),
         ExprKind::Call { .. } => "a function call".to_string(),
-        ExprKind::Tuple(_) => "a tuple (unpacking is not supported)".to_string(),
-        ExprKind::List(_) => "a list (unpacking is not supported)".to_string(),
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Bool(_)
         | ExprKind::NoneLit
         | ExprKind::Ellipsis
         | ExprKind::Str(_) => "a literal".to_string(),
-        ExprKind::Unary { .. } | ExprKind::Binary { .. } => "an expression".to_string(),
+        ExprKind::Unary { .. }
+        | ExprKind::Binary { .. }
+        | ExprKind::Compare { .. }
+        | ExprKind::BoolOp { .. }
+        | ExprKind::Lambda { .. } => "an expression".to_string(),
     };
     Err(ParseError::new(
         target.span,
-        format!("cannot assign to {what}; only a name or a subscript (x[...]) can be assigned to"),
+        format!(
+            "cannot assign to {what}; only a name, a subscript (x[...]) or a tuple of them can be assigned to"
+        ),
     ))
 }

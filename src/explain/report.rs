@@ -2,7 +2,9 @@
 //! error that stopped the program. JSON with `--json` (documented in the README), a readable
 //! table otherwise.
 
+use super::ast::Program;
 use super::eval::{Env, StatementError};
+use super::steps::{Peak, Step, Steps};
 use crate::accounting::{Accounting, account};
 use crate::error::{ErrorKind, TensorError};
 use serde::Serialize;
@@ -37,11 +39,27 @@ pub struct Report {
     pub tensors: Vec<TensorReport>,
     pub storages: Vec<crate::accounting::StorageUse>,
     pub totals: crate::accounting::Totals,
+    /// The totals after every statement that ran, in order.
+    pub steps: Vec<Step>,
+    /// Where the unique storage bytes peaked; None when no statement ran.
+    pub peak: Option<Peak>,
+    /// What the program printed.
+    pub output: String,
+    /// Statements that ran but whose results a reader should know more about.
+    pub warnings: Vec<super::eval::Warning>,
     pub error: Option<ErrorReport>,
+    /// The source of each statement, for the text report.
+    #[serde(skip)]
+    pub sources: Vec<String>,
 }
 
 impl Report {
-    pub fn build(env: &Env, error: Option<StatementError>) -> Report {
+    pub fn build(
+        env: &Env,
+        error: Option<StatementError>,
+        steps: Steps,
+        program: &Program,
+    ) -> Report {
         let acc = account(env.tensors());
         // Reading values back can fail only on a device (a failing download): the first
         // such failure becomes the report's error when the program itself succeeded.
@@ -81,6 +99,11 @@ impl Report {
             tensors,
             storages,
             totals,
+            steps: steps.steps,
+            peak: steps.peak,
+            output: env.output(),
+            warnings: env.warnings(),
+            sources: program.stmts.iter().map(|s| s.source.clone()).collect(),
             error: error.map(|e| ErrorReport {
                 statement: e.statement,
                 kind: e.error.kind,
@@ -93,9 +116,17 @@ impl Report {
         serde_json::to_value(self).unwrap_or(Json::Null)
     }
 
-    /// A readable report: tensors, storages, totals, and the error if any.
+    /// A readable report: the program's output, tensors, storages, totals, the peak, and
+    /// the error if any.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
+        if !self.output.is_empty() {
+            let _ = writeln!(s, "output");
+            for line in self.output.lines() {
+                let _ = writeln!(s, "  {line}");
+            }
+            let _ = writeln!(s);
+        }
         let list = |v: &[i64]| {
             let parts: Vec<String> = v.iter().map(|d| d.to_string()).collect();
             format!("({})", parts.join(", "))
@@ -149,6 +180,32 @@ impl Report {
             "\ntotals: logical {} bytes, unique storage {} bytes, addressed {} bytes",
             t.logical_bytes, t.unique_storage_bytes, t.addressed_bytes
         );
+        if let Some(p) = &self.peak {
+            let source = self.sources.get(p.statement).map_or("", |s| s.as_str());
+            let _ = writeln!(
+                s,
+                "peak: {} unique storage bytes after statement {} `{source}`, in {} storage(s):",
+                p.unique_storage_bytes,
+                p.statement,
+                p.storages.len()
+            );
+            for st in &p.storages {
+                let _ = writeln!(
+                    s,
+                    "  {:>9} bytes  tensors: {}",
+                    st.nbytes,
+                    st.tensors.join(", ")
+                );
+            }
+        }
+        for w in &self.warnings {
+            let source = self.sources.get(w.statement).map_or("", |s| s.as_str());
+            let _ = writeln!(
+                s,
+                "\nwarning in statement {} `{source}` ({}): {}",
+                w.statement, w.kind, w.message
+            );
+        }
         if let Some(e) = &self.error {
             let _ = writeln!(
                 s,

@@ -4,12 +4,31 @@ use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::layout::{Dims, MemoryFormat};
 use crate::scalar::Scalar;
+use crate::storage::{Device, Storage};
 use crate::tensor::Tensor;
+use std::rc::Rc;
+
+/// `lambda params: body`, called with the program's globals looked up at call time.
+#[derive(Debug)]
+pub struct Lambda {
+    pub params: Vec<String>,
+    pub body: super::ast::Expr,
+}
 
 /// A value a name or expression can hold.
 #[derive(Debug, Clone)]
 pub enum Value {
     Tensor(Tensor),
+    /// `torch.Size`: a tuple of ints that prints as `torch.Size([...])`.
+    Size(Dims),
+    /// `x.untyped_storage()`.
+    Storage(Storage),
+    /// `x.storage()`: the same bytes as elements of the tensor's dtype (PyTorch's deprecated
+    /// TypedStorage; indexing reads and writes elements, counted from the storage start).
+    TypedStorage(Storage, DType),
+    /// `x.device`.
+    Device(Device),
+    Lambda(Rc<Lambda>),
     Int(i64),
     Float(f64),
     Bool(bool),
@@ -22,6 +41,18 @@ pub enum Value {
     MemoryFormat(MemoryFormat),
     /// The `torch` module.
     Torch,
+    /// The `torch.testing` module.
+    Testing,
+}
+
+/// PyTorch's message for an autograd feature, which stridekit does not model.
+pub fn unsupported(feature: &str) -> TensorError {
+    TensorError::new(
+        ErrorKind::Unsupported,
+        format!(
+            "autograd is not supported by stridekit explain: {feature} (tensors here never require grad)"
+        ),
+    )
 }
 
 /// A Python `TypeError`-like failure: the program is in the subset's syntax but an argument
@@ -35,6 +66,11 @@ impl Value {
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::Tensor(_) => "Tensor",
+            Value::Size(_) => "Size",
+            Value::Storage(_) => "UntypedStorage",
+            Value::TypedStorage(..) => "TypedStorage",
+            Value::Device(_) => "torch.device",
+            Value::Lambda(_) => "function",
             Value::Int(_) => "int",
             Value::Float(_) => "float",
             Value::Bool(_) => "bool",
@@ -45,7 +81,7 @@ impl Value {
             Value::List(_) => "list",
             Value::DType(_) => "torch.dtype",
             Value::MemoryFormat(_) => "torch.memory_format",
-            Value::Torch => "module",
+            Value::Torch | Value::Testing => "module",
         }
     }
 
@@ -59,11 +95,15 @@ impl Value {
         }
     }
 
-    /// An integer argument (Python accepts bools where ints are expected).
+    /// An integer argument (Python accepts bools where ints are expected, and PyTorch
+    /// one-element integer tensors).
     pub fn as_int(&self, what: &str) -> Result<i64> {
         match self {
             Value::Int(i) => Ok(*i),
             Value::Bool(b) => Ok(*b as i64),
+            Value::Tensor(t) if t.numel() == 1 && !t.dtype().is_floating() => {
+                Ok(t.values()?[0].to_int())
+            }
             other => Err(type_error(format!(
                 "{what} must be int, not {}",
                 other.type_name()
@@ -84,9 +124,10 @@ impl Value {
         }
     }
 
-    /// A tuple or list of ints (`(2, 3)`, `[2, 3]`) or a single int.
+    /// A tuple or list of ints (`(2, 3)`, `[2, 3]`, a `torch.Size`) or a single int.
     pub fn as_int_list(&self, what: &str) -> Result<Dims> {
         match self {
+            Value::Size(d) => Ok(d.clone()),
             Value::Tuple(items) | Value::List(items) => {
                 items.iter().map(|v| v.as_int(what)).collect()
             }
@@ -108,9 +149,10 @@ impl Value {
         }
     }
 
-    /// A device string: `"cpu"`, `"cuda"` or `"cuda:N"`.
+    /// A device string: `"cpu"`, `"cuda"` or `"cuda:N"`, or a `torch.device`.
     pub fn as_device(&self, what: &str) -> Result<crate::storage::Device> {
         match self {
+            Value::Device(d) => Ok(*d),
             Value::Str(s) => s.parse().map_err(|_| {
                 TensorError::new(
                     ErrorKind::Other,

@@ -204,34 +204,9 @@ pub fn infer_dense_strides(sizes: &[i64], strides: &[i64]) -> Dims {
     if ndim == 1 {
         return Dims::from_elem(1, 1);
     }
-    // perm[0] is the innermost dimension.
-    let mut perm: Dims = (0..ndim as i64).rev().collect();
-    let should_swap = |d0: usize, d1: usize| -> i32 {
-        let (s0, s1) = (strides[d0], strides[d1]);
-        if s0 == 0 || s1 == 0 {
-            0
-        } else if s0 < s1 {
-            -1
-        } else if s0 > s1 || sizes[d0] > sizes[d1] {
-            1
-        } else {
-            0
-        }
-    };
-    for i in 1..ndim {
-        let mut dim1 = i;
-        for j in 1..=i {
-            let dim0 = i - j;
-            match should_swap(perm[dim0] as usize, perm[dim1] as usize) {
-                c if c > 0 => {
-                    perm.swap(dim0, dim1);
-                    dim1 = dim0;
-                }
-                c if c < 0 => break,
-                _ => {}
-            }
-        }
-    }
+    // The same sort as TensorIterator's, over this one operand.
+    let perm =
+        super::broadcast::iteration_order(sizes, &[super::broadcast::Operand { sizes, strides }]);
     let mut out = Dims::from_elem(0, ndim);
     let mut step = 1;
     for &d in &perm {

@@ -5,6 +5,7 @@
 //! formats in [`contiguity`], exact overlap questions in [`overlap`] and Python-style
 //! indexing in [`index`].
 
+pub mod broadcast;
 pub mod contiguity;
 pub mod index;
 pub mod overlap;

@@ -156,6 +156,42 @@ pub fn merge_runs(sorted: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     out
 }
 
+/// Whether PyTorch's own check refuses an in-place write into `l`: `has_internal_overlap`
+/// answers Yes only for a layout that is not dense and has a stride-0 dimension of size > 1
+/// (every other overlap is "too hard" and let through).
+pub fn pytorch_refuses_internal(l: &Layout) -> bool {
+    !is_non_overlapping_and_dense(l.sizes(), l.strides())
+        && l.sizes()
+            .iter()
+            .zip(l.strides())
+            .any(|(&n, &s)| s == 0 && n > 1)
+}
+
+/// Whether PyTorch's `assert_no_partial_overlap` refuses two views of one storage: both must be
+/// dense, and their byte ranges intersect without being the same range with the same strides.
+pub fn pytorch_refuses_partial(
+    a: &Layout,
+    a_itemsize: usize,
+    b: &Layout,
+    b_itemsize: usize,
+) -> bool {
+    if a.numel() == 0 || b.numel() == 0 {
+        return false;
+    }
+    if !is_non_overlapping_and_dense(a.sizes(), a.strides())
+        || !is_non_overlapping_and_dense(b.sizes(), b.strides())
+    {
+        return false;
+    }
+    let (asz, bsz) = (a_itemsize as i64, b_itemsize as i64);
+    let (ab, ae) = (a.offset() * asz, (a.offset() + a.numel()) * asz);
+    let (bb, be) = (b.offset() * bsz, (b.offset() + b.numel()) * bsz);
+    if ab == bb && ae == be {
+        return a.strides() != b.strides();
+    }
+    ab < be && bb < ae
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

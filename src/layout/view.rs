@@ -235,44 +235,9 @@ pub fn mt(l: &Layout) -> Result<Layout> {
 /// TensorIterator's messages (`scalar_type` is the source's C++ dtype name, for
 /// `expand`'s). A 0-d source gets stride 0 in every dimension, size 1 included.
 pub fn broadcast_for_copy(dst_sizes: &[i64], src: &Layout, scalar_type: &str) -> Result<Layout> {
-    let (a, b) = (dst_sizes, src.sizes());
-    let n = a.len().max(b.len());
-    let mut shape = Dims::from_elem(1, n);
-    // From the last dimension, as c10's infer_size: the message names the last mismatch.
-    for i in (0..n).rev() {
-        let da = if i + a.len() >= n {
-            a[i + a.len() - n]
-        } else {
-            1
-        };
-        let db = if i + b.len() >= n {
-            b[i + b.len() - n]
-        } else {
-            1
-        };
-        shape[i] = if da == db || db == 1 {
-            da
-        } else if da == 1 {
-            db
-        } else {
-            return err(
-                ErrorKind::ExpandInvalid,
-                format!(
-                    "The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i}"
-                ),
-            );
-        };
-    }
-    if shape.as_slice() != a {
-        return err(
-            ErrorKind::ExpandInvalid,
-            format!(
-                "output with shape {} doesn't match the broadcast shape {}",
-                fmt_dims(a),
-                fmt_dims(&shape)
-            ),
-        );
-    }
+    let shape = super::broadcast::broadcast_shapes(&[dst_sizes, src.sizes()])?;
+    super::broadcast::check_output_shape(dst_sizes, &shape)?;
+    let a = dst_sizes;
     let l = expand(src, a, scalar_type)?;
     if src.ndim() == 0 {
         let zeros = Dims::from_elem(0, l.ndim());

@@ -10,17 +10,16 @@ use crate::scalar::Scalar;
 use crate::storage::Storage;
 
 impl Tensor {
-    /// A fresh, zero-filled tensor with exactly the storage `layout` needs.
-    pub(crate) fn uninitialized(layout: Layout, dtype: DType) -> Tensor {
+    /// A fresh, zero-filled tensor with exactly the storage `layout` needs, or PyTorch's
+    /// out-of-memory error when the host cannot provide it.
+    pub(crate) fn uninitialized(layout: Layout, dtype: DType) -> Result<Tensor> {
         let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
-        Tensor {
-            storage: Storage::zeroed(nbytes),
-            layout,
-            dtype,
-        }
+        Ok(Tensor::fresh(Storage::zeroed(nbytes)?, layout, dtype))
     }
 
-    fn checked_sizes(op: &str, sizes: &[i64]) -> Result<Layout> {
+    /// A new contiguous layout for a constructor, with PyTorch's checks: sizes must be
+    /// non-negative and numel x itemsize must not overflow.
+    pub(super) fn checked_sizes(op: &str, sizes: &[i64], dtype: DType) -> Result<Layout> {
         if op == "zeros" && sizes.iter().any(|&s| s < 0) {
             return err(
                 ErrorKind::InvalidShape,
@@ -28,26 +27,36 @@ impl Tensor {
             );
         }
         check_sizes_nonnegative(sizes)?;
+        let nbytes = sizes
+            .iter()
+            .try_fold(dtype.itemsize() as i64, |acc, &s| acc.checked_mul(s));
+        let strides_fit = sizes
+            .iter()
+            .try_fold(1i64, |acc, &s| acc.checked_mul(s.max(1)))
+            .is_some();
+        if nbytes.is_none() || !strides_fit {
+            return err(
+                ErrorKind::InvalidShape,
+                format!(
+                    "Storage size calculation overflowed with sizes={}",
+                    fmt_dims(sizes)
+                ),
+            );
+        }
         Ok(Layout::contiguous(sizes))
     }
 
     /// `torch.empty(sizes)`. stridekit zero-fills it; PyTorch leaves it uninitialised.
     pub fn empty(sizes: &[i64], dtype: DType) -> Result<Tensor> {
-        Ok(Tensor::uninitialized(
-            Self::checked_sizes("empty", sizes)?,
-            dtype,
-        ))
+        Tensor::uninitialized(Self::checked_sizes("empty", sizes, dtype)?, dtype)
     }
 
     pub fn zeros(sizes: &[i64], dtype: DType) -> Result<Tensor> {
-        Ok(Tensor::uninitialized(
-            Self::checked_sizes("zeros", sizes)?,
-            dtype,
-        ))
+        Tensor::uninitialized(Self::checked_sizes("zeros", sizes, dtype)?, dtype)
     }
 
     pub fn ones(sizes: &[i64], dtype: DType) -> Result<Tensor> {
-        let t = Tensor::uninitialized(Self::checked_sizes("ones", sizes)?, dtype);
+        let t = Tensor::uninitialized(Self::checked_sizes("ones", sizes, dtype)?, dtype)?;
         t.fill_raw(Scalar::Int(1))?;
         Ok(t)
     }
@@ -60,9 +69,9 @@ impl Tensor {
             Category::Integral => DType::I64,
             Category::Floating => DType::F32,
         });
-        let layout = Self::checked_sizes("full", sizes)?;
+        let layout = Self::checked_sizes("full", sizes, dtype)?;
         let v = checked_fill_value(value, dtype)?;
-        let t = Tensor::uninitialized(layout, dtype);
+        let t = Tensor::uninitialized(layout, dtype)?;
         t.fill_raw(v)?;
         Ok(t)
     }
@@ -75,7 +84,7 @@ impl Tensor {
             Some(Category::Integral) => DType::I64,
             _ => DType::F32,
         });
-        let layout = Self::checked_sizes("tensor", sizes)?;
+        let layout = Self::checked_sizes("tensor", sizes, dtype)?;
         if layout.numel() != values.len() as i64 {
             return err(
                 ErrorKind::InvalidShape,
@@ -86,7 +95,7 @@ impl Tensor {
                 ),
             );
         }
-        let t = Tensor::uninitialized(layout, dtype);
+        let t = Tensor::uninitialized(layout, dtype)?;
         {
             let mut bytes = t.storage.write().expect("new tensors are on the host");
             let sz = dtype.itemsize();
@@ -150,7 +159,7 @@ impl Tensor {
             );
         }
         let n = len as i64;
-        let t = Tensor::uninitialized(Layout::contiguous(&[n]), dtype);
+        let t = Tensor::uninitialized(Self::checked_sizes("arange", &[n], dtype)?, dtype)?;
         {
             let mut bytes = t.storage.write().expect("new tensors are on the host");
             let sz = dtype.itemsize();
@@ -169,5 +178,180 @@ impl Tensor {
             }
         }
         Ok(t)
+    }
+}
+
+/// The element values a random constructor draws, from stridekit's own generator
+/// (SplitMix64): shapes, dtypes and layouts are PyTorch's, the values are not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Random {
+    /// `torch.rand`: uniform in [0, 1).
+    Uniform,
+    /// `torch.randn`: standard normal (Box-Muller).
+    Normal,
+    /// `torch.randint(low, high)`: integers in [low, high).
+    Int { low: i64, high: i64 },
+}
+
+impl Tensor {
+    /// A new tensor of `sizes` and `strides` (dense or not) on the host, zero-filled, with
+    /// exactly the storage those strides reach (`torch.empty_strided`).
+    pub fn empty_strided(sizes: &[i64], strides: &[i64], dtype: DType) -> Result<Tensor> {
+        Self::checked_sizes("empty_strided", sizes, dtype)?;
+        let layout = Layout::new(sizes, strides, 0)?;
+        if strides.iter().any(|&s| s < 0) {
+            return err(
+                ErrorKind::Other,
+                format!(
+                    "as_strided: Negative strides are not supported at the moment, got strides: {}",
+                    fmt_dims(strides)
+                ),
+            );
+        }
+        Tensor::uninitialized(layout, dtype)
+    }
+
+    /// `torch.empty_like(x, dtype=..., memory_format=...)` (zero-filled here): the strides
+    /// a copy in `format` gets (preserve_format keeps a dense layout, as `clone`).
+    pub fn empty_like(&self, dtype: DType, format: crate::layout::MemoryFormat) -> Result<Tensor> {
+        let strides =
+            crate::layout::contiguity::strides_for_copy(self.sizes(), self.strides(), format)?;
+        Tensor::uninitialized(Layout::new(self.sizes(), &strides, 0)?, dtype)
+    }
+
+    /// `torch.full_like(x, value, ...)`: [`Tensor::empty_like`] filled with `value` (checked
+    /// against the dtype).
+    pub fn full_like(
+        &self,
+        value: Scalar,
+        dtype: DType,
+        format: crate::layout::MemoryFormat,
+    ) -> Result<Tensor> {
+        let v = checked_fill_value(value, dtype)?;
+        let t = self.empty_like(dtype, format)?;
+        t.fill_raw(v)?;
+        Ok(t)
+    }
+
+    /// `torch.linspace(start, end, steps, dtype=...)` as ATen's CPU kernel computes it: the
+    /// first half counts up from `start`, the second half down from `end`, in the dtype
+    /// (float64 steps for integer dtypes).
+    pub fn linspace(start: Scalar, end: Scalar, steps: i64, dtype: DType) -> Result<Tensor> {
+        if steps < 0 {
+            return err(
+                ErrorKind::InvalidShape,
+                "number of steps must be non-negative",
+            );
+        }
+        let t = Tensor::uninitialized(Self::checked_sizes("linspace", &[steps], dtype)?, dtype)?;
+        let (s, e) = (start.cast(dtype), end.cast(dtype));
+        let halfway = steps / 2;
+        let value = |i: i64| -> Scalar {
+            if steps == 1 {
+                return s;
+            }
+            match dtype {
+                DType::F64 => {
+                    let step = (e.to_f64() - s.to_f64()) / (steps - 1) as f64;
+                    Scalar::Float(if i < halfway {
+                        s.to_f64() + step * i as f64
+                    } else {
+                        e.to_f64() - step * (steps - i - 1) as f64
+                    })
+                }
+                d if d.is_floating() => {
+                    let (s, e) = (s.to_f32(), e.to_f32());
+                    let step = (e - s) / (steps - 1) as f32;
+                    Scalar::Float(if i < halfway {
+                        s + step * i as f32
+                    } else {
+                        e - step * (steps - i - 1) as f32
+                    } as f64)
+                }
+                _ => {
+                    let step = (e.to_f64() - s.to_f64()) / (steps - 1) as f64;
+                    Scalar::Float(if i < halfway {
+                        s.to_f64() + step * i as f64
+                    } else {
+                        e.to_f64() - step * (steps - i - 1) as f64
+                    })
+                }
+            }
+        };
+        t.write_each(value)?;
+        Ok(t)
+    }
+
+    /// `torch.eye(n, m, dtype=...)`.
+    pub fn eye(n: i64, m: i64, dtype: DType) -> Result<Tensor> {
+        if n < 0 {
+            return err(
+                ErrorKind::InvalidShape,
+                format!("n must be greater or equal to 0, got {n}"),
+            );
+        }
+        if m < 0 {
+            return err(
+                ErrorKind::InvalidShape,
+                format!("m must be greater or equal to 0, got {m}"),
+            );
+        }
+        let t = Tensor::uninitialized(Self::checked_sizes("eye", &[n, m], dtype)?, dtype)?;
+        t.write_each(|i| Scalar::Int((i / m.max(1) == i % m.max(1)) as i64))?;
+        Ok(t)
+    }
+
+    /// `torch.rand/randn/randint(..., size)` from `rng` (see [`Random`]).
+    pub fn random(
+        sizes: &[i64],
+        dtype: DType,
+        kind: Random,
+        rng: &mut crate::bench::rng::SplitMix64,
+    ) -> Result<Tensor> {
+        if let Random::Int { low, high } = kind
+            && low >= high
+        {
+            return err(
+                ErrorKind::Other,
+                format!(
+                    "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+                ),
+            );
+        }
+        if !matches!(kind, Random::Int { .. }) && !dtype.is_floating() {
+            let op = if kind == Random::Normal {
+                "normal_kernel_cpu"
+            } else {
+                "check_uniform_bounds"
+            };
+            return err(
+                ErrorKind::DtypeUnsupported,
+                format!(
+                    "\"{op}\" not implemented for '{}'",
+                    dtype.scalar_type_name()
+                ),
+            );
+        }
+        let t = Tensor::uninitialized(Self::checked_sizes("random", sizes, dtype)?, dtype)?;
+        t.write_each(|_| match kind {
+            Random::Uniform => Scalar::Float(rng.unit()),
+            Random::Normal => {
+                let (u1, u2) = (1.0 - rng.unit(), rng.unit());
+                Scalar::Float((-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos())
+            }
+            Random::Int { low, high } => Scalar::Int(low + rng.below((high - low) as u64) as i64),
+        })?;
+        Ok(t)
+    }
+
+    /// Writes `f(i)` (converted to the dtype) into element `i` of a fresh contiguous tensor.
+    fn write_each(&self, mut f: impl FnMut(i64) -> Scalar) -> Result<()> {
+        let mut bytes = self.storage.write().expect("new tensors are on the host");
+        let sz = self.dtype.itemsize();
+        for i in 0..self.numel() {
+            let at = i as usize * sz;
+            f(i).write(self.dtype, &mut bytes[at..at + sz]);
+        }
+        Ok(())
     }
 }

@@ -5,9 +5,9 @@
 //!
 //! Copies between devices are staged: the source is made contiguous on its own device,
 //! its bytes cross over, and the destination's device runs the remaining (possibly
-//! converting, possibly strided) copy. Arithmetic updates (`add_`, `mul_`) on a GPU tensor
-//! run on the host over a downloaded copy of the storage and are uploaded back: stridekit
-//! has copy kernels, not arithmetic ones.
+//! converting, possibly strided) copy. Arithmetic (see [`super::elementwise`]) on a GPU
+//! tensor runs on the host over downloaded operands and is uploaded back: stridekit has copy
+//! kernels, not arithmetic ones.
 
 use std::sync::Arc;
 
@@ -33,16 +33,24 @@ impl Tensor {
     /// A fresh, zero-filled tensor on `device` with exactly the storage `layout` needs.
     pub(crate) fn zeroed_on(layout: Layout, dtype: DType, device: Device) -> Result<Tensor> {
         let Device::Cuda(n) = device else {
-            return Ok(Tensor::uninitialized(layout, dtype));
+            return Tensor::uninitialized(layout, dtype);
         };
         let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
         let buf = DeviceBuffer::alloc(&Gpu::shared(n)?, nbytes)?;
         buf.memset(0)?;
-        Ok(Tensor {
-            storage: Storage::from_device_buffer(buf),
+        Ok(Tensor::fresh(
+            Storage::from_device_buffer(buf),
             layout,
             dtype,
-        })
+        ))
+    }
+
+    /// `x.data_ptr()`: the storage's address plus offset x itemsize (0 for an empty storage).
+    pub fn data_ptr(&self) -> u64 {
+        match self.storage.data_ptr() {
+            0 => 0,
+            p => p + self.storage_offset() as u64 * self.itemsize() as u64,
+        }
     }
 
     /// Every element in logical (row-major) order (downloaded from a GPU).
@@ -148,11 +156,11 @@ impl Tensor {
             Bytes::Host(b) => bytes.copy_from_slice(&b.read()[start..start + len]),
             Bytes::Cuda(b) => b.download(start, &mut bytes)?,
         }
-        let moved = Tensor {
-            storage: Storage::on_device(self.device(), bytes)?,
-            layout: Layout::contiguous(packed.sizes()),
-            dtype: packed.dtype,
-        };
+        let moved = Tensor::fresh(
+            Storage::on_device(self.device(), bytes)?,
+            Layout::contiguous(packed.sizes()),
+            packed.dtype,
+        );
         self.copy_values_from(&moved)
     }
 
@@ -171,21 +179,6 @@ impl Tensor {
                 // `src` is freed after the stream has finished with it (drop waits).
             }
         }
-        Ok(())
-    }
-
-    /// Replaces every element with `f(old)` and bumps the version.
-    pub(super) fn update(&self, f: impl Fn(Scalar) -> Scalar) -> Result<()> {
-        let plan = CopyPlan::elementwise(&self.layout, self.dtype);
-        match self.storage.bytes() {
-            Bytes::Host(b) => cpu::update(&plan, &mut b.write(), f),
-            Bytes::Cuda(b) => {
-                let mut host = b.to_host()?;
-                cpu::update(&plan, &mut host, f);
-                b.upload(0, &host)?;
-            }
-        }
-        self.storage.bump_version();
         Ok(())
     }
 
@@ -294,7 +287,10 @@ impl Tensor {
                 ),
             );
         }
-        if let Some(src_b) = self.checked_copy_source(src)? {
+        if let Some((src_b, order)) = self.checked_copy_source(src)? {
+            if order == super::sequential::Order::Sequential {
+                return err(ErrorKind::PartialOverlap, crate::error::PARTIAL_OVERLAP_MSG);
+            }
             let plan = CopyPlan::copy(&self.layout, self.dtype, &src_b.layout, src_b.dtype);
             let gpu = d.gpu();
             // SAFETY: `stream` is a live stream of this context (the caller's contract).

@@ -6,14 +6,18 @@
 //! overlapping views with order-dependent results are refused here.
 
 use super::Tensor;
+use super::arith::ElementOp;
 use super::convert::checked_fill_value;
-use crate::dtype::{Category, DType};
-use crate::error::{
-    ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, TensorError, err,
-};
+use super::elementwise::Operand;
+use super::overlap_policy::{self, Policy};
+use super::sequential::Order;
+use crate::error::{ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG, Result, err};
 use crate::layout::Layout;
 use crate::layout::index::IndexItem;
-use crate::layout::overlap::{Overlap, has_internal_overlap, overlap_status};
+use crate::layout::overlap::{
+    Overlap, has_internal_overlap, overlap_status, pytorch_refuses_internal,
+    pytorch_refuses_partial,
+};
 use crate::scalar::Scalar;
 
 /// The right-hand side of `x[index] = value`.
@@ -24,19 +28,42 @@ pub enum SetValue {
 }
 
 impl Tensor {
-    fn check_no_internal_overlap(&self) -> Result<()> {
-        if has_internal_overlap(&self.layout) {
+    /// The order a write into this tensor must run in: [`Order::Free`] when it addresses
+    /// every element once; else PyTorch's refusal where PyTorch's check catches it (a
+    /// stride-0 dimension; `torch_checks` false for ops that only warn, as `index_put_`), or
+    /// under [`Policy::Refuse`]; else [`Order::Sequential`], noted for the caller's warning.
+    pub(super) fn internal_overlap_order(&self, op: &str, torch_checks: bool) -> Result<Order> {
+        if !has_internal_overlap(&self.layout) {
+            return Ok(Order::Free);
+        }
+        if (torch_checks && pytorch_refuses_internal(&self.layout))
+            || overlap_policy::current() == Policy::Refuse
+        {
             return err(ErrorKind::InternalOverlap, INTERNAL_OVERLAP_MSG);
         }
-        Ok(())
+        overlap_policy::note(format!(
+            "{op}: the written-to tensor addresses some storage elements more than once (PyTorch does not refuse this case and its result depends on the kernel's order); run element by element in TensorIterator's dimension order"
+        ));
+        Ok(Order::Sequential)
     }
 
-    fn check_no_partial_overlap(&self, src: &Tensor) -> Result<()> {
-        if self.shares_storage(src) && overlap_status(&self.layout, &src.layout) == Overlap::Partial
+    /// As [`Tensor::internal_overlap_order`] for a source `src` of the write: refused where
+    /// PyTorch's `assert_no_partial_overlap` refuses, or under [`Policy::Refuse`].
+    pub(super) fn partial_overlap_order(&self, src: &Tensor, op: &str) -> Result<Order> {
+        if !(self.shares_storage(src)
+            && overlap_status(&self.layout, &src.layout) == Overlap::Partial)
+        {
+            return Ok(Order::Free);
+        }
+        if pytorch_refuses_partial(&self.layout, self.itemsize(), &src.layout, src.itemsize())
+            || overlap_policy::current() == Policy::Refuse
         {
             return err(ErrorKind::PartialOverlap, PARTIAL_OVERLAP_MSG);
         }
-        Ok(())
+        overlap_policy::note(format!(
+            "{op}: the source and the written-to tensor share some storage elements (PyTorch does not refuse this case and its result depends on the kernel's order); run element by element in TensorIterator's dimension order, each element read when it is written"
+        ));
+        Ok(Order::Sequential)
     }
 
     /// Same storage, layout and dtype: PyTorch's "same data" early return in `copy_`.
@@ -54,25 +81,32 @@ impl Tensor {
     }
 
     /// PyTorch's `copy_` checks, in its order: the source broadcast to this tensor's
-    /// shape, or None when both are the same data (nothing to move).
-    pub(super) fn checked_copy_source(&self, src: &Tensor) -> Result<Option<Tensor>> {
+    /// shape and the order the copy must run in, or None when both are the same data
+    /// (nothing to move).
+    pub(super) fn checked_copy_source(&self, src: &Tensor) -> Result<Option<(Tensor, Order)>> {
         if self.is_same_data(src) {
             return Ok(None);
         }
-        self.check_no_internal_overlap()?;
-        self.check_no_partial_overlap(src)?;
+        let internal = self.internal_overlap_order("copy_", true)?;
+        let partial = self.partial_overlap_order(src, "copy_")?;
         let layout = self.broadcast_source(src)?;
-        Ok(Some(Tensor {
-            storage: src.storage.clone(),
-            layout,
-            dtype: src.dtype,
-        }))
+        let order = if internal == Order::Free && partial == Order::Free {
+            Order::Free
+        } else {
+            Order::Sequential
+        };
+        Ok(Some((
+            Tensor::fresh(src.storage.clone(), layout, src.dtype),
+            order,
+        )))
     }
 
     /// `self.copy_(src)`: broadcasting, converting dtype, across devices.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
-        if let Some(src_b) = self.checked_copy_source(src)? {
-            self.copy_values_from(&src_b)?;
+        match self.checked_copy_source(src)? {
+            Some((src_b, Order::Free)) => self.copy_values_from(&src_b)?,
+            Some((src_b, Order::Sequential)) => self.copy_sequential(&src_b)?,
+            None => {}
         }
         self.storage.bump_version();
         Ok(())
@@ -91,84 +125,28 @@ impl Tensor {
         self.fill_(Scalar::Int(0))
     }
 
-    /// `fill_` with a 0-d tensor value: copy_ semantics, so the destination must not overlap
-    /// itself.
+    /// `fill_` with a 0-d tensor value: copy_ semantics, so PyTorch refuses a stride-0
+    /// destination; any other overlap stores one value everywhere, in any order.
     fn fill_from_scalar_tensor(&self, value: &Tensor) -> Result<()> {
-        self.check_no_internal_overlap()?;
+        if pytorch_refuses_internal(&self.layout)
+            || (overlap_policy::current() == Policy::Refuse && has_internal_overlap(&self.layout))
+        {
+            return err(ErrorKind::InternalOverlap, INTERNAL_OVERLAP_MSG);
+        }
         let v = value.values()?[0].cast(self.dtype);
         self.fill_raw(v)?;
         self.storage.bump_version();
         Ok(())
     }
 
-    /// `self.add_(other, alpha=alpha)` with a Python number.
+    /// `self.add_(other, alpha=alpha)` with a Python number (the element-wise path).
     pub fn add_(&self, other: Scalar, alpha: Scalar) -> Result<()> {
-        self.check_no_internal_overlap()?;
-        self.check_result_type(other)?;
-        if alpha.category() == Category::Bool && self.dtype != DType::Bool {
-            return err(
-                ErrorKind::DtypeUnsupported,
-                "Boolean alpha only supported for Boolean results.",
-            );
-        }
-        if !self.dtype.is_floating() && alpha.category() == Category::Floating {
-            return err(
-                ErrorKind::DtypeUnsupported,
-                "For integral input tensors, argument alpha must not be a floating point number.",
-            );
-        }
-        // As ATen: the number is cast to the tensor's dtype (16-bit floats may overflow to
-        // inf), alpha is converted with an overflow check, and 16-bit floats compute in f32.
-        let alpha = checked_fill_value(alpha, self.dtype)?;
-        let other = other.cast(self.dtype);
-        self.update(|a| match self.dtype.category() {
-            Category::Bool => Scalar::Bool(a.to_bool() || (alpha.to_bool() && other.to_bool())),
-            Category::Integral => {
-                let (a, b, k) = (a.to_int(), other.to_int(), alpha.to_int());
-                Scalar::Int(a.wrapping_add(k.wrapping_mul(b)))
-            }
-            Category::Floating if self.dtype == DType::F64 => {
-                Scalar::Float(a.to_f64() + alpha.to_f64() * other.to_f64())
-            }
-            Category::Floating => {
-                Scalar::Float((a.to_f32() + alpha.to_f32() * other.to_f32()) as f64)
-            }
-        })
+        self.elementwise_(ElementOp::Add(alpha), &[Operand::Number(other)])
     }
 
-    /// `self.mul_(other)` with a Python number.
+    /// `self.mul_(other)` with a Python number (the element-wise path).
     pub fn mul_(&self, other: Scalar) -> Result<()> {
-        self.check_no_internal_overlap()?;
-        self.check_result_type(other)?;
-        let other = other.cast(self.dtype);
-        self.update(|a| match self.dtype.category() {
-            Category::Bool => Scalar::Bool(a.to_bool() && other.to_bool()),
-            Category::Integral => Scalar::Int(a.to_int().wrapping_mul(other.to_int())),
-            Category::Floating if self.dtype == DType::F64 => {
-                Scalar::Float(a.to_f64() * other.to_f64())
-            }
-            Category::Floating => Scalar::Float((a.to_f32() * other.to_f32()) as f64),
-        })
-    }
-
-    /// PyTorch's in-place type rule: a number of a higher category promotes the result to
-    /// that category's default dtype, which must be castable back to this tensor's dtype.
-    fn check_result_type(&self, other: Scalar) -> Result<()> {
-        if other.category() > self.dtype.category() {
-            let result = match other.category() {
-                Category::Floating => DType::F32,
-                _ => DType::I64,
-            };
-            return Err(TensorError::new(
-                ErrorKind::DtypeUnsupported,
-                format!(
-                    "result type {} can't be cast to the desired output type {}",
-                    result.scalar_type_name(),
-                    self.dtype.scalar_type_name()
-                ),
-            ));
-        }
-        Ok(())
+        self.elementwise_(ElementOp::Mul, &[Operand::Number(other)])
     }
 
     /// `self[index] = value`, as PyTorch's `__setitem__` does it for basic indexing.
@@ -176,7 +154,7 @@ impl Tensor {
         let src = match value {
             SetValue::Scalar(v) => {
                 let v = checked_fill_value(*v, self.dtype)?;
-                let t = Tensor::uninitialized(Layout::contiguous(&[]), self.dtype);
+                let t = Tensor::uninitialized(Layout::contiguous(&[]), self.dtype)?;
                 t.fill_raw(v)?;
                 t
             }

@@ -2,11 +2,22 @@
 //! [`crate::layout`]; copies and in-place writes go through a [`crate::plan::CopyPlan`] run
 //! by a backend.
 
+mod advanced_index;
+pub mod arith;
 mod convert;
+mod copies;
 mod create;
+pub mod elementwise;
 mod exec;
 mod inplace;
+pub mod overlap_policy;
+mod reduce;
+mod sequential;
+pub use advanced_index::AdvancedItem;
+pub use create::Random;
+pub use elementwise::Operand;
 pub use inplace::SetValue;
+pub use reduce::Reduction;
 
 pub use convert::checked_fill_value;
 
@@ -16,15 +27,57 @@ use crate::layout::{self, Layout, MemoryFormat, index::IndexItem, view};
 use crate::storage::Storage;
 
 /// A dense strided tensor. Cloning a `Tensor` makes another handle to the same tensor (same
-/// storage, same layout); views share the storage and its version counter.
+/// storage, same layout, same [`Tensor::id`]); views share the storage and its version
+/// counter, and remember the tensor they were made from ([`Tensor::base`]).
 #[derive(Clone, Debug)]
 pub struct Tensor {
     storage: Storage,
     layout: Layout,
     dtype: DType,
+    /// Object identity (Python's `is`): every op that returns a new tensor object gets a new id.
+    id: u64,
+    /// PyTorch's `_base`: the id of the root tensor a view was made from (never itself a
+    /// view); its layout is recorded in the storage ([`Storage::register_root`]).
+    base: Option<u64>,
+}
+
+static NEXT_TENSOR_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_tensor_id() -> u64 {
+    NEXT_TENSOR_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Tensor {
+    /// A new tensor object over `storage` that is not a view.
+    pub(crate) fn fresh(storage: Storage, layout: Layout, dtype: DType) -> Tensor {
+        Tensor {
+            storage,
+            layout,
+            dtype,
+            id: next_tensor_id(),
+            base: None,
+        }
+    }
+
+    /// Identity of the tensor object: equal for handles of one tensor (Python's `is`),
+    /// different for every view, copy or result.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// PyTorch's `x._base`: the root tensor when this tensor is a view, else None (the same
+    /// object each time: equal [`Tensor::id`]).
+    pub fn base(&self) -> Option<Tensor> {
+        let r = self.storage.root(self.base?)?;
+        Some(Tensor {
+            storage: self.storage.clone(),
+            layout: r.layout,
+            dtype: r.dtype,
+            id: r.id,
+            base: None,
+        })
+    }
+
     /// A tensor over an existing storage. The layout must fit inside it.
     pub fn from_storage(storage: Storage, layout: Layout, dtype: DType) -> Result<Tensor> {
         let l = view::as_strided(
@@ -34,19 +87,31 @@ impl Tensor {
             dtype.itemsize(),
             storage.nbytes(),
         )?;
-        Ok(Tensor {
-            storage,
-            layout: l,
-            dtype,
-        })
+        Ok(Tensor::fresh(storage, l, dtype))
     }
 
+    /// A view of this tensor: a new object on the same storage whose `_base` is the root.
     fn with_layout(&self, layout: Layout) -> Tensor {
+        let root = match self.base {
+            Some(id) => id,
+            None => {
+                self.storage.register_root(crate::storage::Root {
+                    id: self.id,
+                    layout: self.layout.clone(),
+                    dtype: self.dtype,
+                });
+                self.id
+            }
+        };
         Tensor {
-            storage: self.storage.clone(),
-            layout,
-            dtype: self.dtype,
+            base: Some(root),
+            ..self.alias(layout)
         }
+    }
+
+    /// A new tensor object on the same storage that is not a view (`detach`, a reshaped copy).
+    fn alias(&self, layout: Layout) -> Tensor {
+        Tensor::fresh(self.storage.clone(), layout, self.dtype)
     }
 
     pub fn storage(&self) -> &Storage {
@@ -215,7 +280,7 @@ impl Tensor {
 
     /// Same storage, same layout, same version counter; no autograd history to cut here.
     pub fn detach(&self) -> Tensor {
-        self.with_layout(self.layout.clone())
+        self.alias(self.layout.clone())
     }
 
     // ---- view or copy ----
@@ -226,7 +291,7 @@ impl Tensor {
             Ok(l) => Ok(self.with_layout(l)),
             Err(sizes) => {
                 let copy = self.clone_as(MemoryFormat::Contiguous)?;
-                Ok(copy.with_layout(Layout::contiguous(&sizes)))
+                Ok(copy.alias(Layout::contiguous(&sizes)))
             }
         }
     }

@@ -323,3 +323,16 @@ pub fn out_of_range_gather() -> GatherCase {
         want,
     }
 }
+
+/// The stridekit binary under test: the build's, or (test binaries copied to the GPU
+/// machine by scripts/gpu-check, where the build's path does not exist) the one beside the
+/// test binary.
+pub fn stridekit_bin() -> std::path::PathBuf {
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_stridekit"));
+    if built.exists() {
+        return built;
+    }
+    std::env::current_exe()
+        .expect("the test binary's path")
+        .with_file_name("stridekit")
+}

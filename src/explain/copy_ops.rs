@@ -1,0 +1,156 @@
+//! Copying functions and methods: `repeat`, `tile`, `flip`, `roll`, `torch.cat/stack`,
+//! reductions (`sum`, `mean`, `prod`, `amax`, `amin`) and `index_put_`.
+
+use super::args::{Args, Bound};
+use super::value::{Value, type_error};
+use crate::error::{ErrorKind, Result, TensorError};
+use crate::tensor::{AdvancedItem, Reduction, Tensor};
+
+fn reduction(name: &str) -> Option<Reduction> {
+    Some(match name {
+        "sum" => Reduction::Sum,
+        "mean" => Reduction::Mean,
+        "prod" => Reduction::Prod,
+        "amax" => Reduction::Amax,
+        "amin" => Reduction::Amin,
+        "any" => Reduction::Any,
+        "all" => Reduction::All,
+        _ => return None,
+    })
+}
+
+/// Whether `torch.NAME` / `x.NAME` is one of these ops.
+pub fn handles(name: &str) -> bool {
+    reduction(name).is_some()
+        || matches!(
+            name,
+            "repeat"
+                | "tile"
+                | "flip"
+                | "roll"
+                | "cat"
+                | "concat"
+                | "concatenate"
+                | "stack"
+                | "index_put_"
+        )
+}
+
+fn tensors(v: &Value) -> Result<Vec<Tensor>> {
+    match v {
+        Value::Tuple(items) | Value::List(items) => items
+            .iter()
+            .map(|t| t.as_tensor("tensors").cloned())
+            .collect(),
+        other => Err(type_error(format!(
+            "expected a tuple or list of Tensors, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn reduce(x: &Tensor, op: Reduction, b: &Bound) -> Result<Value> {
+    let dims = b.opt("dim").map(|v| v.as_int_list("dim")).transpose()?;
+    let keepdim = b
+        .opt("keepdim")
+        .map_or(Ok(false), |v| v.as_bool("keepdim"))?;
+    let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
+    x.reduce(op, dims.as_deref(), keepdim, dtype)
+        .map(Value::Tensor)
+}
+
+fn reduce_params(op: Reduction, first: Option<&'static str>) -> Vec<&'static str> {
+    let mut p: Vec<&'static str> = first.into_iter().collect();
+    p.extend(["dim", "keepdim"]);
+    if !matches!(
+        op,
+        Reduction::Amax | Reduction::Amin | Reduction::Any | Reduction::All
+    ) {
+        p.push("dtype");
+    }
+    p
+}
+
+/// `torch.NAME(...)`.
+pub fn torch_function(name: &str, args: Args) -> Result<Value> {
+    if let Some(op) = reduction(name) {
+        let b = args.bind(&reduce_params(op, Some("input")))?;
+        return reduce(b.req("input")?.as_tensor("input")?, op, &b);
+    }
+    match name {
+        "cat" | "concat" | "concatenate" | "stack" => {
+            let b = args.bind(&["tensors", "dim"])?;
+            let ts = tensors(b.req("tensors")?)?;
+            let dim = b.int_or("dim", 0)?;
+            let t = if name == "stack" {
+                Tensor::stack(&ts, dim)?
+            } else {
+                Tensor::cat(&ts, dim)?
+            };
+            Ok(Value::Tensor(t))
+        }
+        "flip" => {
+            let b = args.bind(&["input", "dims"])?;
+            let x = b.req("input")?.as_tensor("input")?;
+            x.flip(&b.int_list("dims")?).map(Value::Tensor)
+        }
+        "roll" => {
+            let b = args.bind(&["input", "shifts", "dims"])?;
+            let x = b.req("input")?.as_tensor("input")?;
+            let dims = b.opt("dims").map(|v| v.as_int_list("dims")).transpose()?;
+            x.roll(&b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
+                .map(Value::Tensor)
+        }
+        _ => Err(type_error(format!(
+            "module 'torch' has no attribute '{name}'"
+        ))),
+    }
+}
+
+/// `x.NAME(...)`.
+pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
+    if let Some(op) = reduction(name) {
+        let b = args.bind(&reduce_params(op, None))?;
+        return reduce(x, op, &b);
+    }
+    match name {
+        "repeat" => {
+            let (reps, _) = args.int_varargs("repeats", &[])?;
+            x.repeat(&reps).map(Value::Tensor)
+        }
+        "tile" => {
+            let (dims, _) = args.int_varargs("dims", &[])?;
+            x.tile(&dims).map(Value::Tensor)
+        }
+        "flip" => {
+            let (dims, _) = args.int_varargs("dims", &[])?;
+            x.flip(&dims).map(Value::Tensor)
+        }
+        "roll" => {
+            let b = args.bind(&["shifts", "dims"])?;
+            let dims = b.opt("dims").map(|v| v.as_int_list("dims")).transpose()?;
+            x.roll(&b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
+                .map(Value::Tensor)
+        }
+        "index_put_" => {
+            let b = args.bind(&["indices", "values", "accumulate"])?;
+            if b.opt("accumulate")
+                .map_or(Ok(false), |v| v.as_bool("accumulate"))?
+            {
+                return Err(TensorError::new(
+                    ErrorKind::Unsupported,
+                    "index_put_(accumulate=True) is not supported yet",
+                ));
+            }
+            let items: Vec<AdvancedItem> = tensors(b.req("indices")?)?
+                .into_iter()
+                .map(AdvancedItem::Tensor)
+                .collect();
+            x.index_put_(&items, b.req("values")?.as_tensor("values")?)?;
+            Ok(Value::Tensor(x.clone()))
+        }
+        _ => Err(type_error(format!(
+            "'Tensor' object has no attribute '{name}'"
+        ))),
+    }
+}

@@ -1,0 +1,75 @@
+//! `x[index]` and `x[index] = value`: basic indexing (integers, slices, `None`, `...`) makes
+//! views; an index that is a list or a tensor is advanced indexing.
+
+use super::value::Value;
+use crate::error::{ErrorKind, Result, TensorError};
+use crate::layout::index::IndexItem;
+use crate::tensor::{AdvancedItem, SetValue, Tensor};
+
+/// One comma-separated (non-slice) part of a subscript, evaluated: an integer, `None`,
+/// `...`, or a tensor or list for advanced indexing.
+pub fn index_item(v: Value) -> Result<AdvancedItem> {
+    Ok(match v {
+        Value::Int(i) => AdvancedItem::Basic(IndexItem::Int(i)),
+        Value::None => AdvancedItem::Basic(IndexItem::NewAxis),
+        Value::Ellipsis => AdvancedItem::Basic(IndexItem::Ellipsis),
+        Value::Tensor(t)
+            if t.ndim() == 0 && !t.dtype().is_floating() && t.dtype() != crate::DType::Bool =>
+        {
+            AdvancedItem::Basic(IndexItem::Int(t.values()?[0].to_int()))
+        }
+        Value::Tensor(t) => AdvancedItem::Tensor(t),
+        list @ Value::List(_) => {
+            let (sizes, values) = super::ops::flatten_nested(&list)?;
+            // An empty list indexes nothing, as an int64 index (PyTorch's rule).
+            let dtype = values.is_empty().then_some(crate::DType::I64);
+            AdvancedItem::Tensor(Tensor::from_values(&sizes, &values, dtype)?)
+        }
+        other => {
+            return Err(TensorError::new(
+                ErrorKind::IndexOutOfRange,
+                format!(
+                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
+                    other.type_name()
+                ),
+            ));
+        }
+    })
+}
+
+fn basic(items: &[AdvancedItem]) -> Vec<IndexItem> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            AdvancedItem::Basic(b) => Some(*b),
+            AdvancedItem::Tensor(_) => None,
+        })
+        .collect()
+}
+
+/// `t[items]`: a view for basic indexing, a copy for advanced indexing.
+pub fn getitem(t: &Tensor, items: &[AdvancedItem]) -> Result<Tensor> {
+    if Tensor::is_advanced(items) {
+        return t.index_advanced(items);
+    }
+    t.index(&basic(items))
+}
+
+/// `t[items] = value`: an in-place write (`index_put_` for advanced indexing).
+pub fn setitem(t: &Tensor, items: &[AdvancedItem], value: Value) -> Result<()> {
+    if Tensor::is_advanced(items) {
+        let values = match value {
+            Value::Tensor(v) => v,
+            other => {
+                let v = crate::tensor::checked_fill_value(other.as_scalar("value")?, t.dtype())?;
+                Tensor::full(&[], v, Some(t.dtype()))?
+            }
+        };
+        return t.index_put_(items, &values);
+    }
+    let rhs = match value {
+        Value::Tensor(v) => SetValue::Tensor(v),
+        other => SetValue::Scalar(other.as_scalar("value")?),
+    };
+    t.setitem(&basic(items), &rhs)
+}
