@@ -312,7 +312,9 @@ pub fn contiguous(
     let layout = Layout::new(v.layout.sizes(), &strides, 0).map_err(py_err)?;
     let nbytes = required_storage_bytes(&layout, v.dtype.itemsize()) as usize;
     let storage = match v.device {
-        Device::Cpu => Storage::zeroed(nbytes),
+        // PyTorch raises a RuntimeError for this; Python's own type for it is MemoryError.
+        Device::Cpu => Storage::zeroed(nbytes)
+            .map_err(|e| pyo3::exceptions::PyMemoryError::new_err(e.to_string()))?,
         Device::Cuda(n) => {
             let gpu = Gpu::shared(n).map_err(py_err)?;
             let buf = DeviceBuffer::alloc(&gpu, nbytes).map_err(py_err)?;
