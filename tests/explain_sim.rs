@@ -239,3 +239,53 @@ fn alloc_conf_applies_and_a_bad_one_is_refused() {
         r["error"]
     );
 }
+
+/// The report without the allocator's figures (and, where the program prints, without its
+/// output, which names the device).
+fn without_allocator(mut r: Value) -> Value {
+    r.as_object_mut().unwrap().remove("allocator");
+    for s in r["steps"].as_array_mut().unwrap() {
+        s.as_object_mut().unwrap().remove("allocator");
+    }
+    r.as_object_mut().unwrap().remove("output");
+    r
+}
+
+/// Every golden program (seeds and random ones) gives the CPU's report on sim, and
+/// everything the program holds at the end is accounted: allocated >= the storages' bytes.
+#[test]
+fn golden_programs_on_sim_match_the_cpu() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+    let mut differ = Vec::new();
+    let mut n = 0;
+    for file in ["seeds.jsonl", "random.jsonl"] {
+        let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let case: Value = serde_json::from_str(line).unwrap();
+            let program = case["program"].as_str().unwrap();
+            if program.contains("device") || program.contains("data_ptr") {
+                continue;
+            }
+            n += 1;
+            let cpu = stridekit::explain::run_to_json(program);
+            let on_sim = sim(program);
+            let a = &on_sim["allocator"];
+            let held: i64 = on_sim["storages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["nbytes"].as_i64().unwrap())
+                .sum();
+            assert!(
+                a["allocated_bytes.all.current"].as_i64().unwrap() >= held,
+                "{}: {a}",
+                case["name"]
+            );
+            if without_allocator(cpu) != without_allocator(on_sim) {
+                differ.push(case["name"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    assert!(n > 1000, "{n} programs");
+    assert!(differ.is_empty(), "{} differ: {differ:?}", differ.len());
+}

@@ -188,7 +188,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             )));
         }
     };
-    Ok(Value::Tensor(t.to_device(like_device.unwrap_or(device))?))
+    Ok(Value::Tensor(t.placed_on(like_device.unwrap_or(device))?))
 }
 
 /// The `torch.*` functions that make tensors (on the program's device).

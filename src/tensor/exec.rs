@@ -73,6 +73,17 @@ impl Tensor {
         self.copy_to_new(self.dtype, MemoryFormat::Preserve, device)
     }
 
+    /// A constructor's result (made on the host) placed on `device` with exactly its
+    /// layout, gaps included (`empty_strided`): `to_device` would make it dense.
+    pub fn placed_on(&self, device: Device) -> Result<Tensor> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        let out = Tensor::zeroed_on(self.layout.clone(), self.dtype, device)?;
+        out.copy_values_from(self)?;
+        Ok(out)
+    }
+
     /// A tensor over device memory the caller owns (an inference server's buffers): the
     /// layout is checked against `nbytes` and the pointer's alignment against the dtype;
     /// the memory is never freed by stridekit. Work stridekit queues on its own stream is
