@@ -312,7 +312,7 @@ pub fn contiguous(
     let layout = Layout::new(v.layout.sizes(), &strides, 0).map_err(py_err)?;
     let nbytes = required_storage_bytes(&layout, v.dtype.itemsize()) as usize;
     let storage = match v.device {
-        Device::Cpu => Storage::zeroed(nbytes),
+        Device::Cpu => Storage::zeroed(nbytes).map_err(py_err)?,
         Device::Cuda(n) => {
             let gpu = Gpu::shared(n).map_err(py_err)?;
             let buf = DeviceBuffer::alloc(&gpu, nbytes).map_err(py_err)?;
