@@ -214,9 +214,7 @@ def test_explain_on_the_simulated_device():
     assert [s["allocator"]["allocated_bytes.all.current"] for s in r["steps"]] == [512, 512, 1024]
     assert all(s["allocator"]["reserved_bytes.all.current"] == 2 << 20 for s in r["steps"])
     # Each run has its own simulated device: a second run starts from nothing.
-    again = stridekit.explain("x = torch.ones(1)
-del x
-", device="sim")
+    again = stridekit.explain("x = torch.ones(1)\ndel x\n", device="sim")
     assert [s["allocator"]["allocated_bytes.all.current"] for s in again["steps"]] == [512, 0]
     cpu = stridekit.explain(program)
     assert cpu["allocator"] is None and all(s["allocator"] is None for s in cpu["steps"])
