@@ -163,6 +163,11 @@ impl Tensor {
     /// A copy between devices: contiguous on the source's device, the bytes across, then
     /// the rest of the copy on the destination's device.
     fn copy_across_devices(&self, src: &Tensor) -> Result<()> {
+        if let (Some(dst), Bytes::Host(_)) = (self.storage.cuda(), src.storage.bytes())
+            && self.is_contiguous()
+        {
+            return self.upload_into_contiguous(dst, src);
+        }
         let packed = if src.is_contiguous() {
             src.clone()
         } else {
@@ -182,6 +187,25 @@ impl Tensor {
             packed.dtype,
         );
         self.copy_values_from(&moved)
+    }
+
+    /// A host tensor's values into this contiguous device tensor as PyTorch copies them:
+    /// converted on the host, one memcpy, no device temporary (none in the allocator's
+    /// account).
+    fn upload_into_contiguous(&self, dst: &DeviceBuffer, src: &Tensor) -> Result<()> {
+        let host = if src.is_contiguous() && src.dtype == self.dtype {
+            src.clone()
+        } else {
+            src.copy_to_new(self.dtype, MemoryFormat::Contiguous, Device::Cpu)?
+        };
+        let itemsize = self.itemsize();
+        let start = host.storage_offset() as usize * itemsize;
+        let len = host.numel() as usize * itemsize;
+        let bytes = host.storage.read().expect("a host tensor");
+        Ok(dst.upload(
+            self.storage_offset() as usize * itemsize,
+            &bytes[start..start + len],
+        )?)
     }
 
     /// Writes `value` (already converted) into every element, without checks or a version
