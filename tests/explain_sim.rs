@@ -133,6 +133,8 @@ fn op_results_take_one_block_and_in_place_ops_none() {
         ("r = x.repeat(2, 1)", 1, Some(0)),
         ("r = x.flip(0)", 1, Some(0)),
         ("r = x.roll(1, 0)", 1, Some(0)),
+        ("r = x.roll(1)", 1, Some(0)),
+        ("r = x.t().roll(1)", 1, Some(1)), // flatten of the transpose copies, as PyTorch's
         ("r = x.t().contiguous()", 1, Some(0)),
         ("r = x.t().reshape(24)", 1, Some(0)),
         ("r = x.to(torch.float64)", 1, Some(0)),

@@ -231,8 +231,8 @@ impl Tensor {
                     ),
                 );
             }
-            let flat = self.flatten(0, -1)?.clone_as(MemoryFormat::Contiguous)?;
-            return flat.roll(shifts, &[0])?.view(self.sizes());
+            // As ATen: the flattened tensor (a view where it can be, no copy) rolled.
+            return self.flatten(0, -1)?.roll(shifts, &[0])?.view(self.sizes());
         }
         if shifts.len() != dims.len() {
             return err(
