@@ -13,6 +13,7 @@ pub mod layout;
 pub mod plan;
 pub mod report;
 pub mod scalar;
+pub mod simulated_cuda;
 pub mod storage;
 pub mod svg;
 pub mod tensor;

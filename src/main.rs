@@ -34,10 +34,12 @@ enum Command {
         /// Print the JSON report instead of the table.
         #[arg(long)]
         json: bool,
-        /// Where the program's tensors live: cpu, cuda (cuda:0) or cuda:N. The report is
-        /// the same on every device.
+        /// Where the program's tensors live: cpu, cuda (cuda:0), cuda:N, or sim (a simulated
+        /// cuda:0 on any machine: host bytes, every storage a block of PyTorch's caching
+        /// allocator). The report is the same on every device; on sim and cuda it adds the
+        /// allocator's account.
         #[arg(long, default_value = "cpu")]
-        device: stridekit::Device,
+        device: stridekit::explain::Target,
         /// Refuse writes whose operands overlap where PyTorch does not check (instead of
         /// running them in row-major order with an order_dependent_overlap warning).
         #[arg(long)]
@@ -119,7 +121,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            if let stridekit::Device::Cuda(n) = device {
+            if let stridekit::explain::Target::Device(stridekit::Device::Cuda(n)) = device {
                 // One line, before anything runs: a GPU program on a machine without one.
                 match stridekit::backend::cuda::Gpu::shared(n) {
                     Ok(gpu) => eprintln!(

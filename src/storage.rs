@@ -51,7 +51,7 @@ pub struct HostOutOfMemory {
 }
 
 /// `nbytes` zero bytes, or an error when the allocator refuses.
-fn zeroed_bytes(nbytes: usize) -> Result<Vec<u8>, HostOutOfMemory> {
+pub(crate) fn zeroed_bytes(nbytes: usize) -> Result<Vec<u8>, HostOutOfMemory> {
     if nbytes == 0 {
         return Ok(Vec::new());
     }
@@ -90,6 +90,10 @@ struct Inner {
     nbytes: usize,
     version: AtomicU64,
     bytes: Bytes,
+    /// The block of a simulated CUDA device's allocator this storage holds (host bytes
+    /// accounted as device memory; see [`crate::simulated_cuda`]), returned when the last
+    /// tensor over the storage is dropped.
+    block: Option<crate::simulated_cuda::SimulatedBlock>,
     /// The tensors over this storage that views were made from (their `_base`), recorded
     /// when their first view is made; one is kept inline, so that view allocates nothing.
     roots: parking_lot::Mutex<smallvec::SmallVec<[Root; 1]>>,
@@ -116,15 +120,33 @@ impl Storage {
         Storage::new(Device::Cpu, bytes.len(), Bytes::Host(RwLock::new(bytes)))
     }
 
-    /// A storage on `device` holding `bytes` (uploaded for a GPU).
-    pub fn on_device(device: Device, bytes: Vec<u8>) -> Result<Storage, CudaError> {
+    /// A storage on `device` holding `bytes` (uploaded for a GPU; a simulated one's block
+    /// for a simulated device).
+    pub fn on_device(device: Device, bytes: Vec<u8>) -> crate::error::Result<Storage> {
+        if crate::simulated_cuda::is_simulated(device) {
+            return crate::simulated_cuda::storage(device, bytes).expect("simulated");
+        }
         match device {
             Device::Cpu => Ok(Storage::from_bytes(bytes)),
-            Device::Cuda(n) => Ok(Storage::from_device_buffer(DeviceBuffer::from_host(
-                &Gpu::shared(n)?,
-                &bytes,
-            )?)),
+            Device::Cuda(n) => Ok(Storage::from_device_buffer(
+                DeviceBuffer::from_host(&Gpu::shared(n)?, &bytes)
+                    .map_err(crate::TensorError::from)?,
+            )),
         }
+    }
+
+    /// A storage of a simulated CUDA device: `bytes` on the host, `block` (None for zero
+    /// bytes) in the device's allocator.
+    pub(crate) fn simulated(
+        device: Device,
+        bytes: Vec<u8>,
+        block: Option<crate::simulated_cuda::SimulatedBlock>,
+    ) -> Storage {
+        let mut s = Storage::new(device, bytes.len(), Bytes::Host(RwLock::new(bytes)));
+        if let Some(inner) = Arc::get_mut(&mut s.inner) {
+            inner.block = block;
+        }
+        s
     }
 
     /// A storage over device memory: owned by the buffer, or wrapped from the caller's
@@ -142,6 +164,7 @@ impl Storage {
                 nbytes,
                 version: AtomicU64::new(0),
                 bytes,
+                block: None,
                 roots: parking_lot::Mutex::new(smallvec::SmallVec::new()),
             }),
         }
@@ -187,11 +210,15 @@ impl Storage {
         self.inner.version.fetch_add(1, Ordering::AcqRel);
     }
 
-    /// The address of the first byte (a host pointer, or a device pointer), 0 for an empty
-    /// storage, as `untyped_storage().data_ptr()`: stable while the storage lives.
+    /// The address of the first byte (a host pointer, a device pointer, or a simulated
+    /// device's address), 0 for an empty storage, as `untyped_storage().data_ptr()`: stable
+    /// while the storage lives.
     pub fn data_ptr(&self) -> u64 {
         if self.nbytes() == 0 {
             return 0;
+        }
+        if let Some(b) = &self.inner.block {
+            return b.ptr();
         }
         match &self.inner.bytes {
             Bytes::Host(b) => b.read().as_ptr() as u64,

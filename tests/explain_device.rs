@@ -30,7 +30,10 @@ fn cuda_device_matches_cpu_or_is_refused_in_one_line() {
     let gpu = explain(&["--json", "--device", "cuda", "-e", PROGRAM]);
     if stridekit::backend::cuda::device_count().unwrap_or(0) > 0 {
         assert!(gpu.status.success());
-        assert_eq!(gpu.stdout, cpu.stdout);
+        let gpu: serde_json::Value = serde_json::from_slice(&gpu.stdout).unwrap();
+        let cpu: serde_json::Value = serde_json::from_slice(&cpu.stdout).unwrap();
+        assert!(gpu["allocator"].is_object(), "{gpu}");
+        assert_eq!(without_allocator(gpu), without_allocator(cpu));
     } else {
         assert_eq!(gpu.status.code(), Some(2));
         assert!(gpu.stdout.is_empty());
@@ -91,16 +94,72 @@ fn issue_10_ops_on_cuda_match_cpu() {
         s = x.sum(1)\nn = x.amax((0, 2), keepdim=True)\nz = torch.zeros_like(cl)\n\
         w = torch.arange(10.)\nw.as_strided((4, 4), (2, 1)).mul_(2)\n\
         assert torch.equal(a, a) and b.stride() == cl.stride()\nprint(s)\n";
-    if stridekit::backend::cuda::device_count().unwrap_or(0) == 0 {
-        assert!(
-            std::env::var_os("STRIDEKIT_REQUIRE_GPU").is_none_or(|v| v != "1"),
-            "STRIDEKIT_REQUIRE_GPU=1 but there is no GPU"
-        );
-        eprintln!("skipped: no GPU");
+    if !gpu_or_skip() {
         return;
     }
     let cpu = stridekit::explain::run_to_json(OPS);
     assert!(cpu["error"].is_null(), "{}", cpu["error"]);
     let gpu = stridekit::explain::run_on(OPS, stridekit::Device::Cuda(0)).to_json();
-    assert_eq!(gpu, cpu);
+    assert_eq!(without_allocator(gpu), without_allocator(cpu));
+}
+
+/// The report without the allocator's figures (null on the CPU, the GPU's on cuda).
+fn without_allocator(mut r: serde_json::Value) -> serde_json::Value {
+    r.as_object_mut().unwrap().remove("allocator");
+    for s in r["steps"].as_array_mut().unwrap() {
+        s.as_object_mut().unwrap().remove("allocator");
+    }
+    r
+}
+
+/// `--device cuda` reports the GPU's caching allocator: for TV-209 PyTorch's figures (two
+/// 512-byte blocks in one 2 MiB segment), the same as `--device sim` after every statement.
+/// Skips without a GPU; fails under STRIDEKIT_REQUIRE_GPU=1 without one.
+#[test]
+fn cuda_reports_the_gpu_allocator_as_sim_does() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let program =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tv209.py")).unwrap();
+    let gpu = stridekit::explain::run_on(&program, stridekit::Device::Cuda(0)).to_json();
+    let sim =
+        stridekit::explain::run_with(&program, stridekit::explain::Target::Sim, false).to_json();
+    assert!(gpu["error"].is_null(), "{}", gpu["error"]);
+    let current = |r: &serde_json::Value, key: &str| -> Vec<i64> {
+        r["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["allocator"][key].as_i64().unwrap())
+            .collect()
+    };
+    for key in ["allocated_bytes.all.current", "reserved_bytes.all.current"] {
+        assert_eq!(current(&gpu, key), current(&sim, key), "{key}");
+    }
+    assert_eq!(
+        current(&gpu, "allocated_bytes.all.current"),
+        [512, 512, 1024]
+    );
+    assert_eq!(gpu["allocator"]["reserved_bytes.all.current"], 2 << 20);
+    // A fresh run starts from the released cache: the same figures again.
+    let again = stridekit::explain::run_on(&program, stridekit::Device::Cuda(0)).to_json();
+    assert_eq!(
+        current(&again, "reserved_bytes.all.current"),
+        current(&gpu, "reserved_bytes.all.current")
+    );
+}
+
+/// Whether a GPU is there; without one, the test skips (a failure under
+/// STRIDEKIT_REQUIRE_GPU=1, as scripts/gpu-check runs it).
+fn gpu_or_skip() -> bool {
+    if stridekit::backend::cuda::device_count().unwrap_or(0) > 0 {
+        return true;
+    }
+    assert!(
+        std::env::var_os("STRIDEKIT_REQUIRE_GPU").is_none_or(|v| v != "1"),
+        "STRIDEKIT_REQUIRE_GPU=1 but there is no GPU"
+    );
+    eprintln!("skipped: no GPU");
+    false
 }

@@ -241,6 +241,7 @@ exit $rc
         "bench-gpu",
         "transfers",
         "report",
+        "allocator-golden",
         "python-gpu",
         "torch-pluggable",
     ] {
@@ -258,7 +259,7 @@ exit $rc
             "sanitizer errors: 6 (reported by memcheck-kernels, racecheck-tiles, memcheck-alloc, memcheck-ffi)",
             "bench: 1/1 cases verified, worst % of memcpy - [bench-quick.jsonl (the run was cut short)]",
             "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1, ecc_uncorrected_before 0/1, pcie_link_gen 0/1, power_violation_ms_before 0/1",
-            "gpu-check all: FAILED: memcheck-kernels, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, bench-gpu, transfers, report, python-gpu, torch-pluggable",
+            "gpu-check all: FAILED: memcheck-kernels, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, bench-gpu, transfers, report, allocator-golden, python-gpu, torch-pluggable",
         ]
     );
     let summary: serde_json::Value =

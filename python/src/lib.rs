@@ -75,18 +75,23 @@ fn copy_<'py>(
 /// --
 ///
 /// Runs a program in stridekit's PyTorch subset and returns the report that
-/// `stridekit explain --json` prints, as a dict (`tensors`, `storages`, `totals`,
-/// `error`). `device`: "cpu", "cuda" or "cuda:N" (raises StridekitError without a GPU).
+/// `stridekit explain --json` prints, as a dict (`tensors`, `storages`, `totals`, `steps`,
+/// `error`, `allocator`). `device`: "cpu", "cuda" or "cuda:N" (raises StridekitError
+/// without a GPU), or "sim": a simulated cuda:0 on any machine whose storages are blocks of
+/// PyTorch's caching allocator; `allocator` (at the end and in every step) then holds
+/// `torch.cuda.memory_stats()`'s figures, None on the CPU.
 #[pyfunction]
 #[pyo3(signature = (source, device = "cpu"))]
 fn explain<'py>(py: Python<'py>, source: &str, device: &str) -> PyResult<Bound<'py, PyAny>> {
-    let dev: stridekit::Device = device.parse().map_err(|e: String| {
-        pyo3::exceptions::PyValueError::new_err(format!("{e} (explain runs on cpu or cuda[:N])"))
+    let target: stridekit::explain::Target = device.parse().map_err(|e: String| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "{e} (explain runs on cpu, cuda[:N] or sim)"
+        ))
     })?;
-    if let stridekit::Device::Cuda(n) = dev {
+    if let stridekit::explain::Target::Device(stridekit::Device::Cuda(n)) = target {
         stridekit::backend::cuda::Gpu::shared(n).map_err(py_err)?;
     }
-    let report = py.detach(|| stridekit::explain::run_on(source, dev).to_json());
+    let report = py.detach(|| stridekit::explain::run_with(source, target, false).to_json());
     to_python(py, &report)
 }
 

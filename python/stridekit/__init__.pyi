@@ -50,7 +50,13 @@ def contiguous(
     """A new stridekit-owned Array with ``x``'s values in ``memory_format``."""
 
 def explain(source: str, device: str = "cpu") -> dict:
-    """The report of ``stridekit explain --json`` for a program in the PyTorch subset."""
+    """The report of ``stridekit explain --json`` for a program in the PyTorch subset.
+
+    ``device``: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"sim"`` (a simulated cuda:0 whose
+    storages are blocks of PyTorch's caching allocator); ``report["allocator"]`` and each
+    ``report["steps"][i]["allocator"]`` hold ``torch.cuda.memory_stats()``'s figures
+    (``allocated_bytes.all.current``, ...) on sim and cuda, None on the CPU.
+    """
 
 def replay(paths: Union[str, Sequence[str]], conf: str = "default") -> dict:
     """``{"runs": [...]}``: each trace replayed under each ``;``-separated setting."""

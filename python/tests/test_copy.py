@@ -4,12 +4,15 @@ sources only expand and unfold), dtype conversions, numpy on either side, in pla
 zero-copy, with the gaps of strided destinations untouched."""
 
 import itertools
+import pathlib
 
 import numpy as np
 import pytest
 import torch
 
 import stridekit
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 SHAPE = (2, 3, 4, 5)
 
@@ -200,3 +203,18 @@ def test_explain_and_replay(tmp_path):
         stridekit.replay([str(tmp_path / "missing.csv")])
     with pytest.raises(ValueError):
         stridekit.explain("x = 1", device="tpu")
+
+
+def test_explain_on_the_simulated_device():
+    program = open(EXAMPLES / "tv209.py").read()
+    r = stridekit.explain(program, device="sim")
+    assert r["error"] is None and r["totals"]["unique_storage_bytes"] == 96
+    assert r["allocator"]["allocated_bytes.all.current"] == 1024
+    assert r["allocator"]["reserved_bytes.all.current"] == 2 << 20
+    assert [s["allocator"]["allocated_bytes.all.current"] for s in r["steps"]] == [512, 512, 1024]
+    assert all(s["allocator"]["reserved_bytes.all.current"] == 2 << 20 for s in r["steps"])
+    # Each run has its own simulated device: a second run starts from nothing.
+    again = stridekit.explain("x = torch.ones(1)\ndel x\n", device="sim")
+    assert [s["allocator"]["allocated_bytes.all.current"] for s in again["steps"]] == [512, 0]
+    cpu = stridekit.explain(program)
+    assert cpu["allocator"] is None and all(s["allocator"] is None for s in cpu["steps"])

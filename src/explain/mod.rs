@@ -1,6 +1,7 @@
 //! `stridekit explain`: runs a program written in a subset of PyTorch's Python on the CPU
 //! backend and reports every tensor, every storage and what each copy added.
 
+pub mod allocator;
 pub mod args;
 mod arith_ops;
 pub mod ast;
@@ -19,6 +20,7 @@ pub mod report;
 pub mod steps;
 pub mod value;
 
+pub use allocator::Target;
 pub use report::Report;
 
 use crate::error::ErrorKind;
@@ -31,33 +33,45 @@ pub fn run(source: &str) -> Report {
 }
 
 /// [`run`] with every tensor on `device`: the report is the same as the CPU backend's
-/// (values are read back from the device).
+/// (values are read back from the device), with the GPU allocator's account.
 pub fn run_on(source: &str, device: Device) -> Report {
     run_with(source, device, false)
 }
 
-/// [`run_on`]; with `strict_overlap`, writes whose operands overlap where PyTorch does not
-/// check are refused (`internal_overlap` / `partial_overlap`) instead of run in row-major
-/// order with an `order_dependent_overlap` warning.
-pub fn run_with(source: &str, device: Device, strict_overlap: bool) -> Report {
-    match parse::parse(source) {
-        Ok(program) => {
-            let mut steps = steps::Steps::default();
-            let (env, error) =
-                eval::run_observed(&program, device, strict_overlap, &mut |i, env| {
-                    steps.record(i, env)
-                });
-            Report::build(&env, error, steps, &program)
-        }
-        Err(e) => Report::build(
+/// [`run_on`] for any [`Target`] (`sim` included); with `strict_overlap`, writes whose
+/// operands overlap where PyTorch does not check are refused (`internal_overlap` /
+/// `partial_overlap`) instead of run in row-major order with an `order_dependent_overlap`
+/// warning. On `sim` and a GPU the report carries the caching allocator's figures after
+/// every statement and at the end (`allocator`); a bad STRIDEKIT_ALLOC_CONF is the report's
+/// error (statement 0) and nothing runs.
+pub fn run_with(source: &str, target: impl Into<Target>, strict_overlap: bool) -> Report {
+    let target = target.into();
+    let failed = |kind, message: String| {
+        Report::build(
             &eval::Env::default(),
             Some(eval::StatementError {
                 statement: 0,
-                error: crate::TensorError::new(ErrorKind::ParseError, e.to_string()),
+                error: crate::TensorError::new(kind, message),
             }),
             steps::Steps::default(),
             &ast::Program::default(),
-        ),
+            &allocator::Allocator::None,
+        )
+    };
+    let alloc = match allocator::Allocator::for_target(target) {
+        Ok(a) => a,
+        Err(e) => return failed(ErrorKind::Device, format!("--device {target}: {e}")),
+    };
+    match parse::parse(source) {
+        Ok(program) => alloc.run(|| {
+            let mut steps = steps::Steps::default();
+            let (env, error) =
+                eval::run_observed(&program, target.device(), strict_overlap, &mut |i, env| {
+                    steps.record(i, env, alloc.account())
+                });
+            Report::build(&env, error, steps, &program, &alloc)
+        }),
+        Err(e) => failed(ErrorKind::ParseError, e.to_string()),
     }
 }
 

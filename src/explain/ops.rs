@@ -173,6 +173,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
         "index_select" => {
             let b = args.bind(&["input", "dim", "index"])?;
             let x = b.req("input")?.as_tensor("input")?;
+            like_device = Some(x.device());
             x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?
         }
         "tensor" => {
@@ -187,7 +188,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             )));
         }
     };
-    Ok(Value::Tensor(t.to_device(like_device.unwrap_or(device))?))
+    Ok(Value::Tensor(t.placed_on(like_device.unwrap_or(device))?))
 }
 
 /// The `torch.*` functions that make tensors (on the program's device).
@@ -476,11 +477,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                 .opt("memory_format")
                 .map(|v| v.as_memory_format("memory_format"))
                 .transpose()?;
-            let converted = x.to(dtype, fmt, copy)?;
-            match device {
-                Some(d) => tensor(converted.to_device(d)?),
-                None => tensor(converted),
-            }
+            tensor(x.to_on(device.unwrap_or(x.device()), dtype, fmt, copy)?)
         }
         "cuda" | "cpu" => {
             let b = args.bind(&["device"])?;

@@ -2,6 +2,7 @@
 //! error that stopped the program. JSON with `--json` (documented in the README), a readable
 //! table otherwise.
 
+use super::allocator::{Account, Allocator};
 use super::ast::Program;
 use super::eval::{Env, StatementError};
 use super::steps::{Peak, Step, Steps};
@@ -48,9 +49,15 @@ pub struct Report {
     /// Statements that ran but whose results a reader should know more about.
     pub warnings: Vec<super::eval::Warning>,
     pub error: Option<ErrorReport>,
+    /// The caching allocator's figures when the program stopped (`--device sim` or
+    /// `cuda`); None on the CPU.
+    pub allocator: Option<Account>,
     /// The source of each statement, for the text report.
     #[serde(skip)]
     pub sources: Vec<String>,
+    /// Which allocator `allocator` describes, for the text report.
+    #[serde(skip)]
+    pub allocator_name: &'static str,
 }
 
 impl Report {
@@ -59,6 +66,7 @@ impl Report {
         error: Option<StatementError>,
         steps: Steps,
         program: &Program,
+        allocator: &Allocator,
     ) -> Report {
         let acc = account(env.tensors());
         // Reading values back can fail only on a device (a failing download): the first
@@ -104,6 +112,8 @@ impl Report {
             output: env.output(),
             warnings: env.warnings(),
             sources: program.stmts.iter().map(|s| s.source.clone()).collect(),
+            allocator: allocator.account(),
+            allocator_name: allocator.describe(),
             error: error.map(|e| ErrorReport {
                 statement: e.statement,
                 kind: e.error.kind,
@@ -206,6 +216,7 @@ impl Report {
                 w.statement, w.kind, w.message
             );
         }
+        self.allocator_text(&mut s);
         if let Some(e) = &self.error {
             let _ = writeln!(
                 s,
@@ -216,5 +227,38 @@ impl Report {
             );
         }
         s
+    }
+
+    /// The allocator section: the figures at the end, then after each statement.
+    fn allocator_text(&self, s: &mut String) {
+        let Some(a) = &self.allocator else {
+            return;
+        };
+        let _ = writeln!(s, "\nallocator: {}", self.allocator_name);
+        let _ = writeln!(
+            s,
+            "  allocated {} bytes (peak {}) in {} segment(s), reserved {} bytes (peak {}); active {}, inactive split {}",
+            a.allocated,
+            a.allocated_peak,
+            a.segments,
+            a.reserved,
+            a.reserved_peak,
+            a.active,
+            a.inactive_split
+        );
+        let _ = writeln!(
+            s,
+            "  {:>4}  {:>12} {:>12} {:>12} {:>8}  statement",
+            "step", "allocated", "reserved", "active", "segments"
+        );
+        for step in &self.steps {
+            let Some(a) = &step.allocator else { continue };
+            let source = self.sources.get(step.statement).map_or("", |s| s.as_str());
+            let _ = writeln!(
+                s,
+                "  {:>4}  {:>12} {:>12} {:>12} {:>8}  `{source}`",
+                step.statement, a.allocated, a.reserved, a.active, a.segments
+            );
+        }
     }
 }

@@ -20,6 +20,9 @@ pub struct Step {
     pub live_tensors: usize,
     /// Distinct storages under those names.
     pub live_storages: usize,
+    /// The caching allocator's figures at that moment (`--device sim` or `cuda`); None on
+    /// the CPU.
+    pub allocator: Option<super::allocator::Account>,
 }
 
 /// The statement after which the unique storage bytes were highest (the first such one).
@@ -40,14 +43,20 @@ pub struct Steps {
 }
 
 impl Steps {
-    /// Measures the namespace after statement `statement`.
-    pub fn record(&mut self, statement: usize, env: &Env) {
+    /// Measures the namespace after statement `statement`, with the allocator's figures.
+    pub fn record(
+        &mut self,
+        statement: usize,
+        env: &Env,
+        allocator: Option<super::allocator::Account>,
+    ) {
         let acc = account(env.tensors());
         let step = Step {
             statement,
             totals: acc.totals,
             live_tensors: env.tensors().count(),
             live_storages: acc.storages.len(),
+            allocator,
         };
         let bytes = step.totals.unique_storage_bytes;
         if self

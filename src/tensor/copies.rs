@@ -37,9 +37,10 @@ impl Tensor {
             .zip(repeats)
             .map(|(s, r)| s.saturating_mul(*r))
             .collect();
-        let out = Tensor::uninitialized(
+        let out = Tensor::zeroed_on(
             Tensor::checked_sizes("repeat", &shape, self.dtype)?,
             self.dtype,
+            self.device(),
         )?;
         // The result as (repeat, size) pairs, and the input broadcast over the repeats.
         let out_strides = out.strides().to_vec();
@@ -188,7 +189,11 @@ impl Tensor {
             return self.clone_as(MemoryFormat::Preserve);
         }
         let strides = strides_for_copy(self.sizes(), self.strides(), MemoryFormat::Preserve)?;
-        let out = Tensor::uninitialized(Layout::new(self.sizes(), &strides, 0)?, self.dtype)?;
+        let out = Tensor::zeroed_on(
+            Layout::new(self.sizes(), &strides, 0)?,
+            self.dtype,
+            self.device(),
+        )?;
         // The source read backwards along the flipped dimensions.
         let mut src_strides = Dims::from_slice(self.strides());
         let mut offset = self.storage_offset();
@@ -226,8 +231,8 @@ impl Tensor {
                     ),
                 );
             }
-            let flat = self.flatten(0, -1)?.clone_as(MemoryFormat::Contiguous)?;
-            return flat.roll(shifts, &[0])?.view(self.sizes());
+            // As ATen: the flattened tensor (a view where it can be, no copy) rolled.
+            return self.flatten(0, -1)?.roll(shifts, &[0])?.view(self.sizes());
         }
         if shifts.len() != dims.len() {
             return err(
@@ -249,7 +254,8 @@ impl Tensor {
             }
             let w = wrap_dim(d, self.ndim())?;
             let n = cur.sizes()[w];
-            let out = Tensor::uninitialized(Layout::contiguous(cur.sizes()), self.dtype)?;
+            let out =
+                Tensor::zeroed_on(Layout::contiguous(cur.sizes()), self.dtype, self.device())?;
             if n > 0 {
                 let k = s.rem_euclid(n);
                 // out[k:] = cur[:n-k]; out[:k] = cur[n-k:]

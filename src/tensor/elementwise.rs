@@ -165,6 +165,18 @@ impl Tensor {
         compute: DType,
         out: DType,
     ) -> Result<Tensor> {
+        let (result, device) = Tensor::elementwise_on_host(op, inputs, compute, out)?;
+        result.to_device(device)
+    }
+
+    /// [`Tensor::elementwise_as`]'s result on the host, and the device it belongs on (for
+    /// ops that use it as an intermediate: it is never allocated on the device).
+    fn elementwise_on_host(
+        op: ElementOp,
+        inputs: &[Operand],
+        compute: DType,
+        out: DType,
+    ) -> Result<(Tensor, Device)> {
         let op = check_alpha(op, compute)?;
         op.check(compute)?;
         let device = common_device(inputs)?;
@@ -192,8 +204,7 @@ impl Tensor {
             .collect();
         let strides = crate::layout::broadcast::output_strides(&shape, &layout_inputs);
         let layout = Layout::from_parts(shape, strides, 0);
-        let result = run_dense(op, inputs, compute, out, layout)?;
-        result.to_device(device)
+        Ok((run_dense(op, inputs, compute, out, layout)?, device))
     }
 
     /// `self.op_(others...)` in place: `self` is the first operand and the output. Self is
@@ -268,7 +279,8 @@ impl Tensor {
         Ok(out)
     }
 
-    /// The values of `self` with `value` where `mask` holds, after PyTorch's checks.
+    /// The values of `self` with `value` where `mask` holds, after PyTorch's checks, as a
+    /// host tensor.
     fn masked_values(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
         if mask.dtype() != DType::Bool {
             return err(
@@ -281,7 +293,8 @@ impl Tensor {
         }
         self.check_not_broadcast(&broadcast_shapes(&[self.sizes(), mask.sizes()])?)?;
         let value = super::checked_fill_value(value, self.dtype)?;
-        Tensor::elementwise_as(
+        // An intermediate: on the host (PyTorch's masked_fill allocates none).
+        Tensor::elementwise_on_host(
             ElementOp::Where,
             &[
                 Operand::Tensor(mask.clone()),
@@ -291,6 +304,7 @@ impl Tensor {
             self.dtype,
             self.dtype,
         )
+        .map(|(values, _)| values)
     }
 }
 

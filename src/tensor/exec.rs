@@ -36,6 +36,9 @@ impl Tensor {
             return Tensor::uninitialized(layout, dtype);
         };
         let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
+        if let Some(simulated) = crate::simulated_cuda::zeroed(device, nbytes) {
+            return Ok(Tensor::fresh(simulated?, layout, dtype));
+        }
         let buf = DeviceBuffer::alloc(&Gpu::shared(n)?, nbytes)?;
         buf.memset(0)?;
         Ok(Tensor::fresh(
@@ -68,6 +71,17 @@ impl Tensor {
             return Ok(self.clone());
         }
         self.copy_to_new(self.dtype, MemoryFormat::Preserve, device)
+    }
+
+    /// A constructor's result (made on the host) placed on `device` with exactly its
+    /// layout, gaps included (`empty_strided`): `to_device` would make it dense.
+    pub fn placed_on(&self, device: Device) -> Result<Tensor> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        let out = Tensor::zeroed_on(self.layout.clone(), self.dtype, device)?;
+        out.copy_values_from(self)?;
+        Ok(out)
     }
 
     /// A tensor over device memory the caller owns (an inference server's buffers): the
@@ -105,7 +119,13 @@ impl Tensor {
 
     /// Copies `src` (same shape) into this tensor. For fresh tensors: no checks, no bump.
     pub(crate) fn copy_values_from(&self, src: &Tensor) -> Result<()> {
-        if self.device() != src.device() {
+        // Host bytes on both sides (a simulated device's included) copy directly.
+        let same_memory = match (self.storage.bytes(), src.storage.bytes()) {
+            (Bytes::Host(_), Bytes::Host(_)) => true,
+            (Bytes::Cuda(_), Bytes::Cuda(_)) => self.device() == src.device(),
+            _ => false,
+        };
+        if !same_memory {
             return self.copy_across_devices(src);
         }
         let plan = CopyPlan::copy(&self.layout, self.dtype, &src.layout, src.dtype);
@@ -143,6 +163,11 @@ impl Tensor {
     /// A copy between devices: contiguous on the source's device, the bytes across, then
     /// the rest of the copy on the destination's device.
     fn copy_across_devices(&self, src: &Tensor) -> Result<()> {
+        if let (Some(dst), Bytes::Host(_)) = (self.storage.cuda(), src.storage.bytes())
+            && self.is_contiguous()
+        {
+            return self.upload_into_contiguous(dst, src);
+        }
         let packed = if src.is_contiguous() {
             src.clone()
         } else {
@@ -162,6 +187,25 @@ impl Tensor {
             packed.dtype,
         );
         self.copy_values_from(&moved)
+    }
+
+    /// A host tensor's values into this contiguous device tensor as PyTorch copies them:
+    /// converted on the host, one memcpy, no device temporary (none in the allocator's
+    /// account).
+    fn upload_into_contiguous(&self, dst: &DeviceBuffer, src: &Tensor) -> Result<()> {
+        let host = if src.is_contiguous() && src.dtype == self.dtype {
+            src.clone()
+        } else {
+            src.copy_to_new(self.dtype, MemoryFormat::Contiguous, Device::Cpu)?
+        };
+        let itemsize = self.itemsize();
+        let start = host.storage_offset() as usize * itemsize;
+        let len = host.numel() as usize * itemsize;
+        let bytes = host.storage.read().expect("a host tensor");
+        Ok(dst.upload(
+            self.storage_offset() as usize * itemsize,
+            &bytes[start..start + len],
+        )?)
     }
 
     /// Writes `value` (already converted) into every element, without checks or a version
@@ -212,14 +256,21 @@ impl Tensor {
             }
             return self.view(&[1])?.index_select(0, index)?.view(&[]);
         }
+        // Intermediates PyTorch does not allocate stay outside a simulated device's account.
+        let staging = crate::simulated_cuda::staging_device(self.device());
         if dim != 0 {
             let d = dim as i64;
-            let picked = self.movedim(&[d], &[0])?.index_select(0, index)?;
-            // Always a fresh contiguous tensor, as PyTorch's (clone, not contiguous(): a
+            let picked = self
+                .to_device(staging)?
+                .movedim(&[d], &[0])?
+                .index_select(0, index)?;
+            // Always a fresh contiguous tensor, as PyTorch's (a copy, not contiguous(): a
             // size-1 dimension would keep its moved stride).
-            return picked
-                .movedim(&[0], &[d])?
-                .clone_as(MemoryFormat::Contiguous);
+            return picked.movedim(&[0], &[d])?.copy_to_new(
+                self.dtype,
+                MemoryFormat::Contiguous,
+                self.device(),
+            );
         }
         if self.sizes()[0] == 0 && index.numel() > 0 {
             return err(
@@ -230,8 +281,9 @@ impl Tensor {
         if self.sizes()[0] > 0 && !self.select(0, 0)?.is_contiguous() {
             // The kernels copy whole rows: pack them first.
             return self
-                .clone_as(MemoryFormat::Contiguous)?
-                .index_select(0, index);
+                .copy_to_new(self.dtype, MemoryFormat::Contiguous, staging)?
+                .index_select(0, index)?
+                .to_device(self.device());
         }
         let row_len: i64 = self.sizes()[1..].iter().product();
         let idx: Vec<i64> = index.values()?.iter().map(|v| v.to_int()).collect();

@@ -341,6 +341,26 @@ impl Tensor {
         self.copy_to_new(dtype, format, self.device())
     }
 
+    /// `x.to(device, dtype=..., memory_format=..., copy=...)`: [`Tensor::to`] when `device`
+    /// is the tensor's own, else one converting copy onto `device` (PyTorch's `_to_copy`:
+    /// nothing is allocated on the source's device).
+    pub fn to_on(
+        &self,
+        device: crate::storage::Device,
+        dtype: Option<DType>,
+        format: Option<MemoryFormat>,
+        copy: bool,
+    ) -> Result<Tensor> {
+        if device == self.device() {
+            return self.to(dtype, format, copy);
+        }
+        self.copy_to_new(
+            dtype.unwrap_or(self.dtype),
+            format.unwrap_or(MemoryFormat::Preserve),
+            device,
+        )
+    }
+
     /// A new tensor of `dtype` on `device` with the strides a copy in `format` gets,
     /// holding this tensor's values.
     pub(super) fn copy_to_new(
