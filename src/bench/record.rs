@@ -192,7 +192,7 @@ pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) ->
     let memcpy: BTreeMap<Option<usize>, f64> = records
         .iter()
         .filter(|r| r.case == MEMCPY_CASE)
-        .filter_map(|r| memcpy_gbps(r).map(|g| (r.place.gpu_index, g)))
+        .filter_map(|r| record_gbps(r).map(|g| (r.place.gpu_index, g)))
         .collect();
     for r in records.iter_mut() {
         let m = memcpy.get(&r.place.gpu_index).copied();
@@ -200,16 +200,17 @@ pub fn derive_rates(records: &mut [Record], peak_gbps: impl Fn(Option<usize>) ->
     }
 }
 
-/// The GB/s of a memcpy record (the 100% line of its device).
-pub fn memcpy_gbps(r: &Record) -> Option<f64> {
-    gbps(r.bytes_read + r.bytes_written, r.ms_median)
+/// A record's GB/s: the bytes it moves ([`Record::bytes_moved`]) over its median time.
+/// Of the memcpy record, this is its device's 100% line.
+pub fn record_gbps(r: &Record) -> Option<f64> {
+    gbps(r.bytes_moved(), r.ms_median)
 }
 
 /// One record's `gbps`, `pct_of_memcpy` (given its device's memcpy GB/s) and
-/// `pct_of_peak`.
-/// A transfer record gets its GB/s (the bytes copied, one direction) and no DRAM rates.
+/// `pct_of_peak`. A transfer record gets its GB/s (the bytes copied, one direction) and no
+/// DRAM rates.
 pub fn fill_rates(r: &mut Record, memcpy_gbps: Option<f64>, peak_gbps: Option<f64>) {
-    r.gbps = gbps(r.bytes_moved(), r.ms_median);
+    r.gbps = record_gbps(r);
     if r.suite == Suite::Transfers {
         (r.pct_of_peak, r.pct_of_memcpy) = (None, None);
         return;

@@ -56,7 +56,7 @@ impl Sink {
             let Stream { path, file, memcpy } = &mut *g;
             let mut r = r.clone();
             if r.case == MEMCPY_CASE
-                && let Some(m) = record::memcpy_gbps(&r)
+                && let Some(m) = record::record_gbps(&r)
             {
                 memcpy.insert(r.place.gpu_index, m);
             }
