@@ -14,6 +14,15 @@ for, in stridekit's anchors CSV (`a,ID,BYTES` / `f,ID,0`, one stream):
     resnet50_train ResNet-50 (v1.5 bottlenecks) training, SGD with momentum (foreach)
 
     /work/venv-torch/bin/python scripts/record_model_traces.py [--out DIR] [--only NAME ...]
+    python scripts/record_model_traces.py --device cuda --out DIR [--only NAME ...]
+
+With --device cuda (a GPU and a CUDA build of torch) the same workloads run on the GPU, each
+in a fresh process, with PyTorch's allocator history on; each writes its snapshot
+(`torch.cuda.memory._snapshot()`, DIR/NAME.pickle.gz, which `stridekit alloc replay` and
+`alloc tune` read) and DIR/NAME.json (allocations, frees, peak requested bytes, the peak
+figures of `memory_stats()`, and the CPU trace's header to compare with). Exit status 2
+without a GPU. The CPU traces end with a check: the allocations still live are exactly the
+model's parameters and buffers and the optimizer's state.
 
 From the CPU allocator's events to the CUDA allocator's requests:
 
@@ -48,11 +57,15 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gc
 import gzip
+import json
 import math
 import os
 import platform
+import pickle
 import resource
+import subprocess
 import sys
 import time
 from contextlib import contextmanager
@@ -82,14 +95,21 @@ def host():
         yield
 
 
+# "cpu": record on the CPU and convert (the default); "cuda": run on the GPU (--device cuda).
+DEVICE = ["cpu"]
+
+
 def to_device(t: torch.Tensor) -> torch.Tensor:
     """`t.to('cuda')` of a host tensor: one device allocation of its bytes and a copy."""
-    return t.clone()
+    return t.to(DEVICE[0]) if DEVICE[0] != "cpu" else t.clone()
 
 
 def upload(model: nn.Module) -> None:
     """`model.to('cuda')`: one allocation per parameter and buffer, in Module._apply's order
     (children first, then the module's own parameters, then its buffers; tied parameters once)."""
+    if DEVICE[0] != "cpu":
+        model.to(DEVICE[0])
+        return
     seen: set[int] = set()
 
     def apply(m: nn.Module) -> None:
@@ -146,7 +166,8 @@ def memory_events(prof):
 
 
 def to_requests(prof, counts, largest):
-    """The CUDA caching allocator's requests, as ("a", id, bytes) / ("f", id) tuples;
+    """The CUDA caching allocator's requests, as ("a", id, bytes) / ("f", id) tuples, and
+    {address: bytes} of the kept allocations still live at the end (the workspace aside);
     `counts` and `largest` receive the number and the largest size of each kind dropped."""
     live: dict[int, Alloc] = {}
     allocs: list[Alloc] = []
@@ -194,6 +215,7 @@ def to_requests(prof, counts, largest):
     events.sort(key=lambda x: x[0])
     ids: dict[int, int] = {}
     out = []
+    live_at_end = {a.ptr: a.size for _, kind, a in events if kind == "a" and a.free is None}
     for _, kind, a in events:
         if kind == "w":
             out.append(("a", len(ids), CUBLAS_WORKSPACE_BYTES))
@@ -204,10 +226,13 @@ def to_requests(prof, counts, largest):
             out.append(("a", ids[id(a)], a.size))
         else:
             out.append(("f", ids[id(a)]))
-    return out
+    return out, live_at_end
 
 
-def record(fn):
+def record(fn, survivors):
+    """Run `fn` under the profiler; `survivors()` names the device tensors that must be
+    the only kept allocations live at the end (the model and the optimizer state), a check
+    that every free was matched and nothing host-side was kept."""
     counts = {
         "host_inputs_and_step_counters": 0,
         "host_wrapped_scalars": 0,
@@ -216,9 +241,23 @@ def record(fn):
         "cublas_workspace": 0,
     }
     largest: dict[str, int] = {}
+    gc.collect()  # storages of an earlier workload are not freed during this one
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True, acc_events=True) as prof:
         fn()
-    return to_requests(prof, counts, largest), counts, largest
+    requests, live = to_requests(prof, counts, largest)
+    expected = {}
+    for t in survivors():
+        st = t.untyped_storage()
+        expected[st.data_ptr()] = st.nbytes()
+    if live != expected:
+        extra = {p: n for p, n in live.items() if expected.get(p) != n}
+        missing = {p: n for p, n in expected.items() if live.get(p) != n}
+        raise RuntimeError(
+            f"live at the end: {len(extra)} allocations that are not the model's or the optimizer's "
+            f"({sum(extra.values())} bytes, e.g. {sorted(extra.values())[-5:]}), "
+            f"{len(missing)} of theirs not live ({sum(missing.values())} bytes)"
+        )
+    return requests, counts, largest
 
 
 # ---------------------------------------------------------------------------------------
@@ -310,7 +349,7 @@ class GPT2(nn.Module):
 
     def forward(self, ids, past=None, last_only=False):
         start = 0 if past is None else past[0][0].size(-2)
-        pos = torch.arange(start, start + ids.size(1), dtype=torch.long).unsqueeze(0)
+        pos = torch.arange(start, start + ids.size(1), dtype=torch.long, device=ids.device).unsqueeze(0)
         x = self.drop(self.wte(ids) + self.wpe(pos))
         presents = []
         for i, block in enumerate(self.h):
@@ -415,6 +454,16 @@ class ResNet50(nn.Module):
         return self.fc(torch.flatten(self.avgpool(x), 1))
 
 
+def state_tensors(model: nn.Module, opt=None) -> list[torch.Tensor]:
+    """The model's parameters and buffers and the optimizer's per-parameter state (its step
+    counters are host tensors)."""
+    out = list(model.parameters()) + list(model.buffers())
+    if opt is not None:
+        for st in opt.state.values():
+            out += [v for k, v in st.items() if k != "step" and isinstance(v, torch.Tensor)]
+    return out
+
+
 @contextmanager
 def host_tensor_factories():
     """The optimizer's `torch.tensor(...)` step counters and increments are host tensors on
@@ -445,9 +494,11 @@ def gpt2_train(cfg):
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
 
+    held = {}
+
     def run():
         upload(model)
-        opt = torch.optim.AdamW(
+        opt = held["opt"] = torch.optim.AdamW(
             [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
             lr=6e-4, betas=(0.9, 0.95), eps=1e-8, foreach=True,
         )
@@ -471,6 +522,7 @@ def gpt2_train(cfg):
         "dropout 0.1, AdamW (foreach, weight decay 0.1 on matrices), clip_grad_norm_ 1.0; "
         "starts with the model's upload (model.to(device))",
         run,
+        lambda: state_tensors(model, held["opt"]),
     )
 
 
@@ -499,6 +551,7 @@ def gpt2_generate(cfg):
         "with a KV cache grown by torch.cat per layer and step, logits of the last position only; "
         "starts with the model's upload",
         run,
+        lambda: state_tensors(model),
     )
 
 
@@ -533,6 +586,7 @@ def bert_serve(cfg):
         f"BERT-base (110M, fp32) inference, {len(shapes)} batches (batch x padded length): {desc}; "
         "returns the last hidden state and the pooled output; starts with the model's upload",
         run,
+        lambda: state_tensors(model),
     )
 
 
@@ -541,9 +595,11 @@ def resnet50_train(cfg):
     model = ResNet50()
     model.train()
 
+    held = {}
+
     def run():
         upload(model)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4, foreach=True)
+        opt = held["opt"] = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4, foreach=True)
         for _ in range(steps):
             with host():
                 images = torch.randn(batch, 3, size, size)
@@ -561,6 +617,7 @@ def resnet50_train(cfg):
         "SGD (foreach, momentum 0.9, weight decay 1e-4); no cuDNN workspaces (see the script); "
         "starts with the model's upload",
         run,
+        lambda: state_tensors(model, held["opt"]),
     )
 
 
@@ -612,24 +669,117 @@ def write_trace(out_dir, name, text):
     return plain
 
 
+def record_cuda(fn):
+    """Run `fn` on the GPU with PyTorch's allocator history on, from an empty cache; the
+    snapshot (`torch.cuda.memory._snapshot()`) and `memory_stats()` after it."""
+    torch.empty(4, device=DEVICE[0])
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python")
+    fn()
+    torch.cuda.synchronize()
+    snap = torch.cuda.memory._snapshot()
+    torch.cuda.memory._record_memory_history(enabled=None)
+    return snap, torch.cuda.memory_stats()
+
+
+def snapshot_figures(snap):
+    """(allocations, frees, peak requested bytes) of a snapshot's first device history."""
+    entries = next((d for d in snap["device_traces"] if d), [])
+    live, cur, peak, allocs, frees = {}, 0, 0, 0, 0
+    for e in entries:
+        if e["action"] == "alloc":
+            live[e["addr"]] = e["size"]
+            cur += e["size"]
+            peak = max(peak, cur)
+            allocs += 1
+        elif e["action"] == "free_requested" and e["addr"] in live:
+            cur -= live.pop(e["addr"])
+            frees += 1
+    return allocs, frees, peak
+
+
+def main_cuda(args, names) -> int:
+    """--device cuda: each workload in a fresh process (the cuBLAS workspace and the cache
+    start empty), its snapshot written as NAME.pickle.gz, compared with the CPU trace."""
+    if not torch.cuda.is_available():
+        print("record_model_traces.py --device cuda: no CUDA device is available", file=sys.stderr)
+        return 2
+    if len(names) > 1:
+        rc = 0
+        for name in names:
+            cmd = [sys.executable, os.path.abspath(__file__), "--device", "cuda", "--out", args.out, "--only", name]
+            rc = max(rc, subprocess.run(cmd).returncode)
+        return rc
+    DEVICE[0] = "cuda"
+    name = names[0]
+    make, cfg = WORKLOADS[name]
+    torch.manual_seed(0)
+    desc, run, _ = make(cfg)
+    snap, stats = record_cuda(run)
+    path = os.path.join(args.out, f"{name}.pickle.gz")
+    with open(path, "wb") as f:
+        f.write(gzip.compress(pickle.dumps(snap), mtime=0))
+    allocs, frees, peak = snapshot_figures(snap)
+    summary = {
+        "workload": name,
+        "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name(),
+        "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "default"),
+        "allocations": allocs,
+        "frees": frees,
+        "peak_requested": peak,
+        "memory_stats": {k: v for k, v in stats.items() if k.endswith(".peak") or k.startswith("num_")},
+    }
+    cpu_trace = os.path.join(DEFAULT_OUT, f"{name}.csv")
+    if os.path.exists(cpu_trace):
+        with open(cpu_trace, encoding="utf-8") as f:
+            header = [line for line in f if line.startswith("#")]
+        summary["cpu_trace_header"] = [h[2:].rstrip() for h in header]
+    with open(os.path.join(args.out, f"{name}.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+    print(
+        f"{name} on {summary['gpu']}: {allocs} allocations, {frees} frees, peak requested {peak} bytes, "
+        f"peak allocated {stats['allocated_bytes.all.peak']}, peak reserved {stats['reserved_bytes.all.peak']} "
+        f"-> {path}",
+        flush=True,
+    )
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=DEFAULT_OUT, help="folder for the traces (default: tests/data/alloc/real)")
+    ap.add_argument("--out", default=None, help="folder for the traces (default: tests/data/alloc/real for cpu)")
     ap.add_argument("--only", nargs="*", choices=sorted(WORKLOADS), help="record only these workloads")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (default 2)")
+    ap.add_argument(
+        "--device",
+        choices=["cpu", "cuda"],
+        default="cpu",
+        help="cpu: record on the CPU and convert (default); cuda: run on the GPU and write "
+        "PyTorch's own snapshot of each workload (NAME.pickle.gz, NAME.json; needs --out)",
+    )
     args = ap.parse_args(argv)
+    names = args.only or list(WORKLOADS)
+    if args.device == "cuda":
+        if args.out is None:
+            ap.error("--device cuda needs --out (its snapshots are not the CPU traces)")
+        os.makedirs(args.out, exist_ok=True)
+        return main_cuda(args, names)
+    args.out = args.out or DEFAULT_OUT
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     command = "/work/venv-torch/bin/python scripts/record_model_traces.py" + (
         f" --only {' '.join(args.only)}" if args.only else ""
     )
-    for name in args.only or WORKLOADS:
+    for name in names:
         make, cfg = WORKLOADS[name]
         torch.manual_seed(0)
         t0 = time.time()
-        desc, run = make(cfg)
-        requests, counts, largest = record(run)
+        desc, run, survivors = make(cfg)
+        requests, counts, largest = record(run, survivors)
         allocs = sum(1 for r in requests if r[0] == "a")
         peak = peak_live(requests)
         header = [
@@ -640,7 +790,8 @@ def main(argv=None) -> int:
             + ", ".join(
                 f"{k} {v}" + (f" (largest {largest[k]} bytes)" if k in largest else "")
                 for k, v in counts.items()
-                if k != "cublas_workspace"
+                # frees of an earlier workload's storages depend on the collector's timing
+                if k not in ("cublas_workspace", "frees_of_earlier_storages")
             ),
             f"added: cuBLAS workspace {CUBLAS_WORKSPACE_BYTES} bytes x {counts['cublas_workspace']}",
         ]
