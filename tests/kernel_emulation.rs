@@ -231,7 +231,11 @@ int main(int argc, char** argv) {{
     )
 }
 
-/// Compiles the harness once per test process; None (after saying why) without a compiler.
+/// Compiles the harness once and keeps it under the target's test scratch folder
+/// (`CARGO_TARGET_TMPDIR`), in a folder named by a hash of the harness source, compiler and
+/// flags: later runs reuse it, a changed kernel source gets a new one. The executable is
+/// written under a temporary name and renamed into place, so test processes starting
+/// together never run a half-written file. None (after saying why) without a compiler.
 fn harness() -> Option<PathBuf> {
     static EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     EXE.get_or_init(|| {
@@ -239,25 +243,45 @@ fn harness() -> Option<PathBuf> {
             eprintln!("kernel emulation: skipped: no C++ compiler ($CXX, c++, g++, clang++)");
             return None;
         };
-        let dir = std::env::temp_dir().join(format!("stridekit-emulation-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let cuda = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda");
-        let cpp = dir.join("harness.cpp");
-        std::fs::write(&cpp, harness_source(&cuda)).unwrap();
+        let source = harness_source(&cuda);
+        let flags = [
+            "-std=c++17".to_string(),
+            "-O2".into(),
+            "-Wall".into(),
+            "-Wno-unknown-pragmas".into(),
+            format!("-DSK_BLOCK={EMULATED_BLOCK}"),
+        ];
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (&source, &cxx, &flags).hash(&mut h);
+            h.finish()
+        };
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("emulation-{key:016x}"));
         let exe = dir.join("harness");
+        if exe.is_file() {
+            return Some(exe);
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = format!("{}", std::process::id());
+        let cpp = dir.join(format!("harness-{tmp}.cpp"));
+        std::fs::write(&cpp, &source).unwrap();
+        let building = dir.join(format!("harness-{tmp}"));
         let out = Command::new(&cxx)
-            .args(["-std=c++17", "-O2", "-Wall", "-Wno-unknown-pragmas"])
-            .arg(format!("-DSK_BLOCK={EMULATED_BLOCK}"))
+            .args(&flags)
             .arg(&cpp)
             .arg("-o")
-            .arg(&exe)
+            .arg(&building)
             .output()
             .unwrap();
+        let _ = std::fs::remove_file(&cpp);
         assert!(
             out.status.success(),
             "{cxx} could not compile the kernels as host code:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        std::fs::rename(&building, &exe).unwrap();
         Some(exe)
     })
     .clone()
@@ -367,8 +391,11 @@ fn copy_jobs(
 /// or the first difference from the CPU backend.
 fn run_jobs(exe: &Path, jobs: &[Job]) -> Result<BTreeSet<&'static str>, String> {
     let dir = exe.parent().unwrap();
-    let tag =
+    // The harness folder is shared by every test process: name the files by process and
+    // thread, and remove them afterwards.
+    let thread =
         format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_alphanumeric(), "");
+    let tag = format!("{}-{thread}", std::process::id());
     let (job_path, out_path) = (
         dir.join(format!("jobs{tag}")),
         dir.join(format!("out{tag}")),
@@ -401,6 +428,8 @@ fn run_jobs(exe: &Path, jobs: &[Job]) -> Result<BTreeSet<&'static str>, String> 
         String::from_utf8_lossy(&out.stderr)
     );
     let got = std::fs::read(&out_path).unwrap();
+    let _ = std::fs::remove_file(&job_path);
+    let _ = std::fs::remove_file(&out_path);
     let mut at = 0;
     let mut used = BTreeSet::new();
     for j in jobs {
