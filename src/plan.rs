@@ -163,7 +163,6 @@ impl CopyPlan {
     }
 }
 
-
 /// The element offset of index `idx` of the outermost `idx.len()` dimensions.
 fn offset_at(idx: &[i64], strides: &[i64]) -> i64 {
     idx.iter().zip(strides).map(|(i, s)| i * s).sum()

@@ -138,7 +138,7 @@ mod tests {
     fn flipped_input_keeps_its_negative_stride_and_offset() {
         // flip's source view: read backwards from the last element.
         let x = Layout::contiguous(&[6]);
-        let f = Layout::from_parts(Dims::from_slice(&[6]), Dims::from_slice(&[-1]), 5);
+        let f = Layout::new(&[6], &[-1], 5).unwrap();
         let p = ElementwisePlan::new(&x, &[Some(&x), Some(&f)]);
         assert_eq!(p.sizes.as_slice(), &[6]);
         assert_eq!(p.strides[2].as_slice(), &[-1]);

@@ -50,8 +50,10 @@ impl Operand {
     }
 }
 
-/// The computation dtype of `op` over `inputs`, and the dtype of its result.
-fn op_dtypes(op: ElementOp, inputs: &[Operand]) -> Result<(DType, DType)> {
+/// The computation dtype of `op` over `inputs` (PyTorch's promoted type; float32 for true
+/// division, `sqrt` and `exp` of integers), and the dtype of its result (bool for
+/// comparisons), with PyTorch's refusals of a `where` condition that is not bool.
+pub fn op_dtypes(op: ElementOp, inputs: &[Operand]) -> Result<(DType, DType)> {
     let promoted = match op {
         ElementOp::Where => {
             match &inputs[0] {

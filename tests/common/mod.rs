@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod ew;
+
 use std::collections::BTreeSet;
 
 use stridekit::bench::rng::SplitMix64;

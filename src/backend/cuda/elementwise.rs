@@ -231,7 +231,10 @@ mod tests {
         assert_eq!(&p.strides[2][..2], &[0, 1]);
         assert_eq!(p.offsets, [0, 0, 4, 0]);
         assert_eq!((p.args.op, p.args.arity), (0, 2));
-        assert_eq!((p.args.alpha_f, p.args.alpha_i, p.args.alpha_b), (2.0, 2, 1));
+        assert_eq!(
+            (p.args.alpha_f, p.args.alpha_i, p.args.alpha_b),
+            (2.0, 2, 1)
+        );
         assert_eq!(p.args.inputs[1].dtype, 6); // F16's SkDType code
         assert_eq!(l.grid, (1, 1, 1));
         let l64 = ew_launch(&plan, &spec(&inputs), true).unwrap().unwrap();
@@ -242,7 +245,10 @@ mod tests {
     fn numbers_go_by_value_in_the_computation_dtype() {
         let out = Layout::contiguous(&[4]);
         let plan = ElementwisePlan::new(&out, &[Some(&out), None]);
-        let inputs = [EwInput::Tensor(DType::I32), EwInput::Number(Scalar::Float(2.5))];
+        let inputs = [
+            EwInput::Tensor(DType::I32),
+            EwInput::Number(Scalar::Float(2.5)),
+        ];
         let s = EwSpec {
             op: ElementOp::Mul,
             compute: DType::F16,
@@ -253,9 +259,15 @@ mod tests {
         assert_eq!((a.inputs[1].dtype, a.inputs[1].kind), (-1, 2));
         assert_eq!(a.inputs[1].f, 2.5);
         let third = [EwInput::Number(Scalar::Float(0.1))];
-        let t = EwSpec { inputs: &third, ..s };
+        let t = EwSpec {
+            inputs: &third,
+            ..s
+        };
         // 0.1 rounded to float16, as the CPU backend rounds it.
-        assert_eq!(ew_args(&t).inputs[0].f, Scalar::Float(0.1).cast(DType::F16).to_f64());
+        assert_eq!(
+            ew_args(&t).inputs[0].f,
+            Scalar::Float(0.1).cast(DType::F16).to_f64()
+        );
         assert!(ew_launch(&plan, &s, false).unwrap().is_some());
     }
 

@@ -23,9 +23,9 @@ pub mod params;
 pub use crate::plan::RowGatherShape;
 pub use choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 pub use context::{Gpu, device_count, driver_available};
+pub use elementwise::{EwInput, EwSpec};
 pub use error::CudaError;
 pub use kernels::kernel_image;
-pub use elementwise::{EwInput, EwSpec};
 pub use launch::{launch_elementwise, launch_plan, launch_row_gather};
 pub use memory::{DeviceBuffer, PinnedHost};
 
