@@ -8,6 +8,7 @@ mod convert;
 mod copies;
 mod create;
 pub mod elementwise;
+mod elementwise_gpu;
 mod exec;
 mod inplace;
 pub mod overlap_policy;
