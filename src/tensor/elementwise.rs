@@ -268,7 +268,11 @@ impl Tensor {
             // where(mask, value, self) straight into self, as PyTorch's kernel.
             let value = self.checked_mask(mask, value)?;
             common_device(&[Operand::Tensor(self.clone()), Operand::Tensor(mask.clone())])?;
-            self.elementwise_on_gpu_into(ElementOp::Where, &self.masked_operands(mask, value), self.dtype)?;
+            self.elementwise_on_gpu_into(
+                ElementOp::Where,
+                &self.masked_operands(mask, value),
+                self.dtype,
+            )?;
             self.storage.bump_version();
             return Ok(());
         }
