@@ -205,6 +205,9 @@ impl Tensor {
 
     /// `self[items]` with at least one tensor (or list) index: a new tensor.
     pub fn index_advanced(&self, items: &[AdvancedItem]) -> Result<Tensor> {
+        super::host_fallback::note(self.device(), || {
+            "advanced indexing (a gather by index tensors or masks)".into()
+        });
         let plan = self.advanced_plan(items)?;
         let v = &plan.view;
         let k = plan.indexed.len();
@@ -277,6 +280,9 @@ impl Tensor {
     /// `values` (converted to self's dtype) broadcast to the indexing result. Duplicate
     /// indices keep the last write, in row-major order of the result. Bumps the version once.
     pub fn index_put_(&self, items: &[AdvancedItem], values: &Tensor) -> Result<()> {
+        super::host_fallback::note(self.device(), || {
+            "an advanced-index write (`index_put_`, `x[index] = v`)".into()
+        });
         if values.dtype() != self.dtype() {
             return err(
                 ErrorKind::DtypeUnsupported,

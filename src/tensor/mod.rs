@@ -10,6 +10,7 @@ mod create;
 pub mod elementwise;
 mod elementwise_gpu;
 mod exec;
+pub mod host_fallback;
 mod inplace;
 pub mod overlap_policy;
 mod reduce;
