@@ -330,9 +330,10 @@ impl<'a> Scope<'a> {
                 Value::Tensor(t) => {
                     Value::Tensor(super::indexing::getitem(&t, &self.index_items(items)?)?)
                 }
-                seq @ (Value::Tuple(_) | Value::List(_) | Value::Size(_)) => {
-                    self.sequence_item(&seq, items)?
-                }
+                seq @ (Value::Tuple(_)
+                | Value::List(_)
+                | Value::Size(_)
+                | Value::NamedTuple(..)) => self.sequence_item(&seq, items)?,
                 Value::TypedStorage(s, d) => {
                     super::attrs::typed_storage_get(&s, d, self.storage_index(items)?)?
                 }

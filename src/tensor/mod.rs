@@ -14,6 +14,7 @@ pub mod host_fallback;
 mod inplace;
 pub mod overlap_policy;
 mod reduce;
+mod reduce_dim;
 mod sequential;
 pub use advanced_index::AdvancedItem;
 pub use create::Random;
