@@ -15,32 +15,14 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use common::ew::{EwArg, EwCase, all_cases};
-use common::{Rng, assert_ran};
+use common::{Rng, assert_ran, gpu};
 use stridekit::backend::cuda::elementwise::ew_launch;
-use stridekit::backend::cuda::{self, DeviceBuffer, Gpu};
+use stridekit::backend::cuda::{DeviceBuffer, Gpu};
 use stridekit::tensor::Operand;
 use stridekit::tensor::arith::ElementOp;
 use stridekit::{DType, Device, MemoryFormat, Scalar, Tensor};
 
 const CUDA0: Device = Device::Cuda(0);
-
-/// cuda:0, or None after printing why the test is skipped (a failure under
-/// STRIDEKIT_REQUIRE_GPU=1).
-fn gpu(test: &str) -> Option<Arc<Gpu>> {
-    let why = match cuda::device_count() {
-        Ok(0) => "the CUDA driver sees no device".to_string(),
-        Ok(_) => match Gpu::shared(0) {
-            Ok(g) => return Some(g),
-            Err(e) => format!("cuda:0 cannot be opened: {e}"),
-        },
-        Err(e) => e.to_string(),
-    };
-    if std::env::var_os("STRIDEKIT_REQUIRE_GPU").is_some_and(|v| v == "1") {
-        panic!("{test}: STRIDEKIT_REQUIRE_GPU=1 but {why}");
-    }
-    eprintln!("{test}: skipped: {why}");
-    None
-}
 
 /// The relative tolerance of exp/pow results in `dtype`: 4 units in the last place.
 fn ulp(dtype: DType) -> f64 {

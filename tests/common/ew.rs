@@ -80,61 +80,15 @@ impl EwCase {
     }
 }
 
-/// Every op, with its number of inputs.
+/// Every op with its number of inputs: `ElementOp::EVERY`, plus alpha 2 and clamp with one
+/// bound.
 pub fn ops() -> Vec<(ElementOp, usize)> {
-    use ElementOp::*;
-    let mut v: Vec<(ElementOp, usize)> = [
-        Add(Scalar::Int(1)),
-        Add(Scalar::Int(2)),
-        Sub(Scalar::Int(1)),
-        Mul,
-        Div,
-        FloorDiv,
-        Remainder,
-        Pow,
-        Eq,
-        Ne,
-        Lt,
-        Le,
-        Gt,
-        Ge,
-        BitAnd,
-        BitOr,
-        BitXor,
-        TruncDiv,
-        Maximum,
-        Minimum,
-        LogicalAnd,
-        LogicalOr,
-        LogicalXor,
-    ]
-    .into_iter()
-    .map(|o| (o, 2))
-    .collect();
-    v.extend([Neg, Abs, Sqrt, Exp, Square, Invert, LogicalNot].map(|o| (o, 1)));
-    v.push((Where, 3));
-    v.push((
-        Clamp {
-            min: true,
-            max: true,
-        },
-        3,
-    ));
-    v.push((
-        Clamp {
-            min: true,
-            max: false,
-        },
-        2,
-    ));
-    v.push((
-        Clamp {
-            min: false,
-            max: true,
-        },
-        2,
-    ));
-    v
+    let mut v: Vec<ElementOp> = ElementOp::EVERY.to_vec();
+    v.push(ElementOp::Add(Scalar::Int(2)));
+    for (min, max) in [(true, false), (false, true)] {
+        v.push(ElementOp::Clamp { min, max });
+    }
+    v.into_iter().map(|o| (o, o.arity())).collect()
 }
 
 fn divides(op: ElementOp) -> bool {
@@ -234,6 +188,8 @@ fn flipped(rng: &mut Rng, sizes: &[i64], dims: &[usize], dtype: DType, nonzero: 
 
 /// The layout families: the inputs of one op (`arity` of them, dtypes given), or numbers
 /// where a family uses them.
+// Input i takes dtypes[i] (and maybe a nonzero divisor): indexed loops read best here.
+#[allow(clippy::needless_range_loop)]
 fn family(
     rng: &mut Rng,
     k: usize,
