@@ -108,3 +108,66 @@ impl Tensor {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scalar::Scalar;
+    use crate::simulated_cuda::{SimulatedCuda, with_device};
+
+    #[test]
+    fn only_a_real_cuda_device_takes_the_kernels() {
+        assert!(!runs_on_gpu(Device::Cpu));
+        assert!(runs_on_gpu(Device::Cuda(0)));
+        // A simulated device keeps its bytes on the host: the CPU loop serves it.
+        let sim = SimulatedCuda::new(Default::default()).unwrap();
+        with_device(sim, || assert!(!runs_on_gpu(Device::Cuda(0))));
+    }
+
+    #[test]
+    fn integer_division_by_zero_is_refused_before_a_launch() {
+        let ints = |v: &[i64]| {
+            let vals: Vec<Scalar> = v.iter().map(|&i| Scalar::Int(i)).collect();
+            Operand::Tensor(
+                Tensor::from_values(&[v.len() as i64], &vals, Some(DType::I16)).unwrap(),
+            )
+        };
+        let a = ints(&[7, 8, 9]);
+        let check = |op, compute, b: Operand, n| check_divisor(op, compute, &[a.clone(), b], n);
+        let zero_error = |r: Result<()>| r.unwrap_err().message == "ZeroDivisionError";
+        assert!(zero_error(check(
+            ElementOp::FloorDiv,
+            DType::I16,
+            ints(&[1, 0, 2]),
+            3
+        )));
+        assert!(zero_error(check(
+            ElementOp::Remainder,
+            DType::I64,
+            Operand::Number(Scalar::Int(0)),
+            3
+        )));
+        // A divisor that becomes 0 in the computation dtype (256 as int8).
+        assert!(zero_error(check(
+            ElementOp::TruncDiv,
+            DType::I8,
+            ints(&[1, 256, 2]),
+            3
+        )));
+        assert!(check(ElementOp::FloorDiv, DType::I16, ints(&[1, 3, 2]), 3).is_ok());
+        // Floats divide by zero (inf/nan), other ops never divide, empty results read nothing.
+        assert!(check(ElementOp::FloorDiv, DType::F32, ints(&[0, 0, 0]), 3).is_ok());
+        assert!(check(ElementOp::Mul, DType::I16, ints(&[0, 0, 0]), 3).is_ok());
+        assert!(check(ElementOp::Remainder, DType::I16, ints(&[0, 0, 0]), 0).is_ok());
+    }
+
+    #[test]
+    fn host_tensors_note_no_host_fallback() {
+        let x = Tensor::zeros(&[2, 3], DType::F32).unwrap();
+        let (r, notes) = super::super::host_fallback::recording(|| {
+            x.reduce(super::super::Reduction::Sum, None, false, None)
+        });
+        assert!(r.is_ok());
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+}
