@@ -170,10 +170,7 @@ impl Tensor {
         compute: DType,
         out: DType,
     ) -> Result<Tensor> {
-        let op = check_alpha(op, compute)?;
-        op.check(compute)?;
-        let device = common_device(inputs)?;
-        let layout = result_layout(op, inputs)?;
+        let (op, device, layout) = prepared(op, inputs, compute)?;
         if elementwise_gpu::runs_on_gpu(device) {
             elementwise_gpu::check_divisor(op, compute, inputs, layout.numel())?;
             let result = Tensor::zeroed_on(layout, out, device)?;
@@ -191,10 +188,8 @@ impl Tensor {
         compute: DType,
         out: DType,
     ) -> Result<Tensor> {
-        let op = check_alpha(op, compute)?;
-        op.check(compute)?;
-        common_device(inputs)?;
-        run_dense(op, inputs, compute, out, result_layout(op, inputs)?)
+        let (op, _, layout) = prepared(op, inputs, compute)?;
+        run_dense(op, inputs, compute, out, layout)
     }
 
     /// `self.op_(others...)` in place: `self` is the first operand and the output. Self is
@@ -333,6 +328,19 @@ impl Tensor {
             self.dtype,
         )
     }
+}
+
+/// PyTorch's checks of an out-of-place op, in its order (alpha, the computation dtype,
+/// devices, shapes): the op with its alpha converted, the device and the result's layout.
+fn prepared(
+    op: ElementOp,
+    inputs: &[Operand],
+    compute: DType,
+) -> Result<(ElementOp, Device, Layout)> {
+    let op = check_alpha(op, compute)?;
+    op.check(compute)?;
+    let device = common_device(inputs)?;
+    Ok((op, device, result_layout(op, inputs)?))
 }
 
 /// The result's layout: the broadcast shape with TensorIterator's strides over the
