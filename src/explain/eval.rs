@@ -167,9 +167,14 @@ pub fn run_observed(
     };
     let mut env = Env::on(device);
     for (i, stmt) in program.stmts.iter().enumerate() {
-        let (outcome, notes) = with_policy(policy, || run_statement(&mut env, &stmt.kind));
+        let ((outcome, notes), on_host) = crate::tensor::host_fallback::recording(|| {
+            with_policy(policy, || run_statement(&mut env, &stmt.kind))
+        });
         for note in notes {
             env.warn("order_dependent_overlap", note);
+        }
+        for what in on_host {
+            env.warn("host_fallback", host_fallback_message(&what));
         }
         if let Err(error) = outcome {
             return (
@@ -184,6 +189,13 @@ pub fn run_observed(
         after(i, &env);
     }
     (env, None)
+}
+
+/// A `host_fallback` warning: what a statement over GPU tensors ran on the host.
+fn host_fallback_message(what: &str) -> String {
+    format!(
+        "{what} ran on the host: stridekit has no GPU kernel for it yet (operands downloaded, result uploaded)"
+    )
 }
 
 fn run_statement(env: &mut Env, stmt: &StmtKind) -> Result<()> {
@@ -318,9 +330,10 @@ impl<'a> Scope<'a> {
                 Value::Tensor(t) => {
                     Value::Tensor(super::indexing::getitem(&t, &self.index_items(items)?)?)
                 }
-                seq @ (Value::Tuple(_) | Value::List(_) | Value::Size(_)) => {
-                    self.sequence_item(&seq, items)?
-                }
+                seq @ (Value::Tuple(_)
+                | Value::List(_)
+                | Value::Size(_)
+                | Value::NamedTuple(..)) => self.sequence_item(&seq, items)?,
                 Value::TypedStorage(s, d) => {
                     super::attrs::typed_storage_get(&s, d, self.storage_index(items)?)?
                 }

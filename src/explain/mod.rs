@@ -11,6 +11,7 @@ mod copy_ops;
 pub mod eval;
 mod indexing;
 pub mod lexer;
+mod max_min;
 mod operators;
 pub mod ops;
 pub mod parse;
