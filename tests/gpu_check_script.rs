@@ -145,6 +145,7 @@ fn all_runs_every_step_under_its_budget_and_summarises() {
         &sh(&libtest(1, Some("running_a_plan_again_does_not_allocate"))),
         0o644,
     );
+    write(&bin.join("gpu_elementwise"), &sh(&libtest(2, None)), 0o644);
     write(&bin.join("alloc_cuda"), &sh(&libtest(1, None)), 0o644);
     write(&bin.join("gpu_memory"), &sh(&libtest(1, None)), 0o644);
     write(&bin.join("ffi_copy"), &sh(&libtest(4, None)), 0o644);
@@ -229,6 +230,8 @@ exit $rc
     assert_eq!(row("memcheck-kernels")[4..], ["9", "0", "2"]);
     assert_eq!(row("racecheck-tiles")[3..], ["1", "0", "0"]);
     assert_eq!(row("kernels-unchecked")[3..], ["2", "0", "-"]);
+    assert_eq!(row("elementwise")[1..], ["ok", "0", "2", "0", "-"]);
+    assert_eq!(row("memcheck-elementwise")[1..3], ["FAILED", "rc=99"]);
     assert_eq!(row("launch-alloc")[1..3], ["FAILED", "rc=101"]);
     assert_eq!(row("memcheck-alloc")[1..2], ["FAILED"]);
     assert_eq!(row("alloc-replay-cuda")[1], "ok");
@@ -255,11 +258,11 @@ exit $rc
     assert_eq!(
         lines[n - 5..],
         [
-            "tests: 27 passed, 1 failed (running_a_plan_again_does_not_allocate)",
-            "sanitizer errors: 6 (reported by memcheck-kernels, racecheck-tiles, memcheck-alloc, memcheck-ffi)",
+            "tests: 31 passed, 1 failed (running_a_plan_again_does_not_allocate)",
+            "sanitizer errors: 8 (reported by memcheck-kernels, racecheck-tiles, memcheck-elementwise, memcheck-alloc, memcheck-ffi)",
             "bench: 1/1 cases verified, worst % of memcpy - [bench-quick.jsonl (the run was cut short)]",
             "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1, ecc_uncorrected_before 0/1, pcie_link_gen 0/1, power_violation_ms_before 0/1",
-            "gpu-check all: FAILED: memcheck-kernels, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, bench-gpu, transfers, report, allocator-golden, python-gpu, torch-pluggable",
+            "gpu-check all: FAILED: memcheck-kernels, memcheck-elementwise, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, bench-gpu, transfers, report, allocator-golden, python-gpu, torch-pluggable",
         ]
     );
     let summary: serde_json::Value =
