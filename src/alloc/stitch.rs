@@ -344,15 +344,19 @@ mod tests {
 
     const MIB: u64 = 1 << 20;
 
+    fn allocator(setting: &str, capacity: u64) -> DeviceCachingAllocator<SimulatedDevice> {
+        DeviceCachingAllocator::new(
+            SimulatedDevice::new(capacity),
+            AllocConfig::parse(setting).unwrap(),
+        )
+        .unwrap()
+    }
+
     /// A freed block's chunks are moved to the end of the segment instead of new ones.
     #[test]
     fn idle_chunks_move_to_where_a_request_lands() {
         let run = |setting: &str| {
-            let mut a = DeviceCachingAllocator::new(
-                SimulatedDevice::new(16 << 30),
-                AllocConfig::parse(setting).unwrap(),
-            )
-            .unwrap();
+            let mut a = allocator(setting, 16 << 30);
             let x = a.malloc(64 * MIB, 0).unwrap();
             let _y = a.malloc(64 * MIB, 0).unwrap();
             a.free(x).unwrap();
@@ -377,11 +381,7 @@ mod tests {
     #[test]
     fn growth_creates_only_the_granules_needed() {
         let run = |setting: &str| {
-            let mut a = DeviceCachingAllocator::new(
-                SimulatedDevice::new(16 << 30),
-                AllocConfig::parse(setting).unwrap(),
-            )
-            .unwrap();
+            let mut a = allocator(setting, 16 << 30);
             a.malloc(201 * MIB, 0).unwrap();
             (a.stats().reserved_bytes[0].peak as u64, a.device().calls)
         };
@@ -398,11 +398,7 @@ mod tests {
     /// ones share (as PyTorch's pages are shared).
     #[test]
     fn small_growths_share_a_chunk() {
-        let mut a = DeviceCachingAllocator::new(
-            SimulatedDevice::new(16 << 30),
-            AllocConfig::parse("policy:stridekit").unwrap(),
-        )
-        .unwrap();
+        let mut a = allocator("policy:stridekit", 16 << 30);
         for _ in 0..3 {
             a.malloc(6 * MIB, 0).unwrap();
         }
@@ -416,11 +412,7 @@ mod tests {
     /// Out of memory under the policy: nothing is left behind as spare chunks.
     #[test]
     fn failed_requests_release_the_chunks_they_took() {
-        let mut a = DeviceCachingAllocator::new(
-            SimulatedDevice::new(256 * MIB),
-            AllocConfig::parse("policy:stridekit").unwrap(),
-        )
-        .unwrap();
+        let mut a = allocator("policy:stridekit", 256 * MIB);
         let x = a.malloc(64 * MIB, 0).unwrap();
         let _y = a.malloc(64 * MIB, 0).unwrap();
         a.free(x).unwrap();
