@@ -56,8 +56,9 @@ fn cuda_device_or_typed_error() {
 }
 
 /// policy:stridekit through the CUDA virtual-memory calls (cuMemCreate / cuMemMap /
-/// cuMemSetAccess, stitched pages unmapped with their handle kept and mapped again): the
-/// same statistics as on the simulated device, and everything returned at the end.
+/// cuMemSetAccess of variable-size chunks, moved chunks unmapped with their handle kept
+/// and mapped again): the same statistics and the same device calls as on the simulated
+/// device, and everything returned at the end.
 #[test]
 fn stridekit_policy_on_the_gpu_matches_the_simulation() {
     let Some(dev) = gpu_or_skip("stridekit_policy_on_the_gpu_matches_the_simulation") else {
@@ -70,10 +71,12 @@ fn stridekit_policy_on_the_gpu_matches_the_simulation() {
         let opts = ReplayOptions::default();
         let mut a = DeviceCachingAllocator::new(CudaDevice::new(0).unwrap(), cfg.clone()).unwrap();
         let gpu = replay_on(&mut a, &t, &opts).unwrap();
+        let gpu_calls = a.device().calls;
         a.release_all().unwrap();
         assert_eq!(a.stats().reserved_bytes[0].current, 0, "{trace}");
         let sim = replay_simulated(&t, &cfg, &opts).unwrap();
         assert_eq!(gpu.stats, sim.stats, "{trace}");
+        assert_eq!(gpu_calls, sim.device_calls, "{trace}");
     }
     drop(dev);
 }

@@ -19,7 +19,7 @@ fn tmp(name: &str) -> std::path::PathBuf {
 fn snapshots_replay_to_the_same_statistics() {
     for t in SHIPPED {
         let tr = shipped(t);
-        for s in RECORDED_SETTINGS {
+        for s in RECORDED_SETTINGS.into_iter().chain(["policy:stridekit"]) {
             let cfg = AllocConfig::parse(s).unwrap();
             let full = replay::replay_simulated(&tr, &cfg, &ReplayOptions::default()).unwrap();
             for at in ["end", "peak"] {

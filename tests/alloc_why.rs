@@ -30,7 +30,7 @@ fn check(w: &why::Waste, what: &str) {
 fn the_gap_at_the_peak_is_attributed_on_every_trace() {
     for t in SHIPPED {
         let tr = shipped(t);
-        for s in RECORDED_SETTINGS {
+        for s in RECORDED_SETTINGS.into_iter().chain(["policy:stridekit"]) {
             let cfg = AllocConfig::parse(s).unwrap();
             let opts = ReplayOptions::default();
             let r = replay::replay_simulated(&tr, &cfg, &opts).unwrap();

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use cudarc::driver::result;
 use cudarc::driver::sys;
 
-use super::device::{DeviceError, EventId, RawDevice, StreamId};
+use super::device::{DeviceCalls, DeviceError, EventId, RawDevice, StreamId};
 use super::error::{AllocError, AllocResult};
 
 /// A CUDA device (its primary context) as a [`RawDevice`].
@@ -19,13 +19,15 @@ pub struct CudaDevice {
     ordinal: i32,
     ctx: sys::CUcontext,
     handles: HashMap<u64, sys::CUmemGenericAllocationHandle>,
-    /// Unmapped pages whose physical memory is kept for the next map of that size.
+    /// Unmapped chunks whose physical memory is kept for [`RawDevice::map_spare`].
     spare: Vec<(sys::CUmemGenericAllocationHandle, u64)>,
     events: HashMap<EventId, sys::CUevent>,
     event_pool: Vec<sys::CUevent>,
     next_event: EventId,
     /// Every segment address cuMemAlloc returned, in order.
     pub handed_out: Vec<u64>,
+    /// The memory calls that succeeded, counted as [`super::SimulatedDevice`] counts them.
+    pub calls: DeviceCalls,
 }
 
 // SAFETY: the raw context and event handles are only used through the driver API, which is
@@ -74,6 +76,7 @@ impl CudaDevice {
             event_pool: Vec::new(),
             next_event: 1,
             handed_out: Vec::new(),
+            calls: DeviceCalls::default(),
         })
     }
 
@@ -93,7 +96,39 @@ impl CudaDevice {
             })?;
         // SAFETY: the page was mapped by `map_page` with handle h.
         check_plain("cuMemUnmap", unsafe { sys::cuMemUnmap(ptr, size as usize) })?;
+        self.calls.page_unmaps += 1;
         Ok(h)
+    }
+
+    /// cuMemMap handle `h` (a chunk of `size` bytes) at `ptr` and make it accessible
+    /// (cuMemSetAccess); on failure nothing stays mapped and `h` is still the caller's.
+    fn map_handle(
+        &mut self,
+        ptr: u64,
+        size: u64,
+        h: sys::CUmemGenericAllocationHandle,
+    ) -> Result<(), DeviceError> {
+        // SAFETY: ptr lies in a reserved range with `size` bytes unmapped; h is a chunk of
+        // `size` bytes that is not mapped anywhere.
+        check("cuMemMap", unsafe {
+            sys::cuMemMap(ptr, size as usize, 0, h, 0)
+        })?;
+        // SAFETY: plain-data struct.
+        let mut desc: sys::CUmemAccessDesc = unsafe { std::mem::zeroed() };
+        desc.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+        desc.location.id = self.ordinal;
+        desc.flags = sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        // SAFETY: the range was just mapped.
+        if let Err(e) = check("cuMemSetAccess", unsafe {
+            sys::cuMemSetAccess(ptr, size as usize, &desc, 1)
+        }) {
+            // SAFETY: undo the mapping made above.
+            unsafe { sys::cuMemUnmap(ptr, size as usize) };
+            return Err(e);
+        }
+        self.handles.insert(ptr, h);
+        self.calls.page_maps += 1;
+        Ok(())
     }
 
     fn bind(&self) -> AllocResult<()> {
@@ -121,13 +156,16 @@ impl RawDevice for CudaDevice {
             sys::cuMemAlloc_v2(&mut p, size as usize)
         })?;
         self.handed_out.push(p);
+        self.calls.segment_allocs += 1;
         Ok(p)
     }
 
     fn free(&mut self, ptr: u64, _size: u64) -> AllocResult<()> {
         self.bind()?;
         // SAFETY: ptr came from cuMemAlloc and holds no live allocation.
-        unsafe { result::free_sync(ptr) }.map_err(|e| derr("cuMemFree", e))
+        unsafe { result::free_sync(ptr) }.map_err(|e| derr("cuMemFree", e))?;
+        self.calls.segment_frees += 1;
+        Ok(())
     }
 
     fn reserve(&mut self, size: u64, align: u64) -> AllocResult<u64> {
@@ -137,6 +175,7 @@ impl RawDevice for CudaDevice {
         check_plain("cuMemAddressReserve", unsafe {
             sys::cuMemAddressReserve(&mut p, size as usize, align as usize, 0, 0)
         })?;
+        self.calls.reservations += 1;
         Ok(p)
     }
 
@@ -156,46 +195,37 @@ impl RawDevice for CudaDevice {
         prop.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
         prop.location.id = self.ordinal;
         let mut h: sys::CUmemGenericAllocationHandle = 0;
-        match self.spare.iter().position(|&(_, s)| s == size) {
-            // A spare page of this size: map it again instead of creating one.
-            Some(k) => h = self.spare.swap_remove(k).0,
-            // SAFETY: valid out-pointer and property struct.
-            None => check("cuMemCreate", unsafe {
-                sys::cuMemCreate(&mut h, size as usize, &prop, 0)
-            })?,
-        }
-        // SAFETY: ptr lies in a reserved range, h is a fresh handle of `size` bytes.
-        if let Err(e) = check("cuMemMap", unsafe {
-            sys::cuMemMap(ptr, size as usize, 0, h, 0)
-        }) {
+        // SAFETY: valid out-pointer and property struct.
+        check("cuMemCreate", unsafe {
+            sys::cuMemCreate(&mut h, size as usize, &prop, 0)
+        })?;
+        self.calls.page_creates += 1;
+        self.map_handle(ptr, size, h).inspect_err(|_| {
             // SAFETY: h is unmapped and ours.
             unsafe { sys::cuMemRelease(h) };
-            return Err(e);
-        }
-        // SAFETY: plain-data struct.
-        let mut desc: sys::CUmemAccessDesc = unsafe { std::mem::zeroed() };
-        desc.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
-        desc.location.id = self.ordinal;
-        desc.flags = sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-        // SAFETY: the range was just mapped.
-        if let Err(e) = check("cuMemSetAccess", unsafe {
-            sys::cuMemSetAccess(ptr, size as usize, &desc, 1)
-        }) {
-            // SAFETY: undo the mapping made above.
-            unsafe {
-                sys::cuMemUnmap(ptr, size as usize);
-                sys::cuMemRelease(h);
-            }
-            return Err(e);
-        }
-        self.handles.insert(ptr, h);
+        })
+    }
+
+    fn map_spare(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
+        self.bind()?;
+        let Some(k) = self.spare.iter().position(|&(_, s)| s == size) else {
+            return Err(DeviceError::Other(AllocError::Device {
+                call: "cuMemMap",
+                message: format!("no spare chunk of {size} bytes"),
+            }));
+        };
+        let h = self.spare[k].0;
+        self.map_handle(ptr, size, h)?;
+        self.spare.swap_remove(k);
         Ok(())
     }
 
     fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
         let h = self.unmap_only(ptr, size)?;
         // SAFETY: h was unmapped above and is ours.
-        check_plain("cuMemRelease", unsafe { sys::cuMemRelease(h) })
+        check_plain("cuMemRelease", unsafe { sys::cuMemRelease(h) })?;
+        self.calls.page_releases += 1;
+        Ok(())
     }
 
     fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
@@ -208,6 +238,7 @@ impl RawDevice for CudaDevice {
         for (h, _) in std::mem::take(&mut self.spare) {
             // SAFETY: spare handles are unmapped and ours.
             check_plain("cuMemRelease", unsafe { sys::cuMemRelease(h) })?;
+            self.calls.page_releases += 1;
         }
         Ok(())
     }

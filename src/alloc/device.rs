@@ -36,21 +36,22 @@ pub trait RawDevice {
     fn reserve(&mut self, size: u64, align: u64) -> AllocResult<u64>;
     /// Release a reservation made with [`RawDevice::reserve`] (cuMemAddressFree).
     fn release_reservation(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
-    /// Back one page `[ptr, ptr+size)` of a reservation with physical memory and make it
-    /// accessible (cuMemCreate + cuMemMap + cuMemSetAccess).
+    /// Create one physical chunk of `size` bytes and map it at `[ptr, ptr+size)` inside a
+    /// reservation, accessible (cuMemCreate + cuMemMap + cuMemSetAccess). Under PyTorch's
+    /// policy every chunk is one page of the segment's page size; under stridekit's a
+    /// chunk is any multiple of the 2 MiB granularity.
     fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError>;
-    /// Unmap and release one page mapped with [`RawDevice::map_page`].
+    /// Map a spare chunk of `size` bytes (one kept by [`RawDevice::unmap_page_keep`]) at
+    /// `[ptr, ptr+size)`, accessible (cuMemMap + cuMemSetAccess, no cuMemCreate).
+    fn map_spare(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError>;
+    /// Unmap and release one chunk mapped with [`RawDevice::map_page`] (cuMemUnmap +
+    /// cuMemRelease).
     fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
-    /// Unmap one page but keep its physical memory as a spare page, which the next
-    /// [`RawDevice::map_page`] of the same size maps again without creating a page
-    /// (cuMemUnmap, keeping the handle). Devices without spares release it.
-    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
-        self.unmap_page(ptr, size)
-    }
-    /// Release every spare page (cuMemRelease).
-    fn release_spare_pages(&mut self) -> AllocResult<()> {
-        Ok(())
-    }
+    /// Unmap one chunk but keep its physical memory as a spare chunk, which
+    /// [`RawDevice::map_spare`] maps again elsewhere (cuMemUnmap, keeping the handle).
+    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
+    /// Release every spare chunk (cuMemRelease).
+    fn release_spare_pages(&mut self) -> AllocResult<()>;
     /// (free, total) device memory in bytes (cudaMemGetInfo).
     fn mem_info(&mut self) -> AllocResult<(u64, u64)>;
     /// Record an event on `stream` (cudaEventRecord).
@@ -92,7 +93,7 @@ pub struct SimulatedDevice {
     pub reservations_handed_out: Vec<u64>,
     /// How many times each device call was made.
     pub calls: DeviceCalls,
-    /// Sizes of the spare pages (unmapped, physical memory kept).
+    /// Sizes of the spare chunks (unmapped, physical memory kept).
     spare: Vec<u64>,
 }
 
@@ -104,13 +105,13 @@ pub struct DeviceCalls {
     pub segment_allocs: u64,
     /// Segment frees (`cudaFree`).
     pub segment_frees: u64,
-    /// Physical pages created (`cuMemCreate`).
+    /// Physical pages (PyTorch) or chunks (stridekit) created (`cuMemCreate`).
     pub page_creates: u64,
-    /// Pages mapped into a virtual range (`cuMemMap` + `cuMemSetAccess`).
+    /// Pages or chunks mapped into a virtual range (`cuMemMap` + `cuMemSetAccess`).
     pub page_maps: u64,
-    /// Pages unmapped (`cuMemUnmap`).
+    /// Pages or chunks unmapped (`cuMemUnmap`).
     pub page_unmaps: u64,
-    /// Physical pages released (`cuMemRelease`).
+    /// Physical pages or chunks released (`cuMemRelease`).
     pub page_releases: u64,
     /// Virtual address ranges reserved (`cuMemAddressReserve`).
     pub reservations: u64,
@@ -209,6 +210,22 @@ impl SimulatedDevice {
         a
     }
 
+    fn insert_mapping(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
+        let overlaps = |(&p, &s): (&u64, &u64)| p < ptr + size && ptr < p + s;
+        let before = self.mapped.range(..=ptr).next_back();
+        let after = self.mapped.range(ptr..ptr + size).next();
+        if before.is_some_and(overlaps) || after.is_some_and(overlaps) {
+            return Err(DeviceError::Other(AllocError::Device {
+                call: "cuMemMap",
+                message: format!(
+                    "simulated device: {ptr:#x} ({size} bytes) overlaps a mapped chunk"
+                ),
+            }));
+        }
+        self.mapped.insert(ptr, size);
+        Ok(())
+    }
+
     fn return_range(&mut self, ptr: u64, size: u64) {
         if ptr < SIM_BASE {
             return;
@@ -269,25 +286,25 @@ impl RawDevice for SimulatedDevice {
     }
 
     fn map_page(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
-        let spare = self.spare.iter().position(|&s| s == size);
-        if spare.is_none() && self.used.saturating_add(size) > self.capacity {
+        if self.used.saturating_add(size) > self.capacity {
             return Err(DeviceError::OutOfMemory);
         }
-        if self.mapped.insert(ptr, size).is_some() {
+        self.insert_mapping(ptr, size)?;
+        self.used += size;
+        self.calls.page_creates += 1;
+        self.calls.page_maps += 1;
+        Ok(())
+    }
+
+    fn map_spare(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
+        let Some(k) = self.spare.iter().position(|&s| s == size) else {
             return Err(DeviceError::Other(AllocError::Device {
                 call: "cuMemMap",
-                message: format!("simulated device: page {ptr:#x} already mapped"),
+                message: format!("simulated device: no spare chunk of {size} bytes"),
             }));
-        }
-        match spare {
-            Some(k) => {
-                self.spare.swap_remove(k);
-            }
-            None => {
-                self.used += size;
-                self.calls.page_creates += 1;
-            }
-        }
+        };
+        self.insert_mapping(ptr, size)?;
+        self.spare.swap_remove(k);
         self.calls.page_maps += 1;
         Ok(())
     }
@@ -370,5 +387,47 @@ impl RawDevice for SimulatedDevice {
 
     fn synchronize_stream(&mut self, _stream: StreamId) -> AllocResult<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    /// A created chunk is counted once as a create and once as a map; a kept chunk maps
+    /// again without a create, only at its own size, and chunks never overlap.
+    #[test]
+    fn chunks_are_created_kept_and_mapped_again() {
+        let mut d = SimulatedDevice::new(64 * MIB);
+        let base = d.reserve(256 * MIB, 2 * MIB).unwrap();
+        d.map_page(base, 20 * MIB).unwrap();
+        assert!(matches!(
+            d.map_page(base + 18 * MIB, 4 * MIB),
+            Err(DeviceError::Other(_))
+        ));
+        d.unmap_page_keep(base, 20 * MIB).unwrap();
+        assert_eq!(d.used(), 20 * MIB);
+        assert!(matches!(
+            d.map_spare(base + 40 * MIB, 18 * MIB),
+            Err(DeviceError::Other(_))
+        ));
+        d.map_spare(base + 40 * MIB, 20 * MIB).unwrap();
+        assert_eq!(d.calls.page_creates, 1);
+        assert_eq!(d.calls.page_maps, 2);
+        assert_eq!(d.calls.page_unmaps, 1);
+        // A new chunk is created even with a spare of its size around.
+        d.unmap_page_keep(base + 40 * MIB, 20 * MIB).unwrap();
+        d.map_page(base, 20 * MIB).unwrap();
+        assert_eq!(d.calls.page_creates, 2);
+        assert_eq!(d.used(), 40 * MIB);
+        assert_eq!(
+            d.map_page(base + 20 * MIB, 40 * MIB),
+            Err(DeviceError::OutOfMemory)
+        );
+        d.release_spare_pages().unwrap();
+        assert_eq!(d.used(), 20 * MIB);
+        assert_eq!(d.calls.page_releases, 1);
     }
 }

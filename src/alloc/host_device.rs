@@ -107,8 +107,20 @@ impl RawDevice for HostDevice {
         self.accounts.map_page(ptr, size)
     }
 
+    fn map_spare(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
+        self.accounts.map_spare(ptr, size)
+    }
+
     fn unmap_page(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
         self.accounts.unmap_page(ptr, size)
+    }
+
+    fn unmap_page_keep(&mut self, ptr: u64, size: u64) -> AllocResult<()> {
+        self.accounts.unmap_page_keep(ptr, size)
+    }
+
+    fn release_spare_pages(&mut self) -> AllocResult<()> {
+        self.accounts.release_spare_pages()
     }
 
     fn mem_info(&mut self) -> AllocResult<(u64, u64)> {

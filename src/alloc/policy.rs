@@ -150,13 +150,17 @@ pub(crate) struct BlockPool {
     pub get_free_blocks_call_count: i64,
 }
 
-/// An expandable segment: a reserved address range mapped page by page.
+/// An expandable segment: a reserved address range into which physical chunks are
+/// mapped. Under PyTorch's policy every chunk is one page (`page` bytes, at a multiple of
+/// `page` from `base`); under stridekit's, `page` is the 2 MiB granularity and a chunk is
+/// any multiple of it ([`super::stitch`]).
 #[derive(Debug, Clone)]
 pub(crate) struct ExpandableSegment {
     pub base: u64,
     pub page: u64,
     pub max_pages: u64,
-    pub pages: Vec<bool>,
+    /// The mapped chunks: address -> size (each one cuMemCreate handle).
+    pub chunks: BTreeMap<u64, u64>,
     pub stream: StreamId,
     pub live: bool,
 }
@@ -164,6 +168,14 @@ pub(crate) struct ExpandableSegment {
 impl ExpandableSegment {
     fn size(&self) -> u64 {
         self.page * self.max_pages
+    }
+
+    /// The mapped chunks lying wholly inside `[ptr, end)`, by address: (address, size).
+    pub(crate) fn whole_chunks(&self, ptr: u64, end: u64) -> impl Iterator<Item = (u64, u64)> {
+        self.chunks
+            .range(ptr..end)
+            .map(|(&p, &s)| (p, s))
+            .filter(move |&(p, s)| p + s <= end)
     }
 }
 
@@ -196,6 +208,9 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     last_stream: (StreamId, u16),
     /// The allocator's history in the form of a snapshot's `device_traces`, when recording.
     history: Option<Vec<HistoryEntry>>,
+    /// Sizes of the chunks unmapped with their physical memory kept (stridekit's policy),
+    /// in the order they are to be mapped again; the device holds the same spares.
+    pub(crate) spare_chunks: Vec<u64>,
 }
 
 /// What a history entry records (PyTorch's `TraceEntry` actions).
@@ -266,6 +281,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             streams: Vec::new(),
             last_stream: (StreamId::MAX, u16::MAX),
             history: None,
+            spare_chunks: Vec::new(),
         };
         if let Some(f) = a.cfg.per_process_memory_fraction {
             a.set_memory_fraction(f)?;
@@ -1132,7 +1148,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
         let page = match pool {
             PoolKind::Small => K_SMALL_BUFFER,
-            PoolKind::Large if self.cfg.is_stridekit() => super::stitch::LARGE_PAGE,
+            PoolKind::Large if self.cfg.is_stridekit() => super::stitch::GRANULE,
             PoolKind::Large => K_LARGE_BUFFER,
         };
         let space = self.device_total + self.device_total / 8;
@@ -1142,7 +1158,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             base,
             page,
             max_pages,
-            pages: Vec::new(),
+            chunks: BTreeMap::new(),
             stream,
             live: true,
         };
@@ -1157,82 +1173,75 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         Ok(i)
     }
 
-    /// Map the pages covering `[ptr, ptr+size)`; returns the mapped (ptr, size), size 0 on
-    /// out of memory.
-    fn seg_map(&mut self, si: u32, ptr: u64, size: u64) -> AllocResult<(u64, u64)> {
-        let (base, page) = {
-            let s = &self.segs[si as usize];
-            (s.base, s.page)
-        };
-        let begin = (ptr - base) / page;
-        let end = (ptr + size - base).div_ceil(page);
-        if begin == end {
-            return Ok((base + begin * page, 0));
-        }
-        {
-            let s = &mut self.segs[si as usize];
-            if s.pages.len() < end as usize {
-                s.pages.resize(end as usize, false);
-            }
-        }
-        for k in begin..end {
-            match self.dev.map_page(base + k * page, page) {
-                Ok(()) => self.segs[si as usize].pages[k as usize] = true,
-                Err(DeviceError::OutOfMemory) => {
-                    for j in begin..k {
-                        self.dev.unmap_page(base + j * page, page)?;
-                        self.segs[si as usize].pages[j as usize] = false;
-                    }
-                    self.trim_pages(si);
-                    return Ok((base + begin * page, 0));
-                }
-                Err(DeviceError::Other(e)) => return Err(e),
-            }
-        }
-        Ok((base + begin * page, (end - begin) * page))
-    }
-
-    fn trim_pages(&mut self, si: u32) {
-        let s = &mut self.segs[si as usize];
-        while s.pages.last() == Some(&false) {
-            s.pages.pop();
-        }
-    }
-
-    /// Unmap the whole pages inside `[ptr, ptr+size)` (at most the last `max_pages` of
-    /// them; `keep`: keep their physical memory as spare pages); returns the unmapped
-    /// (ptr, size).
-    fn seg_unmap(
+    /// Map chunks at `[ptr, ptr+size)` (`ptr` starts an unmapped block of `room` bytes):
+    /// PyTorch's pages covering the range, or the chunks stridekit's policy plans there
+    /// ([`Self::chunk_plan`]). Returns the mapped (ptr, size), size 0 on out of memory.
+    fn seg_map(
         &mut self,
         si: u32,
         ptr: u64,
         size: u64,
-        max_pages: Option<u64>,
-        keep: bool,
+        room: u64,
+        pool: PoolKind,
     ) -> AllocResult<(u64, u64)> {
-        let (base, page, stream) = {
+        let (base, page) = {
             let s = &self.segs[si as usize];
-            (s.base, s.page, s.stream)
+            (s.base, s.page)
         };
-        let mut begin = (ptr - base).div_ceil(page);
-        let end = (ptr + size - base) / page;
-        if begin >= end {
-            return Ok((ptr, 0));
-        }
-        if let Some(m) = max_pages {
-            begin = begin.max(end.saturating_sub(m));
-        }
-        self.dev.synchronize_stream(stream)?;
-        for k in begin..end {
-            if keep {
-                self.dev.unmap_page_keep(base + k * page, page)?;
+        let plan: Vec<(u64, bool)> = if self.cfg.is_stridekit() {
+            self.chunk_plan(ptr, size, room, pool)
+        } else {
+            let begin = (ptr - base) / page;
+            let end = (ptr + size - base).div_ceil(page);
+            (begin..end).map(|_| (page, false)).collect()
+        };
+        let mut at = ptr;
+        for (k, &(len, spare)) in plan.iter().enumerate() {
+            let r = if spare {
+                self.dev.map_spare(at, len)
             } else {
-                self.dev.unmap_page(base + k * page, page)?;
+                self.dev.map_page(at, len)
+            };
+            match r {
+                Ok(()) => {
+                    self.segs[si as usize].chunks.insert(at, len);
+                    at += len;
+                }
+                Err(DeviceError::OutOfMemory) => {
+                    let mut p = ptr;
+                    for &(l, _) in &plan[..k] {
+                        self.dev.unmap_page(p, l)?;
+                        self.segs[si as usize].chunks.remove(&p);
+                        p += l;
+                    }
+                    return Ok((ptr, 0));
+                }
+                Err(DeviceError::Other(e)) => return Err(e),
             }
-            self.segs[si as usize].pages[k as usize] = false;
         }
-        self.trim_pages(si);
-        Ok((base + begin * page, (end - begin) * page))
+        Ok((ptr, at - ptr))
+    }
+
+    /// Unmap the chunks lying wholly inside `[lo, hi)` (`keep`: keep their physical
+    /// memory as spare chunks); returns the unmapped (ptr, size).
+    fn seg_unmap(&mut self, si: u32, lo: u64, hi: u64, keep: bool) -> AllocResult<(u64, u64)> {
+        let s = &self.segs[si as usize];
+        let stream = s.stream;
+        let run: Vec<(u64, u64)> = s.whole_chunks(lo, hi).collect();
+        let (Some(&(first, _)), Some(&(last, last_size))) = (run.first(), run.last()) else {
+            return Ok((lo, 0));
+        };
+        self.dev.synchronize_stream(stream)?;
+        for (p, len) in run {
+            if keep {
+                self.dev.unmap_page_keep(p, len)?;
+                self.spare_chunks.push(len);
+            } else {
+                self.dev.unmap_page(p, len)?;
+            }
+            self.segs[si as usize].chunks.remove(&p);
+        }
+        Ok((first, last + last_size - first))
     }
 
     fn map_block(&mut self, to_map: u32, size: u64) -> AllocResult<bool> {
@@ -1240,7 +1249,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let b = &self.blocks[to_map as usize];
             (b.ptr, b.seg, b.size, b.stream, b.rank, b.pool)
         };
-        let (mptr, msize) = self.seg_map(seg, ptr, size)?;
+        let (mptr, msize) = self.seg_map(seg, ptr, size, bsize, pool)?;
         if msize == 0 {
             return Ok(false);
         }
@@ -1308,22 +1317,25 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn unmap_block(&mut self, i: u32) -> AllocResult<()> {
-        self.unmap_block_pages(i, None, false)
+        let b = &self.blocks[i as usize];
+        self.unmap_block_chunks(i, (b.ptr, b.ptr + b.size), false)
     }
 
-    /// Unmap the whole pages of free block `i` (at most the last `max_pages`; `keep`: as
-    /// spare pages), splitting it into mapped and unmapped blocks.
-    pub(crate) fn unmap_block_pages(
+    /// Unmap the chunks of free block `i` lying wholly inside `range` (`keep`: as spare
+    /// chunks), splitting the block into mapped and unmapped blocks.
+    pub(crate) fn unmap_block_chunks(
         &mut self,
         i: u32,
-        max_pages: Option<u64>,
+        range: (u64, u64),
         keep: bool,
     ) -> AllocResult<()> {
         let (ptr, size, seg, stream, rank, pool) = {
             let b = &self.blocks[i as usize];
             (b.ptr, b.size, b.seg, b.stream, b.rank, b.pool)
         };
-        let (uptr, usize_) = self.seg_unmap(seg, ptr, size, max_pages, keep)?;
+        let lo = range.0.max(ptr);
+        let hi = range.1.min(ptr + size);
+        let (uptr, usize_) = self.seg_unmap(seg, lo, hi, keep)?;
         if usize_ == 0 {
             return Ok(());
         }

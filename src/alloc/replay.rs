@@ -9,7 +9,9 @@
 //!   order (reservations for expandable segments are derived from the `segment_map`
 //!   addresses); the replay's own policy decides when to ask for them;
 //! - `segment_free` / `segment_unmap` of memory the replay still holds as cache is taken as
-//!   an explicit `empty_cache()` of the original program;
+//!   an explicit `empty_cache()` of the original program; under `policy:stridekit`, except
+//!   when new memory is mapped before the next allocation or free (the policy moving its
+//!   chunks, which the replay's policy does itself);
 //! - `free_completed` is not replayed: a free whose completion the original run deferred
 //!   (record_stream on another stream) is replayed as an immediate free, since snapshots do
 //!   not record the other streams' uses;
@@ -205,8 +207,11 @@ pub fn replay_on<D: RawDevice>(
                     a.free(h)?;
                 }
             }
-            Op::SegmentRelease { addr } => {
-                if holds(a, addr) {
+            Op::SegmentRelease { addr, remapped } => {
+                // Under stridekit's policy, memory unmapped and mapped again before the
+                // next allocation is the policy moving chunks, which the replay's own
+                // policy decides.
+                if !(remapped && a.config().is_stridekit()) && holds(a, addr) {
                     a.empty_cache()?;
                 }
             }

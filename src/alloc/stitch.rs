@@ -1,67 +1,107 @@
 //! stridekit's own policy (`policy:stridekit` in the settings string): expandable
-//! segments whose free physical pages are stitched to where memory is needed.
+//! segments built of variable-size physical chunks that move to where memory is needed.
 //!
-//! PyTorch's expandable segments map new pages at the end of a segment whenever no free
-//! mapped block fits a request, and unmap free pages only when the device runs out; free
-//! pages stranded between live blocks stay mapped, so reserved memory is the high-water
-//! mark of the segment's extent, not of what is live. Here:
+//! PyTorch's expandable segments map new 20 MiB pages at the end of a segment whenever no
+//! free mapped block fits a request, and unmap free pages only when the device runs out;
+//! free pages stranded between live blocks stay mapped, so reserved memory is the
+//! high-water mark of the segment's extent, not of what is live. Here:
 //!
-//! - a request that no free mapped block fits goes where it maps the fewest new pages
-//!   (a free block followed by unmapped address space, a hole left by earlier stitching,
-//!   or the end of the segment);
-//! - before mapping them, as many whole free pages as it needs are taken from free blocks
-//!   elsewhere (lowest addresses first, the top pages of each block): each is unmapped
-//!   with its physical memory kept (`cuMemUnmap`, the handle kept) and mapped again where
-//!   the request lands (`cuMemMap` + `cuMemSetAccess`, no `cuMemCreate`), as GMLake
-//!   stitches physical chunks into new virtual ranges. Pages are created only when no
-//!   free whole page is left, so reserved memory follows the pages live blocks touch;
-//! - the large pool maps 16 MiB pages (PyTorch: 20 MiB): a boundary strands less, while
-//!   a page still costs one create and one map; 2 MiB pages would strand even less but
-//!   need about ten times PyTorch's device calls;
+//! - Physical model: a segment is one reserved virtual range (`cuMemAddressReserve`) into
+//!   which chunks are mapped; a chunk is one `cuMemCreate` handle of any multiple of
+//!   CUDA's 2 MiB granularity ([`GRANULE`]), mapped whole at one place
+//!   (`cuMemMap` + `cuMemSetAccess`). A chunk can move (`cuMemUnmap` keeping the handle,
+//!   then `cuMemMap` + `cuMemSetAccess` elsewhere) or be released (`cuMemUnmap` +
+//!   `cuMemRelease`) only whole, so the free part of a chunk that also holds a live block
+//!   is stranded while that block lives.
+//! - A request that no free mapped block fits goes where it creates the fewest bytes once
+//!   the idle chunks (whole chunks inside free blocks) have been moved there, then where
+//!   it moves the fewest chunks, then where it maps the fewest bytes: a free block
+//!   followed by unmapped address space, a hole left by earlier moves, or the end of the
+//!   segment.
+//! - Each unmapped stretch it lands on is filled with idle chunks moved from elsewhere:
+//!   the smallest that covers the rest alone, else the largest that fit, up to
+//!   [`MAX_MOVES`]; only the rest is created, as chunks of exactly the bytes needed
+//!   (2 MiB granular) but at least [`LARGE_MIN_CHUNK`] and at most [`LARGE_MAX_CHUNK`]
+//!   each in the large pool (2 MiB in the small pool), so a growth of N MiB costs about
+//!   N/20 creates and as many maps instead of PyTorch's N/20 pages, and its last chunk is
+//!   no larger than what is needed.
+//! - Chunk size trades the targets: chunks of any size (one create and one map per
+//!   growth) need a fifth of PyTorch's device calls, but the free tails of big chunks
+//!   strand memory (requested/reserved 0.87 on the random trace); capped at 16 MiB they
+//!   strand less but need 2.5 times PyTorch's calls there; 18 to 20 MiB meets both.
 //! - `max_split_size` does not apply to blocks of expandable segments (under PyTorch it
 //!   only makes them grow, pytorch/pytorch#123548).
 //!
-//! Device calls: a stitched page costs one unmap and one map, a new page one create and
-//! one map; the simulated device counts them ([`super::device::DeviceCalls`]). On a GPU
-//! the same calls go through cudarc's `cuMemUnmap` / `cuMemMap` / `cuMemSetAccess`
-//! ([`super::CudaDevice`]); that path compiles but has not run on a GPU yet.
+//! Device calls: a moved chunk costs one unmap and one map, a new chunk one create and one
+//! map; the simulated device counts them ([`super::device::DeviceCalls`]). On a GPU the
+//! same calls go through cudarc's driver API ([`super::CudaDevice`]: `map_page` creates,
+//! `map_spare` maps a kept handle, `unmap_page_keep` unmaps keeping it); that path
+//! compiles but has not run on a GPU yet.
 
 use super::device::{RawDevice, StreamId};
 use super::error::AllocResult;
-use super::policy::{DeviceCachingAllocator, NIL, PoolKind};
+use super::policy::{DeviceCachingAllocator, K_SMALL_BUFFER, NIL, PoolKind};
 
-/// Page size of the large pool's expandable segments under stridekit's policy.
-pub const LARGE_PAGE: u64 = 16 << 20;
+/// CUDA's allocation granularity: every chunk is a multiple of it, at a multiple of it.
+pub const GRANULE: u64 = 2 << 20;
+/// The least a large-pool segment grows by when it must create memory (PyTorch's page is
+/// 20 MiB): requests below it share chunks, as they share PyTorch's pages.
+pub const LARGE_MIN_CHUNK: u64 = 18 << 20;
+/// The largest chunk the large pool creates (PyTorch's large page). A chunk moves or is
+/// released only as a whole, so the free part of one that also holds a live block is
+/// stranded while that block lives: larger chunks cost fewer calls but strand more.
+pub const LARGE_MAX_CHUNK: u64 = 20 << 20;
+/// Most chunks moved into one gap; past it the rest of the gap is created.
+const MAX_MOVES: usize = 16;
+
+/// An unmapped stretch a request lands on: the bytes it must map there, and the room
+/// (the unmapped block's size) a chunk mapped there may take.
+#[derive(Debug, Clone, Copy)]
+struct Gap {
+    need: u64,
+    room: u64,
+}
+
+/// What a placement costs: (bytes to create, chunks moved, bytes mapped).
+type Cost = (u64, usize, u64);
+
+/// A whole chunk inside a free mapped block (a candidate to move).
+#[derive(Debug, Clone, Copy)]
+struct Idle {
+    ptr: u64,
+    size: u64,
+    block: u32,
+}
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
-    /// New pages a request of `size` bytes starting at free block `c` maps, walking the
+    /// The gaps a request of `size` bytes starting at free block `c` maps, walking the
     /// free blocks after it as the mapping will; None when they do not reach `size`.
-    fn pages_needed(&self, c: u32, size: u64) -> Option<u64> {
-        let first = &self.blocks[c as usize];
-        let seg = &self.segs[first.seg as usize];
-        let (base, page) = (seg.base, seg.page);
-        let (mut bytes, mut pages, mut i) = (0u64, 0u64, c);
+    fn gaps(&self, c: u32, size: u64) -> Option<Vec<Gap>> {
+        let (mut bytes, mut gaps, mut i) = (0u64, Vec::new(), c);
         while bytes < size && self.allocatable(i) {
             let b = &self.blocks[i as usize];
             let take = b.size.min(size - bytes);
             if !b.mapped {
-                pages += (b.ptr + take - base).div_ceil(page) - (b.ptr - base) / page;
+                gaps.push(Gap {
+                    need: take.div_ceil(GRANULE) * GRANULE,
+                    room: b.size,
+                });
             }
             bytes += take;
             i = b.next;
         }
-        (bytes >= size).then_some(pages)
+        (bytes >= size).then_some(gaps)
     }
 
     /// Where a request of `size` bytes lands in the pool's expandable segments: of the
-    /// places with enough free address space, the one that maps the fewest new pages
-    /// (then the lowest address); returns (first block, extent to keep clear, pages).
+    /// places with enough free address space, the one that maps the fewest new bytes
+    /// (then the lowest address); returns (first block, extent to keep clear, gaps).
     fn placement(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
         size: u64,
-    ) -> AllocResult<(u32, (u64, u64), u64)> {
+    ) -> AllocResult<(u32, (u64, u64), Vec<Gap>)> {
         let unmapped: Vec<u32> = match pool {
             PoolKind::Small => &self.small,
             PoolKind::Large => &self.large,
@@ -71,52 +111,58 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         .take_while(|(k, _)| k.0 == stream)
         .map(|(_, &v)| v)
         .collect();
-        let mut best: Option<(u64, u32)> = None;
+        let idle = self.idle_chunks(stream, pool, None);
+        let mut best: Option<(Cost, u32, Vec<Gap>)> = None;
         for u in unmapped {
             let prev = self.blocks[u as usize].prev;
             let c = if self.allocatable(prev) { prev } else { u };
-            if let Some(n) = self.pages_needed(c, size)
-                && best.is_none_or(|(m, _)| n < m)
-            {
-                best = Some((n, c));
+            if let Some(g) = self.gaps(c, size) {
+                let score = placement_cost(&idle, &g);
+                if best.as_ref().is_none_or(|(m, _, _)| score < *m) {
+                    best = Some((score, c, g));
+                }
             }
         }
-        let (pages, c) = match best {
-            Some(b) => b,
+        let (c, gaps) = match best {
+            Some((_, c, g)) => (c, g),
             None => {
                 let c = self.find_expandable_block(stream, pool, size)?;
-                (self.pages_needed(c, size).unwrap_or(0), c)
+                (c, self.gaps(c, size).unwrap_or_default())
             }
         };
         let b = &self.blocks[c as usize];
-        let page = self.segs[b.seg as usize].page;
-        Ok((c, (b.ptr.saturating_sub(page), b.ptr + size + page), pages))
+        Ok((
+            c,
+            (b.ptr.saturating_sub(GRANULE), b.ptr + size + GRANULE),
+            gaps,
+        ))
     }
 
-    /// Unmap up to `pages` whole free pages of the pool's expandable segments on `stream`,
-    /// keeping their physical memory as spare pages; blocks overlapping `keep` (the
-    /// extent a request is about to use), and the neighbours of the request's first block
-    /// `c` and of the unmapped block after it (so that neither is merged away), are left
-    /// alone.
-    fn take_free_pages(
-        &mut self,
+    /// The whole chunks of free mapped blocks of the pool's expandable segments on
+    /// `stream` that may move: not overlapping `keep` (the extent a request is about to
+    /// use), and not in the neighbours of the request's first block `c` or of the
+    /// unmapped block after it (so that neither is merged away).
+    fn idle_chunks(
+        &self,
         stream: StreamId,
         pool: PoolKind,
-        mut pages: u64,
-        keep: (u64, u64),
-        c: u32,
-    ) -> AllocResult<()> {
-        let cb = &self.blocks[c as usize];
-        let u = if cb.mapped { cb.next } else { c };
+        exclude: Option<((u64, u64), u32)>,
+    ) -> Vec<Idle> {
+        let (keep, c) = exclude.unwrap_or(((0, 0), NIL));
+        let u = match c {
+            NIL => NIL,
+            c if self.blocks[c as usize].mapped => self.blocks[c as usize].next,
+            c => c,
+        };
         let near = |i: u32| {
             let b = &self.blocks[i as usize];
-            i == c || i == u || [c, u].contains(&b.prev) || [c, u].contains(&b.next)
+            c != NIL && (i == c || i == u || [c, u].contains(&b.prev) || [c, u].contains(&b.next))
         };
         let pool_blocks = match pool {
             PoolKind::Small => &self.small.blocks,
             PoolKind::Large => &self.large.blocks,
         };
-        let mut cands: Vec<(u64, u32, u64)> = Vec::new();
+        let mut idle = Vec::new();
         for &i in pool_blocks.values() {
             let b = &self.blocks[i as usize];
             if b.seg == NIL || b.stream != stream || !self.allocatable(i) {
@@ -125,42 +171,171 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             if (b.ptr < keep.1 && b.ptr + b.size > keep.0) || near(i) {
                 continue;
             }
-            let s = &self.segs[b.seg as usize];
-            let whole = ((b.ptr + b.size - s.base) / s.page)
-                .saturating_sub((b.ptr - s.base).div_ceil(s.page));
-            if whole > 0 {
-                cands.push((b.ptr, i, whole));
-            }
+            let seg = &self.segs[b.seg as usize];
+            idle.extend(
+                seg.whole_chunks(b.ptr, b.ptr + b.size)
+                    .map(|(ptr, size)| Idle {
+                        ptr,
+                        size,
+                        block: i,
+                    }),
+            );
         }
-        cands.sort_unstable_by_key(|c| c.0);
-        for (_, i, whole) in cands {
-            if pages == 0 {
-                break;
-            }
-            let n = whole.min(pages);
-            self.unmap_block_pages(i, Some(n), true)?;
-            pages -= n;
+        idle.sort_unstable_by_key(|k| k.ptr);
+        idle
+    }
+
+    /// Unmap idle chunks (keeping their physical memory) to be mapped again in `gaps`;
+    /// leaves their sizes in `spare_chunks` in the order the gaps take them.
+    fn take_idle_chunks(
+        &mut self,
+        stream: StreamId,
+        pool: PoolKind,
+        gaps: &[Gap],
+        keep: (u64, u64),
+        c: u32,
+    ) -> AllocResult<()> {
+        let mut idle = self.idle_chunks(stream, pool, Some((keep, c)));
+        let mut chosen: Vec<Idle> = Vec::new();
+        for g in gaps {
+            chosen.extend(choose_chunks(&mut idle, g.need, g.room));
         }
+        for k in &chosen {
+            let i = self.mapped_block_at(k.block, k.ptr);
+            self.unmap_block_chunks(i, (k.ptr, k.ptr + k.size), true)?;
+        }
+        self.spare_chunks = chosen.iter().map(|k| k.size).collect();
         Ok(())
     }
 
-    /// Allocate `size` bytes from the pool's expandable segment, mapping stitched free
-    /// pages before creating new ones.
+    /// The mapped block holding address `ptr`, found from block `from` (the block that
+    /// held it before some of its chunks were unmapped) along the segment's list.
+    fn mapped_block_at(&self, from: u32, ptr: u64) -> u32 {
+        let mut i = from;
+        loop {
+            let b = &self.blocks[i as usize];
+            if b.mapped && b.ptr <= ptr && ptr < b.ptr + b.size {
+                return i;
+            }
+            i = if ptr < b.ptr { b.prev } else { b.next };
+            debug_assert_ne!(i, NIL, "no block holds {ptr:#x}");
+        }
+    }
+
+    /// The chunks to map at the start of an unmapped block of `room` bytes so that
+    /// `size` bytes are mapped: the spare chunks taken for this request that fit, in
+    /// order, then one new chunk for the rest (at least the pool's least growth, as far
+    /// as the room allows). (size, whether it is a spare) each.
+    pub(crate) fn chunk_plan(
+        &mut self,
+        ptr: u64,
+        size: u64,
+        room: u64,
+        pool: PoolKind,
+    ) -> Vec<(u64, bool)> {
+        debug_assert_eq!(ptr % GRANULE, 0);
+        let need = size.div_ceil(GRANULE) * GRANULE;
+        let mut plan = Vec::new();
+        let mut at = 0u64;
+        let mut k = 0;
+        while at < need && k < self.spare_chunks.len() {
+            let s = self.spare_chunks[k];
+            if at + s <= room {
+                plan.push((s, true));
+                at += s;
+                self.spare_chunks.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        if at < need {
+            let least = match pool {
+                PoolKind::Small => K_SMALL_BUFFER,
+                PoolKind::Large => LARGE_MIN_CHUNK,
+            };
+            let mut rest = (need - at).max(least).min(room - at);
+            let most = match pool {
+                PoolKind::Small => K_SMALL_BUFFER,
+                PoolKind::Large => LARGE_MAX_CHUNK,
+            };
+            while rest > 0 {
+                let c = rest.min(most);
+                plan.push((c, false));
+                rest -= c;
+            }
+        }
+        plan
+    }
+
+    /// Allocate `size` bytes from the pool's expandable segment, mapping idle chunks moved
+    /// from elsewhere before creating a new one.
     pub(crate) fn try_allocate_stitched_block(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
         size: u64,
     ) -> AllocResult<Option<u32>> {
-        let (c, keep, pages) = self.placement(stream, pool, size)?;
-        if pages > 0 {
-            self.take_free_pages(stream, pool, pages, keep, c)?;
+        let (c, keep, gaps) = self.placement(stream, pool, size)?;
+        if !gaps.is_empty() {
+            self.take_idle_chunks(stream, pool, &gaps, keep, c)?;
         }
         let found = self.allocate_expandable_at(c, size);
-        // Pages taken but not mapped again (the request failed) go back to the device.
+        // Chunks taken but not mapped again (the request failed) go back to the device.
+        self.spare_chunks.clear();
         self.dev.release_spare_pages()?;
         found
     }
+}
+
+/// What landing on `gaps` costs with `idle` chunks to move: (bytes to create, chunks
+/// moved, bytes mapped), compared in that order.
+fn placement_cost(idle: &[Idle], gaps: &[Gap]) -> Cost {
+    let mut idle = idle.to_vec();
+    let (mut created, mut moved, mut mapped) = (0, 0, 0);
+    for g in gaps {
+        let chosen = choose_chunks(&mut idle, g.need, g.room);
+        let covered: u64 = chosen.iter().map(|k| k.size).sum();
+        created += g.need.saturating_sub(covered);
+        moved += chosen.len();
+        mapped += g.need;
+    }
+    (created, moved, mapped)
+}
+
+/// Which idle chunks fill a gap of `need` bytes with `room` bytes of address space
+/// (removed from `idle`): one chunk that covers it if there is one (the smallest), else
+/// the largest that fit, up to [`MAX_MOVES`], topped up by the smallest that covers the
+/// rest; what they leave uncovered is created.
+fn choose_chunks(idle: &mut Vec<Idle>, need: u64, room: u64) -> Vec<Idle> {
+    let covering = |idle: &[Idle], need: u64, room: u64| {
+        idle.iter()
+            .enumerate()
+            .filter(|(_, k)| k.size >= need && k.size <= room)
+            .min_by_key(|(_, k)| (k.size, k.ptr))
+            .map(|(j, _)| j)
+    };
+    let mut out = Vec::new();
+    let (mut need, mut room) = (need, room);
+    while need > 0 && out.len() < MAX_MOVES {
+        if let Some(j) = covering(idle, need, room) {
+            out.push(idle.remove(j));
+            break;
+        }
+        let Some(j) = idle
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.size < need)
+            .max_by_key(|(_, k)| (k.size, std::cmp::Reverse(k.ptr)))
+            .map(|(j, _)| j)
+        else {
+            break;
+        };
+        let k = idle.remove(j);
+        need -= k.size;
+        room -= k.size;
+        out.push(k);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -169,15 +344,19 @@ mod tests {
 
     const MIB: u64 = 1 << 20;
 
-    /// A freed block's pages are stitched to the end of the segment instead of new pages.
+    fn allocator(setting: &str, capacity: u64) -> DeviceCachingAllocator<SimulatedDevice> {
+        DeviceCachingAllocator::new(
+            SimulatedDevice::new(capacity),
+            AllocConfig::parse(setting).unwrap(),
+        )
+        .unwrap()
+    }
+
+    /// A freed block's chunks are moved to the end of the segment instead of new ones.
     #[test]
-    fn free_pages_move_to_where_a_request_lands() {
+    fn idle_chunks_move_to_where_a_request_lands() {
         let run = |setting: &str| {
-            let mut a = DeviceCachingAllocator::new(
-                SimulatedDevice::new(16 << 30),
-                AllocConfig::parse(setting).unwrap(),
-            )
-            .unwrap();
+            let mut a = allocator(setting, 16 << 30);
             let x = a.malloc(64 * MIB, 0).unwrap();
             let _y = a.malloc(64 * MIB, 0).unwrap();
             a.free(x).unwrap();
@@ -186,7 +365,8 @@ mod tests {
             (a.stats().reserved_bytes[0].peak as u64, a.device().calls)
         };
         let (reserved, calls) = run("policy:stridekit");
-        // 4 + 4 pages of 16 MiB, then x's 4 pages move and 2 are created for z.
+        // x and y: chunks of 20, 20, 20 and 4 MiB each; then x's 4 chunks (64 MiB) move
+        // to the end of the segment and z's other 32 MiB are created as 20 + 12 MiB.
         assert_eq!(reserved, 160 * MIB);
         assert_eq!(calls.page_creates, 10);
         assert_eq!(calls.page_maps, 14);
@@ -196,14 +376,43 @@ mod tests {
         assert!(pytorch > reserved, "{pytorch} <= {reserved}");
     }
 
-    /// Out of memory under the policy: nothing is left behind as spare pages.
+    /// A growth creates the 2 MiB granules it needs, in chunks of at most 20 MiB, where
+    /// PyTorch maps whole 20 MiB pages.
     #[test]
-    fn failed_requests_release_the_pages_they_took() {
-        let mut a = DeviceCachingAllocator::new(
-            SimulatedDevice::new(256 * MIB),
-            AllocConfig::parse("policy:stridekit").unwrap(),
-        )
-        .unwrap();
+    fn growth_creates_only_the_granules_needed() {
+        let run = |setting: &str| {
+            let mut a = allocator(setting, 16 << 30);
+            a.malloc(201 * MIB, 0).unwrap();
+            (a.stats().reserved_bytes[0].peak as u64, a.device().calls)
+        };
+        let (reserved, calls) = run("policy:stridekit");
+        assert_eq!(reserved, 202 * MIB);
+        assert_eq!(calls.page_creates, 11);
+        assert_eq!(calls.page_maps, 11);
+        let (pytorch, calls) = run("expandable_segments:True");
+        assert_eq!(pytorch, 220 * MIB);
+        assert_eq!(calls.page_creates, 11);
+    }
+
+    /// A small large-pool request grows the segment by the least chunk, which the next
+    /// ones share (as PyTorch's pages are shared).
+    #[test]
+    fn small_growths_share_a_chunk() {
+        let mut a = allocator("policy:stridekit", 16 << 30);
+        for _ in 0..3 {
+            a.malloc(6 * MIB, 0).unwrap();
+        }
+        assert_eq!(a.stats().reserved_bytes[0].current as u64, 18 * MIB);
+        assert_eq!(a.device().calls.obtaining(), 2);
+        a.malloc(6 * MIB, 0).unwrap();
+        assert_eq!(a.stats().reserved_bytes[0].current as u64, 36 * MIB);
+        assert_eq!(a.device().calls.obtaining(), 4);
+    }
+
+    /// Out of memory under the policy: nothing is left behind as spare chunks.
+    #[test]
+    fn failed_requests_release_the_chunks_they_took() {
+        let mut a = allocator("policy:stridekit", 256 * MIB);
         let x = a.malloc(64 * MIB, 0).unwrap();
         let _y = a.malloc(64 * MIB, 0).unwrap();
         a.free(x).unwrap();

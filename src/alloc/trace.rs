@@ -27,8 +27,10 @@ pub enum Op {
     Free { slot: u32 },
     /// The original run returned segment memory at `addr` to the device outside an
     /// allocation (an explicit `empty_cache()`); the replay empties its cache if it still
-    /// holds that memory.
-    SegmentRelease { addr: u64 },
+    /// holds that memory. `remapped`: memory was obtained again before the next allocation
+    /// or free, as when an allocation's own policy moves or releases memory to serve it
+    /// (stridekit's policy moving chunks; PyTorch's out-of-memory retry).
+    SegmentRelease { addr: u64, remapped: bool },
 }
 
 /// The formats [`read_trace`] understands.
@@ -297,9 +299,24 @@ impl SnapshotBuilder {
                 }
                 None => self.t.skipped_frees += 1,
             },
-            "segment_alloc" => self.t.segment_addrs.push(addr),
-            "segment_map" => self.t.segment_maps.push((addr, size)),
-            "segment_free" | "segment_unmap" => self.t.ops.push(Op::SegmentRelease { addr }),
+            "segment_alloc" | "segment_map" => {
+                if action == "segment_alloc" {
+                    self.t.segment_addrs.push(addr);
+                } else {
+                    self.t.segment_maps.push((addr, size));
+                }
+                // Releases since the last allocation or free were followed by new memory.
+                for op in self.t.ops.iter_mut().rev() {
+                    match op {
+                        Op::SegmentRelease { remapped, .. } => *remapped = true,
+                        _ => break,
+                    }
+                }
+            }
+            "segment_free" | "segment_unmap" => self.t.ops.push(Op::SegmentRelease {
+                addr,
+                remapped: false,
+            }),
             "free_completed" | "free" | "oom" | "snapshot" | "user_defined" => {}
             other => {
                 return Err(terr(

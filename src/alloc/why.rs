@@ -5,10 +5,11 @@
 //! - `inactive_split`: free blocks of a cudaMalloc'd segment that also holds an active
 //!   block: they cannot be released while that block lives (PyTorch's
 //!   `inactive_split_bytes`);
-//! - `free_cached_segments`: segments that hold no active block, and whole free pages of
-//!   expandable segments: `empty_cache()` would return them;
-//! - `page_rounding`: free bytes of expandable segments inside pages that also hold an
-//!   active block (pages are 2 MiB in the small pool, 20 MiB in the large one);
+//! - `free_cached_segments`: segments that hold no active block, and whole free pages
+//!   (chunks) of expandable segments: `empty_cache()` would return them;
+//! - `page_rounding`: free bytes of expandable segments inside pages (chunks) that also
+//!   hold an active block (PyTorch's pages are 2 MiB in the small pool, 20 MiB in the
+//!   large one; stridekit's chunks any multiple of 2 MiB);
 //! - `pending_free`: freed blocks waiting for events of the other streams that used them.
 //!
 //! Besides reserved minus allocated, `request_rounding` is allocated minus requested: what
@@ -96,10 +97,11 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
     for head in a.segment_heads() {
         let h = &a.blocks[head as usize];
         let expandable = h.seg != NIL;
-        let page = if expandable {
-            a.segs[h.seg as usize].page
-        } else {
-            0
+        let whole = |ptr: u64, size: u64| -> u64 {
+            a.segs[h.seg as usize]
+                .whole_chunks(ptr, ptr + size)
+                .map(|(_, s)| s)
+                .sum()
         };
         let mut seg = SegmentWaste {
             address: h.ptr,
@@ -139,7 +141,7 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
         }
         if expandable {
             for &(ptr, size) in &free_blocks {
-                let whole = whole_pages(ptr, size, a.segs[h.seg as usize].base, page);
+                let whole = whole(ptr, size);
                 w.free_cached_segments += whole;
                 w.page_rounding += size - whole;
             }
@@ -152,10 +154,7 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
         // releasable (all of them in a cudaMalloc'd segment, the page remainders in an
         // expandable one).
         let stranded = if expandable {
-            free_blocks
-                .iter()
-                .map(|&(p, s)| s - whole_pages(p, s, a.segs[h.seg as usize].base, page))
-                .sum()
+            free_blocks.iter().map(|&(p, s)| s - whole(p, s)).sum()
         } else if seg.active_blocks > 0 {
             seg.free
         } else {
@@ -194,13 +193,6 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
         })
         .collect();
     w
-}
-
-/// Bytes of whole pages of a reservation based at `base` inside `[ptr, ptr+size)`.
-fn whole_pages(ptr: u64, size: u64, base: u64, page: u64) -> u64 {
-    let begin = (ptr - base).div_ceil(page);
-    let end = (ptr + size - base) / page;
-    end.saturating_sub(begin) * page
 }
 
 const MIB: f64 = 1048576.0;
