@@ -472,6 +472,18 @@ impl fmt::Display for Expr {
             }
             ExprKind::Call { func, args, kwargs } => {
                 write_wrapped(f, func, prec(func) < PREC_PRIMARY)?;
+                // A generator expression as the only argument keeps its own parentheses.
+                if let ([arg], true) = (args.as_slice(), kwargs.is_empty()) {
+                    if matches!(
+                        arg.kind,
+                        ExprKind::Comp {
+                            kind: CompKind::Generator,
+                            ..
+                        }
+                    ) {
+                        return write!(f, "{arg}");
+                    }
+                }
                 f.write_str("(")?;
                 write_list(f, args)?;
                 for (i, (name, value)) in kwargs.iter().enumerate() {

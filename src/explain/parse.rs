@@ -200,9 +200,6 @@ impl<'a> Parser<'a> {
         let tok = self.peek();
         let message = match &tok.kind {
             TokenKind::Other(op) => format!("operator '{op}' is not supported"),
-            TokenKind::Name(n) if n == "for" => {
-                "generator expression must be parenthesized".to_string()
-            }
             _ => format!("expected {expected} but found {}", describe(tok, self.src)),
         };
         ParseError::new(tok.span, message)
@@ -487,6 +484,9 @@ impl<'a> Parser<'a> {
         let (header, body) = self.block(first, "'try' statement")?;
         let mut handlers = Vec::new();
         while self.at_name("except") {
+            if let Some(bare) = handlers.iter().find(|h: &&Handler| h.types.is_none()) {
+                return Err(ParseError::new(bare.span, "default 'except:' must be last"));
+            }
             let tok = self.bump();
             let mut types = None;
             let mut name = None;
@@ -503,8 +503,6 @@ impl<'a> Parser<'a> {
                     self.bump();
                     name = Some(self.name("a name after 'as'")?.0);
                 }
-            } else if handlers.iter().any(|h: &Handler| h.types.is_none()) {
-                return Err(ParseError::new(tok.span, "default 'except:' must be last"));
             }
             let (_, hbody) = self.block(&tok, "'except' statement")?;
             handlers.push(Handler {
