@@ -42,8 +42,8 @@ pub enum ErrorKind {
     AssertionFailed,
     /// A PyTorch feature outside what stridekit models (autograd).
     Unsupported,
-    /// An `explain` program past one of the interpreter's limits (statements run, call
-    /// depth), where Python would have gone on.
+    /// An `explain` program that ran more statements than the interpreter allows (a loop
+    /// that does not end), where Python would have gone on.
     LimitExceeded,
     /// Anything else.
     Other,

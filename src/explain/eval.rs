@@ -54,8 +54,9 @@ pub struct Env {
 }
 
 /// The deepest nesting of function and lambda calls (each level costs the interpreter's
-/// stack; Python's own limit is 1000). Deeper recursion stops the program with kind
-/// `limit_exceeded`.
+/// stack; Python's own limit is 1000). Deeper recursion raises Python's RecursionError
+/// (kind `other`, "maximum recursion depth exceeded"), which `except RecursionError` or
+/// `except RuntimeError` catches.
 pub const MAX_CALL_DEPTH: usize = 48;
 
 /// The most simple statements and loop tests a program may run (a `while` that never ends
@@ -771,15 +772,13 @@ fn bind_names(target: &Expr, value: Value, out: &mut Vec<(String, Value)>) -> Re
 
 impl Env {
     /// Enters a function or lambda call; the depth before it (to restore), or the
-    /// `limit_exceeded` error past [`MAX_CALL_DEPTH`].
+    /// RecursionError past [`MAX_CALL_DEPTH`].
     pub(super) fn enter_call(&self) -> Result<usize> {
         let depth = self.depth.get();
         if depth >= MAX_CALL_DEPTH {
             return Err(TensorError::new(
-                ErrorKind::LimitExceeded,
-                format!(
-                    "maximum recursion depth exceeded (stridekit explain allows {MAX_CALL_DEPTH} nested calls)"
-                ),
+                ErrorKind::Other,
+                "maximum recursion depth exceeded",
             ));
         }
         Ok(depth)
