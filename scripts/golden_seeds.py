@@ -964,6 +964,8 @@ SEEDS: list[tuple[str, str]] = [
     # copied from ../shared/seeds/003_fe5dcb5181ab085b.txt lines 121-140 and 144-172).
     ("i10_fence1_address_formula_whole", _fence("fence1.py")),
     ("i10_fence2_views_copies_whole", _fence("fence2.py")),
+    ("blk_readme_example_peak_in_loop",
+     "def rows(t, k=1):\n    return t[k:]\n\nx = torch.zeros(1000)\nfor i in range(3):\n    tmp = x.clone()\n    v = rows(tmp, k=i)\ndel tmp, v\ntry:\n    x.view(3, 7)\nexcept RuntimeError as e:\n    print(\"caught:\", str(e))\n"),
     ("blk_for_steps_per_iteration",
      "x = torch.zeros(4)\nfor i in range(3):\n    y = x[i:]\n    y.add_(1)\nprint(x.tolist(), x._version)\n"),
     ("blk_for_over_tensor_and_size",

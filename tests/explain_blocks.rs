@@ -136,7 +136,9 @@ fn limits_are_typed_errors() {
     assert_eq!(r["error"]["kind"], "other");
     assert_eq!(r["error"]["message"], "maximum recursion depth exceeded");
     assert_eq!(r["error"]["line"], 2);
-    let r = run("def f(n):\n    return f(n + 1)\n\ntry:\n    f(0)\nexcept RecursionError:\n    print('deep')\n");
+    let r = run(
+        "def f(n):\n    return f(n + 1)\n\ntry:\n    f(0)\nexcept RecursionError:\n    print('deep')\n",
+    );
     assert_eq!(r["output"], "deep\n");
     // A loop that never ends stops, uncatchable (Python would have gone on).
     let r = run("n = 0\ntry:\n    while True:\n        pass\nexcept Exception:\n    pass\n");
@@ -226,4 +228,61 @@ proptest! {
             prop_assert!(report["error"]["line"].as_u64().is_some(), "{src}\n{report}");
         }
     }
+}
+
+/// The fenced block of `lang` that follows `marker` in the README, unindented.
+fn readme_block(marker: &str, lang: &str) -> String {
+    let readme = std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR")))
+        .expect("README.md");
+    let at = readme.find(marker).expect("README example marker");
+    let rest = &readme[at..];
+    let open = format!("```{lang}\n");
+    let start = rest.find(&open).expect("opening fence") + open.len();
+    let end = start + rest[start..].find("```").expect("closing fence");
+    rest[start..end]
+        .lines()
+        .map(|l| l.strip_prefix("  ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+#[test]
+fn the_readme_blocks_example_runs_as_shown() {
+    let marker = "a view made in a loop keeps the previous iteration's clone alive";
+    let program = readme_block(marker, "python");
+    let report = stridekit::explain::run(&program);
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let text = report.to_text();
+    for line in readme_block(marker, "text").lines() {
+        assert!(text.contains(line), "{line:?} not in\n{text}");
+    }
+    let json = report.to_json();
+    let steps: Vec<(u64, u64, u64)> = json["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["statement"].as_u64().unwrap(),
+                s["line"].as_u64().unwrap(),
+                s["unique_storage_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (0, 1, 0),
+            (1, 4, 4000),
+            (2, 6, 8000),
+            (2, 7, 8000),
+            (2, 6, 12000),
+            (2, 7, 8000),
+            (2, 6, 12000),
+            (2, 7, 8000),
+            (3, 8, 4000),
+            (4, 12, 4000)
+        ]
+    );
 }

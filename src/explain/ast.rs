@@ -473,16 +473,16 @@ impl fmt::Display for Expr {
             ExprKind::Call { func, args, kwargs } => {
                 write_wrapped(f, func, prec(func) < PREC_PRIMARY)?;
                 // A generator expression as the only argument keeps its own parentheses.
-                if let ([arg], true) = (args.as_slice(), kwargs.is_empty()) {
-                    if matches!(
+                if let ([arg], true) = (args.as_slice(), kwargs.is_empty())
+                    && matches!(
                         arg.kind,
                         ExprKind::Comp {
                             kind: CompKind::Generator,
                             ..
                         }
-                    ) {
-                        return write!(f, "{arg}");
-                    }
+                    )
+                {
+                    return write!(f, "{arg}");
                 }
                 f.write_str("(")?;
                 write_list(f, args)?;
@@ -572,18 +572,18 @@ impl fmt::Display for Expr {
                 }
                 for g in generators {
                     write!(f, " for {} in ", Targets(&g.target))?;
-                    write_wrapped(f, &g.iter, prec(&g.iter) <= PREC_LAMBDA)?;
+                    write_wrapped(f, &g.iter, prec(&g.iter) == PREC_LAMBDA)?;
                     for c in &g.ifs {
                         f.write_str(" if ")?;
-                        write_wrapped(f, c, prec(c) <= PREC_LAMBDA)?;
+                        write_wrapped(f, c, prec(c) == PREC_LAMBDA)?;
                     }
                 }
                 f.write_str(close)
             }
             ExprKind::IfExp { test, body, orelse } => {
-                write_wrapped(f, body, prec(body) <= PREC_LAMBDA)?;
+                write_wrapped(f, body, prec(body) == PREC_LAMBDA)?;
                 f.write_str(" if ")?;
-                write_wrapped(f, test, prec(test) <= PREC_LAMBDA)?;
+                write_wrapped(f, test, prec(test) == PREC_LAMBDA)?;
                 f.write_str(" else ")?;
                 write!(f, "{orelse}")
             }

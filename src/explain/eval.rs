@@ -302,10 +302,10 @@ impl<'a> Scope<'a> {
         if let Some((_, v)) = self.locals.iter().rev().find(|(n, _)| n == name) {
             return Some(v.clone());
         }
-        if let Some(frame) = self.frame {
-            if let Some((_, v)) = frame.borrow().iter().find(|(n, _)| n == name) {
-                return Some(v.clone());
-            }
+        if let Some(frame) = self.frame
+            && let Some((_, v)) = frame.borrow().iter().find(|(n, _)| n == name)
+        {
+            return Some(v.clone());
         }
         self.env.get(name)
     }
@@ -716,10 +716,10 @@ impl<'a> Scope<'a> {
         items: &[AstIndex],
     ) -> Result<Vec<crate::tensor::AdvancedItem>> {
         // `t[idx]` with `idx` a tuple is `t[i, j, ...]`, as in Python.
-        if let [AstIndex::Expr(e)] = items {
-            if let Value::Tuple(parts) = self.eval(e)? {
-                return parts.into_iter().map(super::indexing::index_item).collect();
-            }
+        if let [AstIndex::Expr(e)] = items
+            && let Value::Tuple(parts) = self.eval(e)?
+        {
+            return parts.into_iter().map(super::indexing::index_item).collect();
         }
         items
             .iter()

@@ -52,12 +52,15 @@ pub fn run_top(
     run.stmt(&scope, stmt).map(|_| ())
 }
 
+/// What is called after every step: the line of the statement that ran, and the namespace.
+type Observer<'o> = &'o mut dyn FnMut(usize, &Env);
+
 struct Runner<'e, 'o> {
     env: &'e Env,
     policy: Policy,
     /// Called after every step (see `super::steps`) with the line of the statement that
     /// ran; None inside function bodies.
-    after: Option<&'o mut dyn FnMut(usize, &Env)>,
+    after: Option<Observer<'o>>,
 }
 
 impl Env {
@@ -216,10 +219,10 @@ impl Runner<'_, '_> {
             env.line.set(line_before);
         }
         let flow = outcome?;
-        if let Some(after) = self.after.as_mut() {
-            if matches!(flow, Flow::Next) {
-                after(at.line, env);
-            }
+        if let Some(after) = self.after.as_mut()
+            && matches!(flow, Flow::Next)
+        {
+            after(at.line, env);
         }
         Ok(flow)
     }

@@ -468,7 +468,7 @@ impl<'a> Parser<'a> {
         let (loops, functions) = (self.loops, self.functions);
         self.loops = 0;
         self.functions += 1;
-        let block = self.block(first, &"function definition");
+        let block = self.block(first, "function definition");
         self.loops = loops;
         self.functions = functions;
         let (header, body) = block?;
