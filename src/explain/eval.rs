@@ -255,30 +255,10 @@ pub(super) struct Scope<'a> {
     locals: Vec<(String, Value)>,
 }
 
-/// Python's built-in functions an `explain` program may call.
+/// Python's built-in functions an `explain` program may call (with those of
+/// `super::pycalls::NAMES`).
 const BUILTINS: &[&str] = &[
-    "print",
-    "len",
-    "int",
-    "float",
-    "bool",
-    "abs",
-    "str",
-    "tuple",
-    "list",
-    "min",
-    "max",
-    "repr",
-    "sum",
-    "any",
-    "all",
-    "zip",
-    "range",
-    "enumerate",
-    "sorted",
-    "reversed",
-    "dict",
-    "isinstance",
+    "print", "len", "int", "float", "bool", "abs", "str", "tuple", "list", "min", "max", "repr",
 ];
 
 impl<'a> Scope<'a> {
@@ -576,7 +556,9 @@ impl<'a> Scope<'a> {
         match &func.kind {
             ExprKind::Name(n) => match self.lookup(n) {
                 Some(v) => self.call_value(v, positional, &kw),
-                None if BUILTINS.contains(&n.as_str()) => {
+                None if BUILTINS.contains(&n.as_str())
+                    || super::pycalls::NAMES.contains(&n.as_str()) =>
+                {
                     super::builtins::call(self.env, n, named(n))
                 }
                 None => match super::exceptions::lookup(n) {

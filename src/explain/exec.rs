@@ -119,10 +119,8 @@ impl Runner<'_, '_> {
                 for item in items {
                     env.tick().map_err(|e| env.exception(e, at))?;
                     assign(scope, target, item).map_err(|e| env.exception(e, at))?;
-                    match self.block(scope, body)? {
-                        Flow::Break => return Ok(Flow::Next),
-                        Flow::Next | Flow::Continue => {}
-                        ret @ Flow::Return(_) => return Ok(ret),
+                    if let Some(end) = self.iteration(scope, body)? {
+                        return Ok(end);
                     }
                 }
                 self.block(scope, orelse)
@@ -134,10 +132,8 @@ impl Runner<'_, '_> {
                     if !pyops::truthy(&v).map_err(|e| env.exception(e, at))? {
                         break;
                     }
-                    match self.block(scope, body)? {
-                        Flow::Break => return Ok(Flow::Next),
-                        Flow::Next | Flow::Continue => {}
-                        ret @ Flow::Return(_) => return Ok(ret),
+                    if let Some(end) = self.iteration(scope, body)? {
+                        return Ok(end);
                     }
                 }
                 self.block(scope, orelse)
@@ -164,6 +160,16 @@ impl Runner<'_, '_> {
             }
             _ => self.simple(scope, stmt),
         }
+    }
+
+    /// One run of a loop's body: how the loop ends when it does (`break` ends it without its
+    /// `else`, `return` ends the function), None to go on.
+    fn iteration(&mut self, scope: &Scope, body: &[Stmt]) -> Result<Option<Flow>, Exc> {
+        Ok(match self.block(scope, body)? {
+            Flow::Break => Some(Flow::Next),
+            Flow::Next | Flow::Continue => None,
+            ret @ Flow::Return(_) => Some(ret),
+        })
     }
 
     /// The first handler that matches `exc` runs (with `as name` bound, and unbound after it,

@@ -385,11 +385,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let iter = self.expr_list()?;
-        self.loops += 1;
-        let block = self.block(first, "'for' statement");
-        self.loops -= 1;
-        let (header, body) = block?;
-        let orelse = self.else_block()?;
+        let (header, body, orelse) = self.loop_blocks(first, "'for' statement")?;
         Ok(Self::compound(
             first,
             header,
@@ -405,16 +401,25 @@ impl<'a> Parser<'a> {
     fn while_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
         self.bump();
         let test = self.expr()?;
-        self.loops += 1;
-        let block = self.block(first, "'while' statement");
-        self.loops -= 1;
-        let (header, body) = block?;
-        let orelse = self.else_block()?;
+        let (header, body, orelse) = self.loop_blocks(first, "'while' statement")?;
         Ok(Self::compound(
             first,
             header,
             StmtKind::While { test, body, orelse },
         ))
+    }
+
+    /// A loop's body (where `break` and `continue` may appear) and its `else:` block.
+    fn loop_blocks(
+        &mut self,
+        first: &Token,
+        what: &str,
+    ) -> Result<(String, Vec<Stmt>, Vec<Stmt>), ParseError> {
+        self.loops += 1;
+        let block = self.block(first, what);
+        self.loops -= 1;
+        let (header, body) = block?;
+        Ok((header, body, self.else_block()?))
     }
 
     fn def_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
