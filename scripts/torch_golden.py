@@ -31,10 +31,14 @@ import contextlib
 import io
 import json
 import math
+import os
 import sys
 import warnings
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from program_steps import BLOCKS, EXPRESSION_FRAMES, PER_LINE, STEP_FN, instrument  # noqa: E402
 
 # `x.T` on tensors that are not 2-D is deprecated (a UserWarning); it still works in 2.11.
 warnings.simplefilter("ignore")
@@ -297,11 +301,6 @@ def step(index: int, line: int, ns: dict) -> dict:
     }
 
 
-# A line lists at most this many steps (stridekit's `steps::PER_LINE`); later runs are
-# measured for the peak and counted in `steps_omitted`.
-PER_LINE = 100
-
-
 class Steps:
     """The steps of one run: listed entries, the peak over every step, the omitted count."""
 
@@ -386,35 +385,6 @@ def report(ns: dict, error: dict | None, steps: Steps | None = None, output: str
 def split_statements(program: str) -> list[ast.stmt]:
     """Top-level statements in source order (statement i of the report is element i)."""
     return ast.parse(program).body
-
-
-# Blocks whose bodies hold steps (a block's header is not a step of its own).
-BLOCKS = (ast.If, ast.For, ast.While, ast.Try)
-# Statements that end no step (they never complete normally).
-JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
-STEP_FN = "__stridekit_step__"
-# Frames of expressions, not statements: an error inside one belongs to the statement of the
-# frame that called it.
-EXPRESSION_FRAMES = ("<lambda>", "<genexpr>", "<listcomp>", "<dictcomp>", "<setcomp>")
-
-
-def instrument(stmts: list[ast.stmt]) -> list[ast.stmt]:
-    """`stmts` with a call of STEP_FN(line) after every simple statement that can complete,
-    inside blocks too (not inside function bodies: their statements are not steps)."""
-    out: list[ast.stmt] = []
-    for s in stmts:
-        out.append(s)
-        if isinstance(s, BLOCKS):
-            s.body = instrument(s.body)
-            s.orelse = instrument(s.orelse)
-            if isinstance(s, ast.Try):
-                s.finalbody = instrument(s.finalbody)
-                for h in s.handlers:
-                    h.body = instrument(h.body)
-        elif not isinstance(s, JUMPS):
-            call = ast.Expr(ast.Call(ast.Name(STEP_FN, ast.Load()), [ast.Constant(s.lineno)], []))
-            out.append(ast.fix_missing_locations(ast.copy_location(call, s)))
-    return out
 
 
 def failing_statement(program: list[ast.stmt], stmt: ast.stmt, exc: BaseException) -> tuple[int, int]:
