@@ -164,6 +164,9 @@ fn steps_stay_bounded_in_long_loops() {
     );
     assert_eq!(r["warnings"].as_array().unwrap().len(), 1);
     assert_eq!(r["warnings"][0]["line"], 3);
+    // one raised by a block's header names the header's line
+    let r = run("x = 1\nfor t in torch.rand(2, 2):\n    pass\n");
+    assert_eq!(r["warnings"][0]["line"], 2);
 }
 
 /// Lines of random block programs: headers open blocks, `{p}` picks an indentation.

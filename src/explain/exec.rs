@@ -98,6 +98,10 @@ impl Runner<'_, '_> {
     fn stmt(&mut self, scope: &Scope, stmt: &Stmt) -> Result<Flow, Exc> {
         let env = self.env;
         let at = stmt.span;
+        if stmt.kind.is_compound() && env.depth.get() == 0 {
+            // warnings raised by a block's header name its line
+            env.line.set(at.line);
+        }
         match &stmt.kind {
             StmtKind::If { branches, orelse } => {
                 for (test, body) in branches {
