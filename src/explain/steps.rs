@@ -64,6 +64,25 @@ pub struct Steps {
     pub omitted: u64,
     /// Entries listed per line.
     per_line: std::collections::HashMap<usize, usize>,
+    /// The last account and the layouts it was made from: a step whose live tensors have the
+    /// same names, storages and layouts (a loop of in-place writes, `pass`, prints) reuses
+    /// it instead of enumerating addressed bytes again.
+    last: Option<(Vec<LayoutKey>, crate::accounting::Accounting)>,
+}
+
+/// What an account depends on for one live name.
+type LayoutKey = (String, u64, usize, Vec<i64>, Vec<i64>, i64, usize);
+
+fn layout_key(name: &str, t: &crate::tensor::Tensor) -> LayoutKey {
+    (
+        name.to_string(),
+        t.storage().id(),
+        t.storage().nbytes(),
+        t.sizes().to_vec(),
+        t.strides().to_vec(),
+        t.storage_offset(),
+        t.itemsize(),
+    )
 }
 
 impl Steps {
@@ -71,7 +90,15 @@ impl Steps {
     /// allocator's figures.
     pub fn record(&mut self, line: usize, env: &Env, allocator: Option<super::allocator::Account>) {
         let tensors = env.tensors();
-        let acc = account(tensors.iter().map(|(n, t)| (n.as_str(), t)));
+        let key: Vec<LayoutKey> = tensors.iter().map(|(n, t)| layout_key(n, t)).collect();
+        let acc = match &self.last {
+            Some((k, acc)) if *k == key => acc.clone(),
+            _ => {
+                let acc = account(tensors.iter().map(|(n, t)| (n.as_str(), t)));
+                self.last = Some((key, acc.clone()));
+                acc
+            }
+        };
         let statement = env.statement.get();
         let step = Step {
             statement,
