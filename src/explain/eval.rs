@@ -445,7 +445,8 @@ impl<'a> Scope<'a> {
                                 "range object index out of range",
                             ));
                         }
-                        Value::Int(start + k * step)
+                        // in range by construction; i128 keeps k * step from overflowing
+                        Value::Int((start as i128 + k as i128 * step as i128) as i64)
                     }
                     _ => return Err(type_error("range indices must be integers")),
                 },
