@@ -1163,16 +1163,24 @@ def blockify(rng: random.Random, program: str, want_error: str | None) -> str:
         if accept(candidate, False):
             lines, base_error = candidate, None
     # 2. a run of statements in a loop, 3. a statement as a function call, 4. a loop over
-    # live tensors printing their layout
+    # live tensors printing their layout (or a comprehension over a dict of them), 5. a
+    # statement under `if`/`else`, 6. in a `while` loop
     for k in range(rng.randint(1, 3)):
-        top = [i for i, line in enumerate(lines) if line and not line[0].isspace() and not line.startswith(("try:", "except", "for ", "def ", "if "))]
+        top = [i for i, line in enumerate(lines) if line and not line[0].isspace() and not line.startswith(("try:", "except", "for ", "def ", "if ", "else:", "while ", "_n "))]
         if base_error is not None:
             top = [i for i in top if i < len(lines) and i != base_error["statement"]] or top
         if not top:
             break
         i = rng.choice(top)
-        what = rng.choice(["loop", "function", "layout"])
-        if what == "loop":
+        what = rng.choice(["loop", "function", "layout", "if", "while"])
+        if what == "if" and live:
+            cond = f"{rng.choice(live)}.numel() > {rng.randint(0, 30)}"
+            other = [rng.choice(["pass", "print('else')"])]
+            candidate = lines[:i] + [f"if {cond}:"] + indent([lines[i]], pad) + ["else:"] + indent(other, pad) + lines[i + 1:]
+        elif what == "while":
+            body = [lines[i], "_n = _n + 1"]
+            candidate = lines[:i] + ["_n = 0", f"while _n < {rng.randint(1, 3)}:"] + indent(body, pad) + lines[i + 1:]
+        elif what == "loop":
             j = i + 1 if i + 1 in top and rng.random() < 0.5 else i
             candidate = lines[:i] + loop_block(rng, lines[i:j + 1], pad) + lines[j + 1:]
         elif what == "function":
@@ -1184,8 +1192,12 @@ def blockify(rng: random.Random, program: str, want_error: str | None) -> str:
             names = rng.sample(live, min(len(live), 2)) if live else []
             if not names:
                 continue
-            body = ["print(t.shape, t.stride(), t.storage_offset(), t.is_contiguous())"]
-            candidate = lines[:i + 1] + [f"for t in ({', '.join(names)},):"] + indent(body, pad) + ["del t"] + lines[i + 1:]
+            if rng.random() < 0.5:
+                body = ["print(t.shape, t.stride(), t.storage_offset(), t.is_contiguous())"]
+                candidate = lines[:i + 1] + [f"for t in ({', '.join(names)},):"] + indent(body, pad) + ["del t"] + lines[i + 1:]
+            else:
+                comp = f"print([(k, t.stride()) for k, t in {{{', '.join(f'{n!r}: {n}' for n in names)}}}.items() if t.dim() > 0], sum(t.numel() for t in ({', '.join(names)},)))"
+                candidate = lines[:i + 1] + [comp] + lines[i + 1:]
         if accept(candidate, base_error is not None):
             lines = candidate
     return "\n".join(lines) + "\n"
