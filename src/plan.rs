@@ -8,6 +8,9 @@
 use crate::dtype::DType;
 use crate::layout::{Dims, Layout};
 
+pub mod elementwise;
+pub use elementwise::ElementwisePlan;
+
 /// What a plan does, decided once when it is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanKind {
@@ -55,31 +58,8 @@ impl CopyPlan {
         src_offset: i64,
         src_dtype: DType,
     ) -> CopyPlan {
-        let mut dims: smallvec::SmallVec<[(i64, i64, i64); 8]> = dst
-            .sizes()
-            .iter()
-            .zip(dst.strides())
-            .zip(src_strides)
-            .filter(|((n, _), _)| **n != 1)
-            .map(|((&n, &d), &s)| (n, d, s))
-            .collect();
-        let empty = dims.iter().any(|&(n, _, _)| n == 0);
-        // Outermost first in destination memory order; ties keep logical order.
-        dims.sort_by_key(|d| std::cmp::Reverse(d.1.abs()));
-        let mut folded: smallvec::SmallVec<[(i64, i64, i64); 8]> = smallvec::SmallVec::new();
-        for (n, d, s) in dims {
-            match folded.last_mut() {
-                Some(outer) if outer.1 == d * n && outer.2 == s * n => {
-                    outer.0 *= n;
-                    outer.1 = d;
-                    outer.2 = s;
-                }
-                _ => folded.push((n, d, s)),
-            }
-        }
-        let sizes: Dims = folded.iter().map(|t| t.0).collect();
-        let dst_strides: Dims = folded.iter().map(|t| t.1).collect();
-        let src_strides: Dims = folded.iter().map(|t| t.2).collect();
+        let (sizes, [dst_strides, src_strides], empty) =
+            fold_dims(dst.sizes(), [dst.strides(), src_strides]);
         let numel: i64 = sizes.iter().product();
         let kind = if empty {
             PlanKind::Empty
@@ -172,16 +152,50 @@ impl CopyPlan {
     /// same inner sizes and strides, offsets moved to that index.
     pub fn inner(&self, idx: &[i64]) -> CopyPlan {
         let n = idx.len();
-        let at = |strides: &[i64]| -> i64 { idx.iter().zip(strides).map(|(i, s)| i * s).sum() };
         CopyPlan {
             sizes: Dims::from_slice(&self.sizes[n..]),
             dst_strides: Dims::from_slice(&self.dst_strides[n..]),
             src_strides: Dims::from_slice(&self.src_strides[n..]),
-            dst_offset: self.dst_offset + at(&self.dst_strides),
-            src_offset: self.src_offset + at(&self.src_strides),
+            dst_offset: self.dst_offset + offset_at(idx, &self.dst_strides),
+            src_offset: self.src_offset + offset_at(idx, &self.src_strides),
             ..self.clone()
         }
     }
+}
+
+/// The element offset of index `idx` of the outermost `idx.len()` dimensions.
+fn offset_at(idx: &[i64], strides: &[i64]) -> i64 {
+    idx.iter().zip(strides).map(|(i, s)| i * s).sum()
+}
+
+/// The dimension folding every plan shares (copies and element-wise ops): drops size-1
+/// dimensions, orders the rest outermost first by the first operand's (the destination's)
+/// stride magnitude, ties keeping logical order, and merges neighbours that are contiguous
+/// with each other in EVERY operand. Returns the folded sizes, each operand's folded
+/// strides, and whether some dimension has size 0. Allocation-free for rank <= 8.
+pub fn fold_dims<const N: usize>(sizes: &[i64], strides: [&[i64]; N]) -> (Dims, [Dims; N], bool) {
+    let mut dims: smallvec::SmallVec<[(i64, [i64; N]); 8]> = sizes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n != 1)
+        .map(|(k, &n)| (n, std::array::from_fn(|j| strides[j][k])))
+        .collect();
+    let empty = dims.iter().any(|&(n, _)| n == 0);
+    // Outermost first in destination memory order; ties keep logical order.
+    dims.sort_by_key(|d| std::cmp::Reverse(d.1[0].abs()));
+    let mut folded: smallvec::SmallVec<[(i64, [i64; N]); 8]> = smallvec::SmallVec::new();
+    for (n, s) in dims {
+        match folded.last_mut() {
+            Some(outer) if (0..N).all(|j| outer.1[j] == s[j] * n) => {
+                outer.0 *= n;
+                outer.1 = s;
+            }
+            _ => folded.push((n, s)),
+        }
+    }
+    let sizes: Dims = folded.iter().map(|t| t.0).collect();
+    let strides = std::array::from_fn(|j| folded.iter().map(|t| t.1[j]).collect());
+    (sizes, strides, empty)
 }
 
 #[cfg(test)]

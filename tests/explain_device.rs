@@ -100,6 +100,16 @@ fn issue_10_ops_on_cuda_match_cpu() {
     let cpu = stridekit::explain::run_to_json(OPS);
     assert!(cpu["error"].is_null(), "{}", cpu["error"]);
     let gpu = stridekit::explain::run_on(OPS, stridekit::Device::Cuda(0)).to_json();
+    // Arithmetic, comparisons, where, in-place ops, copies, repeat, cat, flip and roll run
+    // on the GPU; advanced indexing (e, f, the write), the reductions (s, n) and the
+    // overlapping window write say they ran on the host. The CPU run has none.
+    assert_eq!(
+        host_fallbacks(&gpu),
+        vec![8, 9, 10, 15, 16, 19],
+        "{}",
+        gpu["warnings"]
+    );
+    assert!(host_fallbacks(&cpu).is_empty());
     assert_eq!(without_allocator(gpu), without_allocator(cpu));
 }
 
@@ -136,13 +146,30 @@ fn fences_with_blocks_on_cuda_match_cpu_and_sim() {
     }
 }
 
-/// The report without the allocator's figures (null on the CPU, the GPU's on cuda).
+/// The report without the allocator's figures (null on the CPU, the GPU's on cuda) and
+/// without the `host_fallback` warnings (only a GPU run has work that falls back to the
+/// host).
 fn without_allocator(mut r: serde_json::Value) -> serde_json::Value {
     r.as_object_mut().unwrap().remove("allocator");
     for s in r["steps"].as_array_mut().unwrap() {
         s.as_object_mut().unwrap().remove("allocator");
     }
+    r["warnings"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|w| w["kind"] != "host_fallback");
     r
+}
+
+/// The statements of `report` with a `host_fallback` warning.
+fn host_fallbacks(report: &serde_json::Value) -> Vec<u64> {
+    report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "host_fallback")
+        .map(|w| w["statement"].as_u64().unwrap())
+        .collect()
 }
 
 /// `--device cuda` reports the GPU's caching allocator: for TV-209 PyTorch's figures (two

@@ -19,14 +19,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::ew::{EwArg, EwCase, all_cases};
 use common::{
     FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, out_of_range_gather, random_base,
     random_bytes, random_destination, random_gather, random_view, storage_len, transpose_cases,
     widths,
 };
 use stridekit::backend::cpu;
+use stridekit::backend::cuda::elementwise::ew_launch;
 use stridekit::backend::cuda::kernels::KERNEL_NAMES;
-use stridekit::backend::cuda::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
+use stridekit::backend::cuda::params::{
+    SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile,
+};
 use stridekit::backend::cuda::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 use stridekit::plan::CopyPlan;
 use stridekit::{DType, Layout, Storage};
@@ -49,7 +53,13 @@ fn compiler() -> Option<String> {
 
 /// The parameter struct a kernel takes, from its name.
 fn param_type(name: &str) -> &'static str {
-    if name.starts_with("sk_tile") {
+    if name.starts_with("sk_ew_") {
+        if name.ends_with("_i64") {
+            "SkEw64"
+        } else {
+            "SkEw32"
+        }
+    } else if name.starts_with("sk_tile") {
         "SkTile"
     } else if name.starts_with("sk_rows") {
         "SkRowGather"
@@ -93,6 +103,19 @@ unsigned short sk_f32_to_f16(float f) {
     return sign | (unsigned short)((e + 14) << 10) | (unsigned short)(q - 1024.0f);
 }
 float sk_bf16_to_f32(unsigned short b) { return __uint_as_float((unsigned)b << 16); }
+// elementwise.cu: explicitly rounded products and sums (x86-64 without FMA rounds each
+// operation), and exp/pow from the host's libm, the functions the CPU backend calls.
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+float sk_expf(float a) { return std::exp(a); }
+float sk_powf(float a, float b) { return std::pow(a, b); }
+double sk_exp(double a) { return std::exp(a); }
+double sk_pow(double a, double b) { return std::pow(a, b); }
+double sk_nan() { return (double)NAN; }
 unsigned short sk_f32_to_bf16(float f) {
     unsigned u;
     std::memcpy(&u, &f, 4);
@@ -124,6 +147,8 @@ fn harness_source(cuda: &Path) -> String {
                 "SK_BLOCK",
                 format!("{name}(dst, src, (const {ix}*)index, p)"),
             )
+        } else if name.starts_with("sk_ew_") {
+            ("SK_BLOCK", format!("{name}(dst, src, index, extra, p)"))
         } else {
             ("SK_BLOCK", format!("{name}(dst, src, p)"))
         };
@@ -150,7 +175,7 @@ static SkDim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __shared__
 static inline void __syncthreads() {{}}
 {conversions}
@@ -158,6 +183,7 @@ static inline void __syncthreads() {{}}
 #include "{permute}"
 #include "{index}"
 #include "{convert}"
+#include "{elementwise}"
 
 sk_v16 sk_smem_raw[(64 * 1024) / sizeof(sk_v16)];
 
@@ -176,7 +202,8 @@ static void run(unsigned gx, unsigned gy, unsigned threads, F f) {{
 }}
 
 static int dispatch(const std::string& name, unsigned gx, unsigned gy, const char* params,
-                    size_t plen, char* dst, const char* src, const char* index, int* flag) {{
+                    size_t plen, char* dst, const char* src, const char* index, const char* extra,
+                    int* flag) {{
 {dispatch}    return 1;
 }}
 
@@ -196,22 +223,26 @@ int main(int argc, char** argv) {{
     uint32_t jobs;
     if (fread(&jobs, 4, 1, in) != 1) return 66;
     for (uint32_t j = 0; j < jobs; ++j) {{
-        uint64_t nlen, plen, dlen, slen, ilen;
+        uint64_t nlen, plen, dlen, slen, ilen, elen;
         std::vector<char> name = read_block(in, &nlen), params = read_block(in, &plen);
         uint32_t grid[2];
         if (fread(grid, 4, 2, in) != 2) return 67;
         std::vector<char> dst = read_block(in, &dlen), src = read_block(in, &slen),
-                          index = read_block(in, &ilen);
-        if (nlen == ~0ull || plen == ~0ull || dlen == ~0ull || slen == ~0ull || ilen == ~0ull) return 68;
+                          index = read_block(in, &ilen), extra = read_block(in, &elen);
+        if (nlen == ~0ull || plen == ~0ull || dlen == ~0ull || slen == ~0ull || ilen == ~0ull ||
+            elen == ~0ull)
+            return 68;
         // Word-aligned copies: vectors of sk_v16 start 16-byte aligned.
-        std::vector<sk_v16> d(dlen / 16 + 2), s(slen / 16 + 2), ix(ilen / 16 + 2);
+        std::vector<sk_v16> d(dlen / 16 + 2), s(slen / 16 + 2), ix(ilen / 16 + 2), ex(elen / 16 + 2);
         std::memcpy(d.data(), dst.data(), dlen);
         std::memcpy(s.data(), src.data(), slen);
         std::memcpy(ix.data(), index.data(), ilen);
+        std::memcpy(ex.data(), extra.data(), elen);
         int flag = 0;
         std::string n(name.data(), nlen);
         int rc = dispatch(n, grid[0], grid[1], params.data(), plen, (char*)d.data(),
-                          (const char*)s.data(), (const char*)ix.data(), &flag);
+                          (const char*)s.data(), (const char*)ix.data(), (const char*)ex.data(),
+                          &flag);
         if (rc) {{
             fprintf(stderr, "job %u: kernel %s: %s\n", j, n.c_str(),
                     rc == 1 ? "unknown" : "parameter size mismatch");
@@ -227,11 +258,28 @@ int main(int argc, char** argv) {{
         permute = src("permute.cu"),
         index = src("index.cu"),
         convert = src("convert.cu"),
+        elementwise = src("elementwise.cu"),
         conversions = HOST_CONVERSIONS,
     )
 }
 
-/// Compiles the harness once per test process; None (after saying why) without a compiler.
+/// cuda/*.cu and cuda/include/*, sorted.
+fn kernel_sources(cuda: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = [cuda.to_path_buf(), cuda.join("include")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Compiles the harness once and keeps it under the target's test scratch folder
+/// (`CARGO_TARGET_TMPDIR`), in a folder named by a hash of the harness and kernel sources,
+/// compiler and flags: later runs reuse it, a changed kernel source gets a new one. The executable is
+/// written under a temporary name and renamed into place, so test processes starting
+/// together never run a half-written file. None (after saying why) without a compiler.
 fn harness() -> Option<PathBuf> {
     static EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     EXE.get_or_init(|| {
@@ -239,25 +287,56 @@ fn harness() -> Option<PathBuf> {
             eprintln!("kernel emulation: skipped: no C++ compiler ($CXX, c++, g++, clang++)");
             return None;
         };
-        let dir = std::env::temp_dir().join(format!("stridekit-emulation-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let cuda = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda");
-        let cpp = dir.join("harness.cpp");
-        std::fs::write(&cpp, harness_source(&cuda)).unwrap();
+        let source = harness_source(&cuda);
+        let flags = [
+            "-std=c++17".to_string(),
+            "-O2".into(),
+            "-Wall".into(),
+            "-Wno-unknown-pragmas".into(),
+            format!("-DSK_BLOCK={EMULATED_BLOCK}"),
+        ];
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (&source, &cxx, &flags).hash(&mut h);
+            // The harness #includes the kernel sources: their text is part of the key.
+            for f in kernel_sources(&cuda) {
+                std::fs::read(&f).unwrap().hash(&mut h);
+            }
+            h.finish()
+        };
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("emulation-{key:016x}"));
         let exe = dir.join("harness");
+        if exe.is_file() {
+            return Some(exe);
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = format!("{}", std::process::id());
+        let cpp = dir.join(format!("harness-{tmp}.cpp"));
+        std::fs::write(&cpp, &source).unwrap();
+        let building = dir.join(format!("harness-{tmp}"));
         let out = Command::new(&cxx)
-            .args(["-std=c++17", "-O2", "-Wall", "-Wno-unknown-pragmas"])
-            .arg(format!("-DSK_BLOCK={EMULATED_BLOCK}"))
+            .args(&flags)
             .arg(&cpp)
             .arg("-o")
-            .arg(&exe)
+            .arg(&building)
             .output()
             .unwrap();
+        let _ = std::fs::remove_file(&cpp);
         assert!(
             out.status.success(),
             "{cxx} could not compile the kernels as host code:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        std::fs::rename(&building, &exe).unwrap();
+        // Harnesses of older kernel sources are not needed again.
+        for e in std::fs::read_dir(dir.parent().unwrap()).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with("emulation-") && e.path() != dir {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
         Some(exe)
     })
     .clone()
@@ -271,6 +350,8 @@ struct Job {
     dst: Vec<u8>,
     src: Vec<u8>,
     index: Vec<u8>,
+    /// The element-wise kernels' third input (empty for the others).
+    extra: Vec<u8>,
     want: Vec<u8>,
     what: String,
 }
@@ -321,6 +402,8 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
             vec![(name, bytes.clone()), (twin, bytes)]
         }
         LaunchParams::Rows(p) => vec![(name, struct_bytes::<SkRowGather>(&p))],
+        LaunchParams::Ew32(p) => vec![(name, struct_bytes::<SkEw32>(&p))],
+        LaunchParams::Ew64(p) => vec![(name, struct_bytes::<SkEw64>(&p))],
     }
 }
 
@@ -355,6 +438,7 @@ fn copy_jobs(
                 dst: dst_bytes.clone(),
                 src: src_bytes.to_vec(),
                 index: Vec::new(),
+                extra: Vec::new(),
                 want: want.clone(),
                 what: format!("{what}: {st} {src:?} -> {dt} {dst:?}"),
             });
@@ -367,8 +451,11 @@ fn copy_jobs(
 /// or the first difference from the CPU backend.
 fn run_jobs(exe: &Path, jobs: &[Job]) -> Result<BTreeSet<&'static str>, String> {
     let dir = exe.parent().unwrap();
-    let tag =
+    // The harness folder is shared by every test process: name the files by process and
+    // thread, and remove them afterwards.
+    let thread =
         format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_alphanumeric(), "");
+    let tag = format!("{}-{thread}", std::process::id());
     let (job_path, out_path) = (
         dir.join(format!("jobs{tag}")),
         dir.join(format!("out{tag}")),
@@ -387,6 +474,7 @@ fn run_jobs(exe: &Path, jobs: &[Job]) -> Result<BTreeSet<&'static str>, String> 
         block(&mut f, &j.dst);
         block(&mut f, &j.src);
         block(&mut f, &j.index);
+        block(&mut f, &j.extra);
     }
     drop(f);
     let out = Command::new(exe)
@@ -401,6 +489,8 @@ fn run_jobs(exe: &Path, jobs: &[Job]) -> Result<BTreeSet<&'static str>, String> 
         String::from_utf8_lossy(&out.stderr)
     );
     let got = std::fs::read(&out_path).unwrap();
+    let _ = std::fs::remove_file(&job_path);
+    let _ = std::fs::remove_file(&out_path);
     let mut at = 0;
     let mut used = BTreeSet::new();
     for j in jobs {
@@ -630,6 +720,7 @@ fn row_gathers_run_like_the_cpu_backend() {
                     dst: vec![POISON; c.want.len()],
                     src: c.src.clone(),
                     index: index.clone(),
+                    extra: Vec::new(),
                     want: c.want.clone(),
                     what: format!("case {case}: {dt} {shape:?}"),
                 });
@@ -662,6 +753,7 @@ fn row_gather_flags_out_of_range_indices() {
         params: struct_bytes(&p),
         dst: vec![POISON; c.want.len()],
         index: c.index_bytes(true),
+        extra: Vec::new(),
         src: c.src,
         want: c.want,
         what: "out of range".into(),
@@ -669,4 +761,79 @@ fn row_gather_flags_out_of_range_indices() {
     // The rows in range are written (and compared); the flag reports the others.
     let err = run_jobs(&exe, std::slice::from_ref(&job)).expect_err("the flag must be set");
     assert!(err.contains("error flag set"), "{err}");
+}
+
+/// Jobs for one element-wise case: the planned launch through the 32-bit index kernel (when
+/// it fits) and the 64-bit one.
+fn ew_jobs(c: &EwCase) -> Vec<Job> {
+    let kinputs = c.kernel_inputs();
+    let spec = c.spec(&kinputs);
+    let plan = c.plan();
+    let bytes = |k: usize| match c.inputs.get(k) {
+        Some(EwArg::Tensor { bytes, .. }) => bytes.clone(),
+        _ => Vec::new(),
+    };
+    let mut jobs = Vec::new();
+    for sub in plan.split_outer(8) {
+        for force64 in [false, true] {
+            let Some(l) = ew_launch(&sub, &spec, force64).unwrap() else {
+                continue;
+            };
+            let params = match l.params {
+                LaunchParams::Ew32(p) => struct_bytes(&p),
+                LaunchParams::Ew64(p) => struct_bytes(&p),
+                other => panic!("{other:?}"),
+            };
+            jobs.push(Job {
+                kernel: l.kernel.name(),
+                grid: (l.grid.0, l.grid.1),
+                params,
+                dst: c.out_init.clone(),
+                src: bytes(0),
+                index: bytes(1),
+                extra: bytes(2),
+                want: c.want.clone(),
+                what: c.what.clone(),
+            });
+        }
+    }
+    jobs
+}
+
+/// Every element-wise op x dtype (and mixed promotions) x layout (contiguous, channels_last,
+/// permuted, broadcast, flipped with negative strides, gapped slices at offsets, Python
+/// numbers and 0-d tensors, in place into a gapped view) through cuda/elementwise.cu, both
+/// index widths, byte for byte against the CPU backend.
+#[test]
+fn elementwise_ops_run_the_kernels_source_like_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 6);
+    let cases = all_cases(&mut rng);
+    let mut jobs = Vec::new();
+    for c in &cases {
+        jobs.extend(ew_jobs(c));
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!(
+        "{} element-wise cases, {} launches emulated",
+        cases.len(),
+        jobs.len()
+    );
+    assert_ran(
+        &used,
+        &["ew"],
+        &["bool", "int", "f32", "f64"].map(String::from),
+        &["i32", "i64"],
+    );
+    // Every op ran, in every computation class it accepts.
+    for (op, _) in common::ew::ops() {
+        let name = format!("{op:?}");
+        let n = cases
+            .iter()
+            .filter(|c| format!("{:?}", c.op) == name)
+            .count();
+        assert!(n >= 30, "{name}: only {n} cases");
+    }
 }

@@ -161,4 +161,25 @@ __device__ __forceinline__ void sk_store_dyn(int dt, char* base, long long at, c
     }
 }
 
+/* The value as dtype `dt` stores it (Scalar::cast: a store then a load, kept in registers). */
+__device__ __forceinline__ SkVal sk_cast_dyn(int dt, const SkVal& v) {
+    SkVal r;
+    r.kind = dt == SK_BOOL ? 0 : (dt >= SK_F16 ? 2 : 1);
+    r.i = 0;
+    r.f = 0.0;
+    switch (dt) {
+    case SK_BOOL: r.i = sk_to_bool(v) ? 1 : 0; break;
+    case SK_U8: r.i = (unsigned char)(unsigned long long)sk_to_i64(v); break;
+    case SK_I8: r.i = (signed char)sk_to_i32(v); break;
+    case SK_I16: r.i = (short)sk_to_i32(v); break;
+    case SK_I32: r.i = sk_to_i32(v); break;
+    case SK_I64: r.i = sk_to_i64(v); break;
+    case SK_F16: r.f = (double)sk_f16_to_f32(sk_f32_to_f16(sk_to_f32(v))); break;
+    case SK_BF16: r.f = (double)sk_bf16_to_f32(sk_f32_to_bf16(sk_to_f32(v))); break;
+    case SK_F32: r.f = (double)sk_to_f32(v); break;
+    default: r.f = sk_to_f64(v); break;
+    }
+    return r;
+}
+
 #endif /* STRIDEKIT_CONVERT_CUH */

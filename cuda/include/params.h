@@ -105,4 +105,94 @@ typedef struct SkRowGather {
     uint64_t error_flag;
 } SkRowGather;
 
+/* Element-wise ops (cuda/elementwise.cu): out = op(inputs...) over the output and up to
+ * three inputs in arbitrary strided layouts, all of the output's shape (broadcast
+ * dimensions have stride 0), folded together by the copy plan's folding
+ * (src/plan/elementwise.rs). Operand 0 of the stride and offset arrays is the output,
+ * operand k + 1 is input k. */
+#define SK_EW_MAX_OPERANDS 4
+#define SK_EW_MAX_INPUTS 3
+
+/* The op codes (src/backend/cuda/elementwise.rs: op_code). */
+enum SkEwOp {
+    SK_EW_ADD = 0, /* a + alpha * b */
+    SK_EW_SUB = 1, /* a - alpha * b */
+    SK_EW_MUL = 2,
+    SK_EW_DIV = 3, /* true division (floating computation) */
+    SK_EW_FLOOR_DIV = 4,
+    SK_EW_REMAINDER = 5,
+    SK_EW_POW = 6,
+    SK_EW_EQ = 7,
+    SK_EW_NE = 8,
+    SK_EW_LT = 9,
+    SK_EW_LE = 10,
+    SK_EW_GT = 11,
+    SK_EW_GE = 12,
+    SK_EW_BIT_AND = 13,
+    SK_EW_BIT_OR = 14,
+    SK_EW_BIT_XOR = 15,
+    SK_EW_NEG = 16,
+    SK_EW_ABS = 17,
+    SK_EW_SQRT = 18,
+    SK_EW_EXP = 19,
+    SK_EW_SQUARE = 20,
+    SK_EW_INVERT = 21,
+    SK_EW_WHERE = 22, /* inputs: condition, a, b */
+    SK_EW_CLAMP = 23, /* inputs: a, then min and/or max as clamp_min / clamp_max say */
+    SK_EW_TRUNC_DIV = 24,
+    SK_EW_MAXIMUM = 25,
+    SK_EW_MINIMUM = 26,
+    SK_EW_LOGICAL_AND = 27,
+    SK_EW_LOGICAL_OR = 28,
+    SK_EW_LOGICAL_XOR = 29,
+    SK_EW_LOGICAL_NOT = 30
+};
+
+/* One input: a tensor (dtype: its SkDType code; its strides and offset are operand k + 1)
+ * or a Python number (dtype -1), already converted to the computation dtype on the host:
+ * kind 0 bool, 1 integer (i), 2 floating (f). */
+typedef struct SkEwInput {
+    int64_t i;
+    double f;
+    int32_t dtype;
+    int32_t kind;
+} SkEwInput;
+
+/* What to compute, the same for both index widths. */
+typedef struct SkEwArgs {
+    SkEwInput inputs[SK_EW_MAX_INPUTS];
+    /* add/sub's alpha, checked against the computation dtype: as f64, as i64, as bool */
+    double alpha_f;
+    int64_t alpha_i;
+    int32_t alpha_b;
+    int32_t op;            /* SkEwOp */
+    int32_t arity;         /* inputs used */
+    int32_t compute_dtype; /* SkDType the op computes in (PyTorch's promoted type) */
+    int32_t out_dtype;     /* SkDType of the output */
+    int32_t clamp_min;     /* clamp: whether input 1 is a lower bound */
+    int32_t clamp_max;     /* clamp: whether the next input is an upper bound */
+    int32_t pad_;
+} SkEwArgs;
+
+/* Element-wise op, 32-bit indexing (every offset reached, and numel, fit in int32). */
+typedef struct SkEw32 {
+    int32_t sizes[SK_MAX_RANK];
+    int32_t strides[SK_EW_MAX_OPERANDS][SK_MAX_RANK];
+    int32_t offsets[SK_EW_MAX_OPERANDS];
+    int32_t numel;
+    int32_t rank;
+    SkEwArgs args;
+} SkEw32;
+
+/* The same with 64-bit indexing. */
+typedef struct SkEw64 {
+    int64_t sizes[SK_MAX_RANK];
+    int64_t strides[SK_EW_MAX_OPERANDS][SK_MAX_RANK];
+    int64_t offsets[SK_EW_MAX_OPERANDS];
+    int64_t numel;
+    int32_t rank;
+    int32_t pad_;
+    SkEwArgs args;
+} SkEw64;
+
 #endif /* STRIDEKIT_PARAMS_H */

@@ -124,11 +124,12 @@ pub fn parse_trace_bytes(file: &str, raw: &[u8]) -> AllocResult<Trace> {
             format!("not UTF-8 text and not a pickle: {e}"),
         )
     })?;
+    // `#` comment lines (the anchors CSV allows them) do not decide the format.
     let first = text
         .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
     let lower = first.to_ascii_lowercase();
     if lower.starts_with("action,") {
         parse_snapshot_csv(file, text)
@@ -467,6 +468,13 @@ mod tests {
         );
         let e = parse_anchors_csv("t", "a,0,1\nz,0,1\n").unwrap_err();
         assert!(matches!(e, AllocError::Trace { line: 2, .. }));
+        // A leading comment does not hide the format; errors keep the file's line numbers.
+        let t =
+            parse_trace_bytes("t", b"# recorded by ...\n# 1 allocation\na,0,8\nf,0,0\n").unwrap();
+        assert_eq!(t.format, Some(TraceFormat::AnchorsCsv));
+        assert_eq!(t.ops.len(), 2);
+        let e = parse_trace_bytes("t", b"# header\na,0,8\nf,1,0\n").unwrap_err();
+        assert!(matches!(e, AllocError::Trace { line: 3, .. }), "{e}");
     }
 
     #[test]

@@ -74,6 +74,10 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
             }
         }),
         Value::Storage(s) if name == "device" => Ok(Value::Device(s.device())),
+        Value::NamedTuple(_, items) if super::max_min::FIELDS.contains(&name) => {
+            let at = super::max_min::FIELDS.iter().position(|f| *f == name);
+            Ok(items[at.expect("a field")].clone())
+        }
         other => Err(type_error(format!(
             "'{}' object has no attribute '{name}'",
             other.type_name()

@@ -1,9 +1,10 @@
 //! Copying functions and methods: `repeat`, `tile`, `flip`, `roll`, `torch.cat/stack`,
-//! reductions (`sum`, `mean`, `prod`, `amax`, `amin`) and `index_put_`.
+//! reductions (`sum`, `mean`, `prod`, `amax`, `amin`) and `index_put_` / `index_put`
+//! (with `accumulate`).
 
 use super::args::{Args, Bound};
 use super::value::{Value, type_error};
-use crate::error::{ErrorKind, Result, TensorError};
+use crate::error::Result;
 use crate::tensor::{AdvancedItem, Reduction, Tensor};
 
 fn reduction(name: &str) -> Option<Reduction> {
@@ -33,6 +34,7 @@ pub fn handles(name: &str) -> bool {
                 | "concatenate"
                 | "stack"
                 | "index_put_"
+                | "index_put"
         )
 }
 
@@ -132,21 +134,20 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             x.roll(&b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
                 .map(Value::Tensor)
         }
-        "index_put_" => {
+        "index_put_" | "index_put" => {
             let b = args.bind(&["indices", "values", "accumulate"])?;
-            if b.opt("accumulate")
-                .map_or(Ok(false), |v| v.as_bool("accumulate"))?
-            {
-                return Err(TensorError::new(
-                    ErrorKind::Unsupported,
-                    "index_put_(accumulate=True) is not supported yet",
-                ));
-            }
+            let accumulate = b
+                .opt("accumulate")
+                .map_or(Ok(false), |v| v.as_bool("accumulate"))?;
             let items: Vec<AdvancedItem> = tensors(b.req("indices")?)?
                 .into_iter()
                 .map(AdvancedItem::Tensor)
                 .collect();
-            x.index_put_(&items, b.req("values")?.as_tensor("values")?)?;
+            let values = b.req("values")?.as_tensor("values")?;
+            if name == "index_put" {
+                return Ok(Value::Tensor(x.index_put(&items, values, accumulate)?));
+            }
+            x.index_put_with(&items, values, accumulate)?;
             Ok(Value::Tensor(x.clone()))
         }
         _ => Err(type_error(format!(

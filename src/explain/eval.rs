@@ -246,6 +246,13 @@ pub fn run_observed(
     (env, None)
 }
 
+/// A `host_fallback` warning: what a statement over GPU tensors ran on the host.
+pub(super) fn host_fallback_message(what: &str) -> String {
+    format!(
+        "{what} ran on the host: stridekit has no GPU kernel for it yet (operands downloaded, result uploaded)"
+    )
+}
+
 /// Names visible to an expression: the names bound by lambdas and comprehensions around it
 /// (innermost last), then the running function's locals, then the program's globals.
 pub(super) struct Scope<'a> {
@@ -431,9 +438,10 @@ impl<'a> Scope<'a> {
                 Value::Tensor(t) => {
                     Value::Tensor(super::indexing::getitem(&t, &self.index_items(items)?)?)
                 }
-                seq @ (Value::Tuple(_) | Value::List(_) | Value::Size(_)) => {
-                    self.sequence_item(&seq, items)?
-                }
+                seq @ (Value::Tuple(_)
+                | Value::List(_)
+                | Value::Size(_)
+                | Value::NamedTuple(..)) => self.sequence_item(&seq, items)?,
                 Value::Range(start, stop, step) => match items.as_slice() {
                     [AstIndex::Expr(e)] => {
                         let i = self.eval(e)?.as_int("range index")?;

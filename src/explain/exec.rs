@@ -214,12 +214,16 @@ impl Runner<'_, '_> {
             env.tick().map_err(|e| env.exception(e, at))?;
             simple_stmt(scope, stmt)
         };
-        // Overlap notes are collected per statement of the program's own code; a function's
-        // statements add theirs to the statement that called it.
+        // Overlap and host-fallback notes are collected per statement of the program's own
+        // code; a function's statements add theirs to the statement that called it.
         let outcome = if outer {
-            let (outcome, notes) = with_policy(self.policy, run);
+            let ((outcome, notes), on_host) =
+                crate::tensor::host_fallback::recording(|| with_policy(self.policy, run));
             for note in notes {
                 env.warn("order_dependent_overlap", note);
+            }
+            for what in on_host {
+                env.warn("host_fallback", super::eval::host_fallback_message(&what));
             }
             outcome
         } else {

@@ -13,6 +13,7 @@ mod exceptions;
 mod exec;
 mod indexing;
 pub mod lexer;
+mod max_min;
 mod operators;
 pub mod ops;
 pub mod parse;

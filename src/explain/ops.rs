@@ -28,6 +28,9 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
     if super::copy_ops::handles(name) {
         return super::copy_ops::torch_function(name, args);
     }
+    if matches!(name, "max" | "min") {
+        return super::max_min::torch_function(name, args);
+    }
     if !is_constructor(name) {
         if let Some(result) = super::arith_ops::torch_function(name, args) {
             return result;
@@ -326,17 +329,11 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             let t = Tensor::full(&sizes, value, Some(dtype.unwrap_or(x.dtype())))?;
             tensor(t.to_device(device.unwrap_or(x.device()))?)
         }
+        "max" | "min" if !args.positional.is_empty() || !args.kwargs.is_empty() => {
+            super::max_min::tensor_method(x, name, args)
+        }
         "max" | "min" => {
-            // Without a dim: the amax/amin of every element (with one, PyTorch returns values
-            // and indices, which stridekit does not model yet).
-            if !args.positional.is_empty() || !args.kwargs.is_empty() {
-                return Err(TensorError::new(
-                    ErrorKind::Unsupported,
-                    format!(
-                        "{name}(dim) (values and indices) is not supported yet; use a{name}(dim)"
-                    ),
-                ));
-            }
+            // Without a dim: the amax/amin of every element.
             if x.numel() == 0 {
                 return Err(TensorError::new(
                     ErrorKind::IndexOutOfRange,

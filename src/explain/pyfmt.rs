@@ -90,6 +90,14 @@ pub fn repr_of(v: &Value) -> String {
         }
         Value::Tuple(items) if items.len() == 1 => format!("({},)", repr_of(&items[0])),
         Value::Tuple(items) => format!("({})", join(items)),
+        Value::NamedTuple(_, items) => {
+            let fields: Vec<String> = super::max_min::FIELDS
+                .iter()
+                .zip(items)
+                .map(|(f, v)| format!("{f}={}", repr_of(v)))
+                .collect();
+            format!("{}(\n{})", v.type_name(), fields.join(",\n"))
+        }
         Value::List(items) => format!("[{}]", join(items)),
         Value::Size(dims) => {
             let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();

@@ -16,7 +16,7 @@ pub fn truthy(v: &Value) -> Result<bool> {
         Value::Float(f) => *f != 0.0,
         Value::None => false,
         Value::Str(s) => !s.is_empty(),
-        Value::Tuple(items) | Value::List(items) => !items.is_empty(),
+        Value::Tuple(items) | Value::List(items) | Value::NamedTuple(_, items) => !items.is_empty(),
         Value::Size(d) => !d.is_empty(),
         Value::Tensor(t) => match t.numel() {
             1 => t.values()?[0].to_bool(),
@@ -50,14 +50,16 @@ pub fn number(v: &Value) -> Option<Scalar> {
 /// The items of a tuple-like value (tuple, list, `torch.Size`).
 pub fn items(v: &Value) -> Option<Vec<Value>> {
     match v {
-        Value::Tuple(items) | Value::List(items) => Some(items.clone()),
+        Value::Tuple(items) | Value::List(items) | Value::NamedTuple(_, items) => {
+            Some(items.clone())
+        }
         Value::Size(d) => Some(d.iter().map(|&i| Value::Int(i)).collect()),
         _ => None,
     }
 }
 
 fn is_tuple_like(v: &Value) -> bool {
-    matches!(v, Value::Tuple(_) | Value::Size(_))
+    matches!(v, Value::Tuple(_) | Value::Size(_) | Value::NamedTuple(..))
 }
 
 /// Python's `a == b` for values that are not tensors.

@@ -74,6 +74,9 @@ pub enum Value {
     Ellipsis,
     Str(String),
     Tuple(Vec<Value>),
+    /// `torch.return_types.max` / `.min` (from `max(dim)` / `min(dim)`): a tuple
+    /// `(values, indices)` whose items are also its attributes.
+    NamedTuple(&'static str, Vec<Value>),
     List(Vec<Value>),
     DType(DType),
     MemoryFormat(MemoryFormat),
@@ -130,6 +133,8 @@ impl Value {
             Value::Ellipsis => "ellipsis",
             Value::Str(_) => "str",
             Value::Tuple(_) => "tuple",
+            Value::NamedTuple("max", _) => "torch.return_types.max",
+            Value::NamedTuple(..) => "torch.return_types.min",
             Value::List(_) => "list",
             Value::DType(_) => "torch.dtype",
             Value::MemoryFormat(_) => "torch.memory_format",

@@ -205,6 +205,9 @@ impl Tensor {
 
     /// `self[items]` with at least one tensor (or list) index: a new tensor.
     pub fn index_advanced(&self, items: &[AdvancedItem]) -> Result<Tensor> {
+        super::host_fallback::note(self.device(), || {
+            "advanced indexing (a gather by index tensors or masks)".into()
+        });
         let plan = self.advanced_plan(items)?;
         let v = &plan.view;
         let k = plan.indexed.len();
@@ -277,6 +280,42 @@ impl Tensor {
     /// `values` (converted to self's dtype) broadcast to the indexing result. Duplicate
     /// indices keep the last write, in row-major order of the result. Bumps the version once.
     pub fn index_put_(&self, items: &[AdvancedItem], values: &Tensor) -> Result<()> {
+        self.index_put_with(items, values, false)
+    }
+
+    /// `self.index_put_(indices, values, accumulate)`: with `accumulate`, every value is
+    /// added to its element (duplicates accumulate, in row-major order of the indexing
+    /// result, in self's dtype as PyTorch's CPU kernel adds: integers wrap, float16 rounds
+    /// after each addition, bools or). `values` must have self's dtype.
+    pub fn index_put_with(
+        &self,
+        items: &[AdvancedItem],
+        values: &Tensor,
+        accumulate: bool,
+    ) -> Result<()> {
+        self.index_write(items, values, accumulate)?;
+        self.storage().bump_version();
+        Ok(())
+    }
+
+    /// `self.index_put(indices, values, accumulate)`: the same write into a clone (self's
+    /// layout), a new tensor at version 0.
+    pub fn index_put(
+        &self,
+        items: &[AdvancedItem],
+        values: &Tensor,
+        accumulate: bool,
+    ) -> Result<Tensor> {
+        let out = self.clone_as(crate::layout::MemoryFormat::Preserve)?;
+        out.index_write(items, values, accumulate)?;
+        Ok(out)
+    }
+
+    /// [`Tensor::index_put_with`]'s checks and writes, without the version bump.
+    fn index_write(&self, items: &[AdvancedItem], values: &Tensor, accumulate: bool) -> Result<()> {
+        super::host_fallback::note(self.device(), || {
+            "an advanced-index write (`index_put_`, `x[index] = v`)".into()
+        });
         if values.dtype() != self.dtype() {
             return err(
                 ErrorKind::DtypeUnsupported,
@@ -321,6 +360,7 @@ impl Tensor {
         let b = plan.index_shape.len();
         let idx_layout = Layout::contiguous(&plan.index_shape);
         let sz = self.itemsize();
+        let add = super::arith::ElementOp::Add(Scalar::Int(1));
         let write = |bytes: &mut [u8]| {
             for (n, pos) in Layout::contiguous(&shape).indices().enumerate() {
                 let flat = if b == 0 {
@@ -339,7 +379,14 @@ impl Tensor {
                     at += p * v.strides()[first + k + j];
                 }
                 let o = at as usize * sz;
-                vals[n].write(self.dtype(), &mut bytes[o..o + sz]);
+                let v = if accumulate {
+                    let old = Scalar::read(self.dtype(), &bytes[o..o + sz]);
+                    super::arith::apply(add, self.dtype(), &[old, vals[n]])
+                        .expect("an addition cannot fail")
+                } else {
+                    vals[n]
+                };
+                v.write(self.dtype(), &mut bytes[o..o + sz]);
             }
         };
         match self.storage().write() {
@@ -354,7 +401,6 @@ impl Tensor {
                     .upload(0, &host)?;
             }
         }
-        self.storage().bump_version();
         Ok(())
     }
 }

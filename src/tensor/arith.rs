@@ -55,6 +55,60 @@ pub enum ElementOp {
 }
 
 impl ElementOp {
+    /// One of every op, in declaration order (add/sub with alpha 1, clamp with both bounds),
+    /// for tests and tables that must cover them all.
+    pub const EVERY: [ElementOp; 31] = {
+        use ElementOp::*;
+        let one = Scalar::Int(1);
+        [
+            Add(one),
+            Sub(one),
+            Mul,
+            Div,
+            FloorDiv,
+            Remainder,
+            Pow,
+            Eq,
+            Ne,
+            Lt,
+            Le,
+            Gt,
+            Ge,
+            BitAnd,
+            BitOr,
+            BitXor,
+            Neg,
+            Abs,
+            Sqrt,
+            Exp,
+            Square,
+            Invert,
+            Where,
+            Clamp {
+                min: true,
+                max: true,
+            },
+            TruncDiv,
+            Maximum,
+            Minimum,
+            LogicalAnd,
+            LogicalOr,
+            LogicalXor,
+            LogicalNot,
+        ]
+    };
+
+    /// The number of inputs the op takes (clamp: with both bounds).
+    pub fn arity(self) -> usize {
+        use ElementOp::*;
+        match self {
+            Neg | Abs | Sqrt | Exp | Square | Invert | LogicalNot => 1,
+            Where => 3,
+            Clamp { min, max } => 1 + min as usize + max as usize,
+            _ => 2,
+        }
+    }
+
     /// Whether the op yields bool whatever it computes in.
     pub fn is_comparison(self) -> bool {
         matches!(

@@ -135,15 +135,16 @@ impl Tensor {
         };
         let mut shape = Dims::from_slice(first.sizes());
         shape[d] = used.iter().map(|t| t.sizes()[d]).sum();
-        let out = Tensor::uninitialized(Layout::with_format(&shape, format)?, dtype)?;
+        // On the inputs' device: each part is a (possibly converting) copy there.
+        let layout = Layout::with_format(&shape, format)?;
+        let out = Tensor::zeroed_on(layout, dtype, first.device())?;
         let mut at = 0;
         for t in &used {
             let n = t.sizes()[d];
-            out.narrow(d as i64, at, n)?
-                .copy_values_from(&t.to_device(out.device())?)?;
+            out.narrow(d as i64, at, n)?.copy_values_from(t)?;
             at += n;
         }
-        out.to_device(first.device())
+        Ok(out)
     }
 
     /// `torch.stack(tensors, dim)`: equal shapes, each unsqueezed at `dim`, then `cat`.

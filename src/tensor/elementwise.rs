@@ -11,11 +11,14 @@
 //! 3. one flat loop applies [`arith::apply`] element by element, reading every operand
 //!    and writing the result at the same position.
 //!
-//! Operands on a GPU are staged through the host (downloaded, computed here, uploaded): the
-//! CUDA backend has copy kernels, not arithmetic ones.
+//! That is the CPU backend. On a GPU ([`super::elementwise_gpu`]) the same op is one launch
+//! of the strided element-wise kernel family over the operands' own layouts (folded with the
+//! copy plan's folding), writing the result (or an in-place op's self) directly; only the
+//! order-dependent overlapping writes ([`super::sequential`]) still run on the host.
 
 use super::Tensor;
 use super::arith::{self, ElementOp};
+use super::elementwise_gpu;
 use super::sequential::Order;
 use crate::dtype::{DType, PromotionOperand, can_cast, result_type};
 use crate::error::{ErrorKind, Result, TensorError, err};
@@ -50,8 +53,10 @@ impl Operand {
     }
 }
 
-/// The computation dtype of `op` over `inputs`, and the dtype of its result.
-fn op_dtypes(op: ElementOp, inputs: &[Operand]) -> Result<(DType, DType)> {
+/// The computation dtype of `op` over `inputs` (PyTorch's promoted type; float32 for true
+/// division, `sqrt` and `exp` of integers), and the dtype of its result (bool for
+/// comparisons), with PyTorch's refusals of a `where` condition that is not bool.
+pub fn op_dtypes(op: ElementOp, inputs: &[Operand]) -> Result<(DType, DType)> {
     let promoted = match op {
         ElementOp::Where => {
             match &inputs[0] {
@@ -165,46 +170,26 @@ impl Tensor {
         compute: DType,
         out: DType,
     ) -> Result<Tensor> {
-        let (result, device) = Tensor::elementwise_on_host(op, inputs, compute, out)?;
-        result.to_device(device)
+        let (op, device, layout) = prepared(op, inputs, compute)?;
+        if elementwise_gpu::runs_on_gpu(device) {
+            elementwise_gpu::check_divisor(op, compute, inputs, layout.numel())?;
+            let result = Tensor::zeroed_on(layout, out, device)?;
+            result.elementwise_on_gpu_into(op, inputs, compute)?;
+            return Ok(result);
+        }
+        run_dense(op, inputs, compute, out, layout)?.to_device(device)
     }
 
-    /// [`Tensor::elementwise_as`]'s result on the host, and the device it belongs on (for
-    /// ops that use it as an intermediate: it is never allocated on the device).
+    /// [`Tensor::elementwise_as`]'s result on the host (for ops that use it as an
+    /// intermediate: it is never allocated on the device).
     fn elementwise_on_host(
         op: ElementOp,
         inputs: &[Operand],
         compute: DType,
         out: DType,
-    ) -> Result<(Tensor, Device)> {
-        let op = check_alpha(op, compute)?;
-        op.check(compute)?;
-        let device = common_device(inputs)?;
-        let shapes: Vec<&[i64]> = inputs
-            .iter()
-            .filter_map(Operand::tensor)
-            .map(|t| t.sizes())
-            .collect();
-        let shape = broadcast_shapes(&shapes)?;
-        // A Python number is a 0-d operand of TensorIterator (it keeps the fast setup from
-        // applying), except for clamp, whose bounds are kernel arguments.
-        let layout_inputs: Vec<LayoutOperand<'_>> = inputs
-            .iter()
-            .filter(|i| i.tensor().is_some() || !matches!(op, ElementOp::Clamp { .. }))
-            .map(|i| match i {
-                Operand::Tensor(t) => LayoutOperand {
-                    sizes: t.sizes(),
-                    strides: t.strides(),
-                },
-                Operand::Number(_) => LayoutOperand {
-                    sizes: &[],
-                    strides: &[],
-                },
-            })
-            .collect();
-        let strides = crate::layout::broadcast::output_strides(&shape, &layout_inputs);
-        let layout = Layout::from_parts(shape, strides, 0);
-        Ok((run_dense(op, inputs, compute, out, layout)?, device))
+    ) -> Result<Tensor> {
+        let (op, _, layout) = prepared(op, inputs, compute)?;
+        run_dense(op, inputs, compute, out, layout)
     }
 
     /// `self.op_(others...)` in place: `self` is the first operand and the output. Self is
@@ -246,6 +231,13 @@ impl Tensor {
             self.storage.bump_version();
             return Ok(());
         }
+        if elementwise_gpu::runs_on_gpu(self.device()) {
+            // Straight into self: each element is read and written at its own position.
+            elementwise_gpu::check_divisor(op, compute, &inputs, self.numel())?;
+            self.elementwise_on_gpu_into(op, &inputs, compute)?;
+            self.storage.bump_version();
+            return Ok(());
+        }
         let strides =
             contiguity::strides_for_copy(self.sizes(), self.strides(), MemoryFormat::Preserve)?;
         let layout = Layout::from_parts(Dims::from_slice(self.sizes()), strides, 0);
@@ -267,21 +259,41 @@ impl Tensor {
             self.storage.bump_version();
             return Ok(());
         }
+        if elementwise_gpu::runs_on_gpu(self.device()) {
+            // where(mask, value, self) straight into self, as PyTorch's kernel.
+            let value = self.checked_mask(mask, value)?;
+            common_device(&[Operand::Tensor(self.clone()), Operand::Tensor(mask.clone())])?;
+            self.elementwise_on_gpu_into(
+                ElementOp::Where,
+                &self.masked_operands(mask, value),
+                self.dtype,
+            )?;
+            self.storage.bump_version();
+            return Ok(());
+        }
         let filled = self.masked_values(mask, value)?;
         self.copy_(&filled)
     }
 
     /// `self.masked_fill(mask, value)`: a clone (self's layout) with the values filled.
     pub fn masked_fill(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
+        if elementwise_gpu::runs_on_gpu(self.device()) {
+            let value = self.checked_mask(mask, value)?;
+            common_device(&[Operand::Tensor(self.clone()), Operand::Tensor(mask.clone())])?;
+            let out = self.clone_as(MemoryFormat::Preserve)?;
+            let operands = self.masked_operands(mask, value);
+            out.elementwise_on_gpu_into(ElementOp::Where, &operands, self.dtype)?;
+            return Ok(out);
+        }
         let filled = self.masked_values(mask, value)?;
         let out = self.clone_as(MemoryFormat::Preserve)?;
         out.copy_values_from(&filled)?;
         Ok(out)
     }
 
-    /// The values of `self` with `value` where `mask` holds, after PyTorch's checks, as a
-    /// host tensor.
-    fn masked_values(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
+    /// PyTorch's checks of `masked_fill`'s mask (bool, broadcastable to self, self never
+    /// broadcast) and value (castable to self's dtype); the value as self's dtype holds it.
+    fn checked_mask(&self, mask: &Tensor, value: Scalar) -> Result<Scalar> {
         if mask.dtype() != DType::Bool {
             return err(
                 ErrorKind::DtypeUnsupported,
@@ -292,20 +304,71 @@ impl Tensor {
             );
         }
         self.check_not_broadcast(&broadcast_shapes(&[self.sizes(), mask.sizes()])?)?;
-        let value = super::checked_fill_value(value, self.dtype)?;
+        super::checked_fill_value(value, self.dtype)
+    }
+
+    /// `where(mask, value, self)`'s operands.
+    fn masked_operands(&self, mask: &Tensor, value: Scalar) -> [Operand; 3] {
+        [
+            Operand::Tensor(mask.clone()),
+            Operand::Number(value),
+            Operand::Tensor(self.clone()),
+        ]
+    }
+
+    /// The values of `self` with `value` where `mask` holds, after PyTorch's checks, as a
+    /// host tensor.
+    fn masked_values(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
+        let value = self.checked_mask(mask, value)?;
         // An intermediate: on the host (PyTorch's masked_fill allocates none).
         Tensor::elementwise_on_host(
             ElementOp::Where,
-            &[
-                Operand::Tensor(mask.clone()),
-                Operand::Number(value),
-                Operand::Tensor(self.clone()),
-            ],
+            &self.masked_operands(mask, value),
             self.dtype,
             self.dtype,
         )
-        .map(|(values, _)| values)
     }
+}
+
+/// PyTorch's checks of an out-of-place op, in its order (alpha, the computation dtype,
+/// devices, shapes): the op with its alpha converted, the device and the result's layout.
+fn prepared(
+    op: ElementOp,
+    inputs: &[Operand],
+    compute: DType,
+) -> Result<(ElementOp, Device, Layout)> {
+    let op = check_alpha(op, compute)?;
+    op.check(compute)?;
+    let device = common_device(inputs)?;
+    Ok((op, device, result_layout(op, inputs)?))
+}
+
+/// The result's layout: the broadcast shape with TensorIterator's strides over the
+/// operands (a Python number is a 0-d operand, except for clamp, whose bounds are kernel
+/// arguments).
+fn result_layout(op: ElementOp, inputs: &[Operand]) -> Result<Layout> {
+    let shapes: Vec<&[i64]> = inputs
+        .iter()
+        .filter_map(Operand::tensor)
+        .map(|t| t.sizes())
+        .collect();
+    let shape = broadcast_shapes(&shapes)?;
+    let layout_inputs: Vec<LayoutOperand<'_>> = inputs
+        .iter()
+        .filter(|i| i.tensor().is_some() || !matches!(op, ElementOp::Clamp { .. }))
+        .map(|i| match i {
+            Operand::Tensor(t) => LayoutOperand {
+                sizes: t.sizes(),
+                strides: t.strides(),
+            },
+            Operand::Number(_) => LayoutOperand {
+                sizes: &[],
+                strides: &[],
+            },
+        })
+        .collect();
+    let strides = crate::layout::broadcast::output_strides(&shape, &layout_inputs);
+    Ok(Layout::from_parts(shape, strides, 0))
 }
 
 /// Runs `op` into a new host tensor of `layout` (dense) and dtype `out`: every tensor

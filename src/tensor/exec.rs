@@ -5,9 +5,8 @@
 //!
 //! Copies between devices are staged: the source is made contiguous on its own device,
 //! its bytes cross over, and the destination's device runs the remaining (possibly
-//! converting, possibly strided) copy. Arithmetic (see [`super::elementwise`]) on a GPU
-//! tensor runs on the host over downloaded operands and is uploaded back: stridekit has copy
-//! kernels, not arithmetic ones.
+//! converting, possibly strided) copy. Arithmetic on a GPU tensor runs the element-wise
+//! kernel family (see [`super::elementwise_gpu`]).
 
 use std::sync::Arc;
 

@@ -136,6 +136,7 @@ impl Tensor {
             n_out
         ];
         let kept_layout = Layout::contiguous(&kept);
+        super::host_fallback::note(self.device(), || format!("`{}` (a reduction)", op.name()));
         let values = self.to_device(Device::Cpu)?.values()?;
         let mut count = vec![0i64; n_out];
         for (idx, v) in Layout::contiguous(self.sizes()).indices().zip(values) {

@@ -64,6 +64,9 @@ impl Tensor {
     /// Runs `f(storage bytes)` on this tensor's storage: in place on the host, or on a host
     /// copy of a GPU storage that is uploaded back.
     fn with_host_bytes(&self, f: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<()> {
+        super::host_fallback::note(self.device(), || {
+            "an order-dependent overlapping write (element by element)".into()
+        });
         match self.storage.bytes() {
             Bytes::Host(b) => f(&mut b.write()),
             Bytes::Cuda(b) => {

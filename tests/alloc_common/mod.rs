@@ -35,3 +35,22 @@ pub fn tmp(tag: &str, name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
 }
+
+/// The real model traces in tests/data/alloc/real/ (scripts/record_model_traces.py).
+pub const REAL: [&str; 4] = [
+    "real/gpt2_train.csv",
+    "real/gpt2_generate.csv",
+    "real/bert_serve.csv",
+    "real/resnet50_train.csv",
+];
+
+/// A trace of tests/data/alloc/, read (plain or gzipped: `NAME` or `NAME.gz`).
+pub fn shipped_any(name: &str) -> Trace {
+    let plain = data(name);
+    let path = if std::path::Path::new(&plain).exists() {
+        plain
+    } else {
+        format!("{plain}.gz")
+    };
+    trace::read_trace(path.as_ref()).unwrap_or_else(|e| panic!("{path}: {e}"))
+}

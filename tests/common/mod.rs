@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod ew;
+
 use std::collections::BTreeSet;
 
 use stridekit::bench::rng::SplitMix64;
@@ -12,6 +14,25 @@ use stridekit::{DType, Layout, MemoryFormat, Scalar, Storage, Tensor};
 
 /// The byte every destination is filled with before a copy (the bench's).
 pub use stridekit::bench::POISON;
+
+/// cuda:0, or None after printing why `test` is skipped. With STRIDEKIT_REQUIRE_GPU=1
+/// (scripts/gpu-check all) a missing GPU fails the test instead.
+pub fn gpu(test: &str) -> Option<std::sync::Arc<stridekit::backend::cuda::Gpu>> {
+    use stridekit::backend::cuda::{Gpu, device_count};
+    let why = match device_count() {
+        Ok(0) => "the CUDA driver sees no device".to_string(),
+        Ok(_) => match Gpu::shared(0) {
+            Ok(g) => return Some(g),
+            Err(e) => format!("cuda:0 cannot be opened: {e}"),
+        },
+        Err(e) => e.to_string(),
+    };
+    if std::env::var_os("STRIDEKIT_REQUIRE_GPU").is_some_and(|v| v == "1") {
+        panic!("{test}: STRIDEKIT_REQUIRE_GPU=1 but {why}");
+    }
+    eprintln!("{test}: skipped: {why}");
+    None
+}
 
 /// Asserts that every kernel `sk_{family}_{middle}_{suffix}` ran (is in `used`).
 pub fn assert_ran(used: &BTreeSet<&str>, families: &[&str], middles: &[String], suffixes: &[&str]) {

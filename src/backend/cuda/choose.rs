@@ -21,7 +21,7 @@
 
 use super::error::CudaError;
 use super::kernels::{Family, KernelId};
-use super::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
+use super::params::{SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile};
 use crate::dtype::DType;
 use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
 
@@ -42,6 +42,9 @@ pub enum LaunchParams {
     Strided64(SkStrided64),
     Tile(SkTile),
     Rows(SkRowGather),
+    /// The element-wise family (cuda/elementwise.cu).
+    Ew32(SkEw32),
+    Ew64(SkEw64),
 }
 
 /// One kernel launch, fully decided.
@@ -118,27 +121,16 @@ impl Dims {
         self.sizes[..self.rank].iter().product()
     }
 
-    /// Lowest and highest element offset one side reaches.
-    fn span(&self, strides: &[i64; MAX_RANK], offset: i64) -> (i64, i64) {
-        let (mut lo, mut hi) = (offset, offset);
-        for k in 0..self.rank {
-            let reach = (self.sizes[k] - 1) * strides[k];
-            if reach < 0 {
-                lo += reach;
-            } else {
-                hi += reach;
-            }
-        }
-        (lo, hi)
-    }
-
-    /// Whether the 32-bit index kernels are exact: every offset in i32 and numel small
-    /// enough that the grid-stride loop cannot overflow.
+    /// Whether the 32-bit index kernels are exact for this copy.
     fn fits32(&self) -> bool {
-        let ok = |(lo, hi): (i64, i64)| lo >= 0 && hi <= i32::MAX as i64;
-        self.numel() <= 1 << 30
-            && ok(self.span(&self.dst, self.dst_offset))
-            && ok(self.span(&self.src, self.src_offset))
+        let (sizes, rank) = (&self.sizes[..self.rank], self.rank);
+        fits_i32(
+            self.numel(),
+            [
+                span(sizes, &self.dst[..rank], self.dst_offset),
+                span(sizes, &self.src[..rank], self.src_offset),
+            ],
+        )
     }
 
     /// Whether the launch takes the 64-bit index kernels.
@@ -193,7 +185,31 @@ impl Dims {
     }
 }
 
-fn blocks_for(numel: i64, per_block: i64) -> u32 {
+/// Lowest and highest element offset an operand of `sizes` and `strides` reaches from
+/// `offset`.
+pub(super) fn span(sizes: &[i64], strides: &[i64], offset: i64) -> (i64, i64) {
+    let (mut lo, mut hi) = (offset, offset);
+    for (&n, &s) in sizes.iter().zip(strides) {
+        let reach = (n - 1) * s;
+        if reach < 0 {
+            lo += reach;
+        } else {
+            hi += reach;
+        }
+    }
+    (lo, hi)
+}
+
+/// Whether 32-bit index kernels are exact: every offset any operand reaches in i32 and
+/// numel small enough (2^30) that the grid-stride loop cannot overflow.
+pub(super) fn fits_i32<const N: usize>(numel: i64, spans: [(i64, i64); N]) -> bool {
+    numel <= 1 << 30
+        && spans
+            .iter()
+            .all(|&(lo, hi)| lo >= 0 && hi <= i32::MAX as i64)
+}
+
+pub(super) fn blocks_for(numel: i64, per_block: i64) -> u32 {
     (((numel + per_block - 1) / per_block).clamp(1, MAX_BLOCKS)) as u32
 }
 

@@ -10,9 +10,9 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{CUdeviceptr, CUevent_flags, CUevent_wait_flags, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 
-use super::choose::{GpuPlan, RowGatherPlan};
+use super::choose::{GpuLaunch, GpuPlan, RowGatherPlan};
 use super::error::{Call, CudaError};
-use super::launch::{launch_plan, launch_row_gather};
+use super::launch::{launch_elementwise, launch_plan, launch_row_gather};
 use super::module::Kernels;
 use crate::alloc::{AllocConfig, CachingAllocator, CudaDevice, DeviceStats, StreamId};
 
@@ -148,6 +148,22 @@ impl Gpu {
         self.bind()?;
         let stream = self.stream.cu_stream();
         unsafe { launch_row_gather(&self.kernels, plan, dst, src, index, error_flag, stream) }
+    }
+
+    /// Runs an element-wise launch on this GPU's stream (asynchronously).
+    ///
+    /// # Safety
+    /// As [`launch_elementwise`]: every pointer a tensor operand uses is a device
+    /// allocation of this context covering what the launch addresses.
+    pub unsafe fn elementwise(
+        &self,
+        launch: &GpuLaunch,
+        out: CUdeviceptr,
+        inputs: [CUdeviceptr; 3],
+    ) -> Result<(), CudaError> {
+        self.bind()?;
+        let stream = self.stream.cu_stream();
+        unsafe { launch_elementwise(&self.kernels, launch, out, inputs, stream) }
     }
 
     /// The device's name, e.g. "NVIDIA H200".

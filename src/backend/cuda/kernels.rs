@@ -125,14 +125,27 @@ const CONVERT: [&str; 14] = [
     "sk_convert_f32_f64_i64",
 ];
 
+/// The element-wise family: one kernel per computation class
+/// ([`super::elementwise::EW_CLASSES`]) and index width.
+const EW: [&str; 8] = [
+    "sk_ew_bool_i32",
+    "sk_ew_bool_i64",
+    "sk_ew_int_i32",
+    "sk_ew_int_i64",
+    "sk_ew_f32_i32",
+    "sk_ew_f32_i64",
+    "sk_ew_f64_i32",
+    "sk_ew_f64_i64",
+];
+
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 82;
+pub const KERNEL_COUNT: usize = 90;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
     let mut all = [""; KERNEL_COUNT];
-    let groups: [&[&str]; 8] = [
-        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT,
+    let groups: [&[&str]; 9] = [
+        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW,
     ];
     let mut n = 0;
     let mut g = 0;
@@ -193,6 +206,13 @@ impl KernelId {
         KernelId(48 + variant as u16 * 2 + idx64 as u16)
     }
 
+    /// The element-wise kernel of computation class `class` (an index into
+    /// [`super::elementwise::EW_CLASSES`]).
+    pub fn elementwise(class: usize, idx64: bool) -> KernelId {
+        assert!(class < EW.len() / 2);
+        KernelId(82 + class as u16 * 2 + idx64 as u16)
+    }
+
     pub fn name(self) -> &'static str {
         KERNEL_NAMES[self.0 as usize]
     }
@@ -221,6 +241,8 @@ mod tests {
             "sk_tilev_w8_i64"
         );
         assert_eq!(KernelId::rows(2, true).name(), "sk_rows_w2_idx64");
+        assert_eq!(KernelId::elementwise(0, false).name(), "sk_ew_bool_i32");
+        assert_eq!(KernelId::elementwise(3, true).name(), "sk_ew_f64_i64");
         assert_eq!(
             KernelId::convert(3, false).name(),
             "sk_convert_f32_bf16_i32"

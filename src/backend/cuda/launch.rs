@@ -17,6 +17,8 @@ fn params_ptr(p: &mut LaunchParams) -> *mut c_void {
         LaunchParams::Strided64(x) => x as *mut _ as *mut c_void,
         LaunchParams::Tile(x) => x as *mut _ as *mut c_void,
         LaunchParams::Rows(x) => x as *mut _ as *mut c_void,
+        LaunchParams::Ew32(x) => x as *mut _ as *mut c_void,
+        LaunchParams::Ew64(x) => x as *mut _ as *mut c_void,
     }
 }
 
@@ -97,6 +99,31 @@ pub unsafe fn launch_row_gather(
         &mut d as *mut CUdeviceptr as *mut c_void,
         &mut s as *mut CUdeviceptr as *mut c_void,
         &mut i as *mut CUdeviceptr as *mut c_void,
+        params_ptr(&mut p),
+    ];
+    unsafe { launch(kernels, l, &mut args, stream) }
+}
+
+/// Runs an element-wise launch: `out` is the output's base pointer, `inputs[k]` input k's
+/// (ignored for numbers and past the op's arity; 0 there).
+///
+/// # Safety
+/// As [`launch_plan`]: every pointer a tensor operand uses must cover the elements the
+/// launch's offsets and strides address, on this context.
+pub unsafe fn launch_elementwise(
+    kernels: &Kernels,
+    l: &GpuLaunch,
+    out: CUdeviceptr,
+    inputs: [CUdeviceptr; 3],
+    stream: CUstream,
+) -> Result<(), CudaError> {
+    let (mut o, mut ins, mut p) = (out, inputs, l.params);
+    let [i0, i1, i2] = &mut ins;
+    let mut args = [
+        &mut o as *mut CUdeviceptr as *mut c_void,
+        i0 as *mut CUdeviceptr as *mut c_void,
+        i1 as *mut CUdeviceptr as *mut c_void,
+        i2 as *mut CUdeviceptr as *mut c_void,
         params_ptr(&mut p),
     ];
     unsafe { launch(kernels, l, &mut args, stream) }

@@ -3,12 +3,14 @@
 //! - [`params`]: the kernel argument structs, mirrored from cuda/include/params.h by bindgen.
 //! - [`kernels`]: the kernel table and which image this binary carries (fatbin or NVRTC).
 //! - [`choose`]: kernel choice and launch geometry from a [`crate::plan::CopyPlan`], made
-//!   once; needs no GPU.
+//!   once; needs no GPU. [`elementwise`]: the same for the element-wise family, from a
+//!   [`crate::plan::ElementwisePlan`].
 //! - [`context`], [`module`], [`launch`]: driver calls (libcuda is loaded at run time and
 //!   checked before the first cudarc call).
 
 pub mod choose;
 pub mod context;
+pub mod elementwise;
 pub mod error;
 pub mod kernels;
 pub mod launch;
@@ -21,9 +23,10 @@ pub mod params;
 pub use crate::plan::RowGatherShape;
 pub use choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 pub use context::{Gpu, device_count, driver_available};
+pub use elementwise::{EwInput, EwSpec};
 pub use error::CudaError;
 pub use kernels::kernel_image;
-pub use launch::{launch_plan, launch_row_gather};
+pub use launch::{launch_elementwise, launch_plan, launch_row_gather};
 pub use memory::{DeviceBuffer, PinnedHost};
 
 #[cfg(test)]
