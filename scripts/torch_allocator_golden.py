@@ -35,6 +35,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from program_steps import BLOCKS, PER_LINE, STEP_FN, instrument  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_GOLDEN = [os.path.join(ROOT, "tests", "golden", f) for f in ("seeds.jsonl", "random.jsonl")]
 # Programs with these are left out: they name devices or addresses (which differ by
@@ -63,7 +66,9 @@ def select(paths: list[str], needle: str | None, limit: int | None) -> list[tupl
 
 
 def torch_figures(program: str) -> dict:
-    """memory_allocated() and memory_reserved() after every statement, on a fresh allocator."""
+    """memory_allocated() and memory_reserved() after every step (every simple statement of
+    the program's own code, blocks included, each line at most PER_LINE times: the steps of
+    `stridekit explain`), on a fresh allocator."""
     import torch
 
     torch.cuda.synchronize()
@@ -73,17 +78,28 @@ def torch_figures(program: str) -> dict:
     base = (torch.cuda.memory_allocated(), torch.cuda.memory_reserved())
     ns: dict = {"torch": torch}
     allocated, reserved = [], []
+    per_line: dict[int, int] = {}
+
+    def record(line: int) -> None:
+        if per_line.get(line, 0) >= PER_LINE:
+            return
+        per_line[line] = per_line.get(line, 0) + 1
+        torch.cuda.synchronize()
+        allocated.append(torch.cuda.memory_allocated() - base[0])
+        reserved.append(torch.cuda.memory_reserved() - base[1])
+
+    ns[STEP_FN] = record
     with open(os.devnull, "w") as null:
         for stmt in ast.parse(program).body:
-            code = compile(ast.Module(body=[stmt], type_ignores=[]), "<program>", "exec")
+            body = instrument([stmt]) if isinstance(stmt, BLOCKS) else [stmt]
+            code = compile(ast.Module(body=body, type_ignores=[]), "<program>", "exec")
             stdout, sys.stdout = sys.stdout, null
             try:
                 exec(code, ns)
             finally:
                 sys.stdout = stdout
-            torch.cuda.synchronize()
-            allocated.append(torch.cuda.memory_allocated() - base[0])
-            reserved.append(torch.cuda.memory_reserved() - base[1])
+            if not isinstance(stmt, BLOCKS):
+                record(stmt.lineno)
     del ns
     gc.collect()
     return {"allocated": allocated, "reserved": reserved, "baseline": list(base)}

@@ -31,10 +31,14 @@ import contextlib
 import io
 import json
 import math
+import os
 import sys
 import warnings
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from program_steps import BLOCKS, EXPRESSION_FRAMES, PER_LINE, STEP_FN, instrument  # noqa: E402
 
 # `x.T` on tensors that are not 2-D is deprecated (a UserWarning); it still works in 2.11.
 warnings.simplefilter("ignore")
@@ -284,27 +288,41 @@ def live_tensors(ns: dict) -> list[tuple[str, torch.Tensor]]:
     return [(n, v) for n, v in ns.items() if isinstance(v, torch.Tensor)]
 
 
-def step(index: int, ns: dict) -> dict:
-    """One entry of the report's `steps`: the totals after statement `index` ran."""
+def step(index: int, line: int, ns: dict) -> dict:
+    """One entry of the report's `steps`: the totals after the simple statement on `line` of
+    top-level statement `index` ran."""
     r = report(ns, None)
     return {
         "statement": index,
+        "line": line,
         **r["totals"],
         "live_tensors": len(r["tensors"]),
         "live_storages": len(r["storages"]),
     }
 
 
-def peak(steps: list[dict]) -> dict | None:
-    """The first step with the most unique storage bytes."""
-    best = None
-    for s in steps:
-        if best is None or s["unique_storage_bytes"] > best["unique_storage_bytes"]:
-            best = s
-    return None if best is None else {"statement": best["statement"], "unique_storage_bytes": best["unique_storage_bytes"]}
+class Steps:
+    """The steps of one run: listed entries, the peak over every step, the omitted count."""
+
+    def __init__(self) -> None:
+        self.listed: list[dict] = []
+        self.per_line: dict[int, int] = {}
+        self.omitted = 0
+        self.peak: dict | None = None
+
+    def record(self, index: int, line: int, ns: dict) -> None:
+        s = step(index, line, ns)
+        if self.peak is None or s["unique_storage_bytes"] > self.peak["unique_storage_bytes"]:
+            self.peak = {"statement": index, "line": line, "unique_storage_bytes": s["unique_storage_bytes"]}
+        n = self.per_line.get(line, 0)
+        if n < PER_LINE:
+            self.per_line[line] = n + 1
+            self.listed.append(s)
+        else:
+            self.omitted += 1
 
 
-def report(ns: dict, error: dict | None, steps: list[dict] | None = None, output: str = "") -> dict:
+def report(ns: dict, error: dict | None, steps: Steps | None = None, output: str = "") -> dict:
     """The JSON report for the tensors bound in namespace `ns` (in dict order)."""
     live = live_tensors(ns)
     storage_ids: dict[int, int] = {}  # StorageImpl pointer -> small id, in order of first use
@@ -345,13 +363,14 @@ def report(ns: dict, error: dict | None, steps: list[dict] | None = None, output
         "unique_storage_bytes": sum(s["nbytes"] for s in storages),
         "addressed_bytes": sum(s["addressed_bytes"] for s in storages),
     }
-    steps = steps or []
+    steps = steps or Steps()
     return {
         "tensors": tensors,
         "storages": storages,
         "totals": totals,
-        "steps": steps,
-        "peak": peak(steps),
+        "steps": steps.listed,
+        "steps_omitted": steps.omitted,
+        "peak": steps.peak,
         "output": output,
         # PyTorch gives no warnings; stridekit's (random values, order-dependent overlaps) never
         # occur in golden programs.
@@ -368,30 +387,65 @@ def split_statements(program: str) -> list[ast.stmt]:
     return ast.parse(program).body
 
 
-def run(program: str) -> tuple[dict, dict | None, list[dict], str]:
-    """Execute statement by statement; stop at the first exception.
+def failing_statement(program: list[ast.stmt], stmt: ast.stmt, exc: BaseException) -> tuple[int, int]:
+    """(line, column), 1-based, of the innermost statement that raised `exc` while top-level
+    statement `stmt` ran: the deepest frame of the program's own code (not a lambda's or a
+    comprehension's), at the position of the instruction that failed there (in a function
+    body, that is a statement of the `def`)."""
+    pos = None
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == "<program>" and code.co_name not in EXPRESSION_FRAMES:
+            positions = list(code.co_positions())
+            i = tb.tb_lasti // 2
+            line, _, col, _ = positions[i] if 0 <= i < len(positions) else (tb.tb_lineno, None, 0, None)
+            pos = (line or tb.tb_lineno, col or 0)
+        tb = tb.tb_next
+    best = stmt
+    if pos is not None:
+        found = None
+        for top in program:
+            for node in ast.walk(top):
+                if not isinstance(node, ast.stmt):
+                    continue
+                start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+                if start <= pos <= end and (found is None or start >= (found.lineno, found.col_offset)):
+                    found = node
+        best = found or stmt
+    return best.lineno, best.col_offset + 1
+
+
+def run(program: str) -> tuple[dict, dict | None, Steps, str]:
+    """Execute statement by statement; stop at the first exception that is not caught.
 
     Returns the namespace, the error object (or None), the steps (the totals after every
-    statement that ran) and what the program printed.  The namespace then holds the state
-    after the last successful statement: PyTorch validates before it writes, so a failing
-    single-op statement leaves no partial effect.
+    simple statement of the program's own code that ran, blocks included) and what the
+    program printed.  The namespace then holds the state after the last successful
+    statement: PyTorch validates before it writes, so a failing single-op statement leaves
+    no partial effect.
     """
     ns: dict = {"torch": torch}
-    steps: list[dict] = []
+    steps = Steps()
     out = io.StringIO()
+    original = split_statements(program)
     for index, stmt in enumerate(split_statements(program)):
-        code = compile(ast.Module(body=[stmt], type_ignores=[]), "<program>", "exec")
+        ns[STEP_FN] = lambda line, index=index: steps.record(index, line, ns)
+        body = instrument([stmt]) if isinstance(stmt, BLOCKS) else [stmt]
+        code = compile(ast.Module(body=body, type_ignores=[]), "<program>", "exec")
         try:
             with contextlib.redirect_stdout(out):
                 exec(code, ns)
-        except AssertionError as exc:
-            error = {"statement": index, "kind": "assertion_failed", "message": str(exc)}
-            return ns, error, steps, out.getvalue()
         except Exception as exc:  # torch raises RuntimeError/IndexError/ValueError/TypeError
             message = str(exc)
-            error = {"statement": index, "kind": error_kind(message), "message": message}
+            kind = "assertion_failed" if isinstance(exc, AssertionError) else error_kind(message)
+            line, col = failing_statement(original, original[index], exc)
+            error = {"statement": index, "line": line, "col": col, "kind": kind, "message": message}
             return ns, error, steps, out.getvalue()
-        steps.append(step(index, ns))
+        finally:
+            ns.pop(STEP_FN, None)
+        if not isinstance(stmt, BLOCKS):
+            steps.record(index, stmt.lineno, ns)
     return ns, None, steps, out.getvalue()
 
 

@@ -42,6 +42,9 @@ pub enum ErrorKind {
     AssertionFailed,
     /// A PyTorch feature outside what stridekit models (autograd).
     Unsupported,
+    /// An `explain` program that ran more statements than the interpreter allows (a loop
+    /// that does not end), where Python would have gone on.
+    LimitExceeded,
     /// Anything else.
     Other,
 }
@@ -66,6 +69,7 @@ impl ErrorKind {
             ErrorKind::OutOfMemory => "out_of_memory",
             ErrorKind::AssertionFailed => "assertion_failed",
             ErrorKind::Unsupported => "unsupported",
+            ErrorKind::LimitExceeded => "limit_exceeded",
             ErrorKind::Other => "other",
         }
     }

@@ -52,12 +52,13 @@ fn steps_follow_every_statement_and_the_text_names_the_peak() {
         .collect();
     assert_eq!(unique, [48, 96, 48]);
     assert_eq!(r["peak"]["statement"], 1);
+    assert_eq!(r["peak"]["line"], 2);
     assert_eq!(r["peak"]["unique_storage_bytes"], 96);
     assert_eq!(r["steps"][1]["live_tensors"], 2);
     assert_eq!(r["steps"][1]["live_storages"], 2);
     let (_, text) = explain(&["-e", program]);
     assert!(
-        text.contains("peak: 96 unique storage bytes after statement 1 `c = base.t().contiguous()`, in 2 storage(s):"),
+        text.contains("peak: 96 unique storage bytes after statement 1 (line 2) `c = base.t().contiguous()`, in 2 storage(s):"),
         "{text}"
     );
     assert!(text.contains("48 bytes  tensors: base"), "{text}");
@@ -81,7 +82,7 @@ fn order_dependent_overlaps_run_with_a_warning_or_are_refused_when_strict() {
     assert_eq!(r["warnings"][0]["kind"], "order_dependent_overlap");
     let (_, text) = explain(&["-e", program]);
     assert!(
-        text.contains("warning in statement 2 `w.mul_(2)` (order_dependent_overlap)"),
+        text.contains("warning in statement 2 (line 3) `w.mul_(2)` (order_dependent_overlap)"),
         "{text}"
     );
     let (rc, out) = explain(&["--json", "--strict-overlap", "-e", program]);

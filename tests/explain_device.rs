@@ -113,6 +113,39 @@ fn issue_10_ops_on_cuda_match_cpu() {
     assert_eq!(without_allocator(gpu), without_allocator(cpu));
 }
 
+/// The storage document's fences (blocks, functions, try/except, a torch.Generator) on a GPU:
+/// the report must be the CPU's, and the allocator's figures after every step (loop
+/// iterations included) those of `--device sim`. Skips without a GPU; with
+/// STRIDEKIT_REQUIRE_GPU=1 no GPU is a failure.
+#[test]
+fn fences_with_blocks_on_cuda_match_cpu_and_sim() {
+    if !gpu_or_skip() {
+        return;
+    }
+    for n in [1, 2, 4, 5] {
+        let path = format!(
+            "{}/tests/data/explain_fences/fence{n}.py",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let program = std::fs::read_to_string(&path).unwrap();
+        let cpu = stridekit::explain::run_to_json(&program);
+        assert!(cpu["error"].is_null(), "fence {n}: {}", cpu["error"]);
+        let gpu = stridekit::explain::run_on(&program, stridekit::Device::Cuda(0)).to_json();
+        let sim = stridekit::explain::run_with(&program, stridekit::explain::Target::Sim, false)
+            .to_json();
+        let figures = |r: &serde_json::Value| -> Vec<serde_json::Value> {
+            r["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["allocator"]["allocated_bytes.all.current"].clone())
+                .collect()
+        };
+        assert_eq!(figures(&gpu), figures(&sim), "fence {n}");
+        assert_eq!(without_allocator(gpu), without_allocator(cpu), "fence {n}");
+    }
+}
+
 /// The report without the allocator's figures (null on the CPU, the GPU's on cuda) and
 /// without the `host_fallback` warnings (only a GPU run has work that falls back to the
 /// host).

@@ -41,13 +41,98 @@ pub enum StmtKind {
     Import(String),
     /// `target = value`; `target` is an [`ExprKind::Name`], an [`ExprKind::Subscript`], or a
     /// tuple or list of targets (unpacking).
-    Assign { target: Expr, value: Expr },
+    Assign {
+        target: Expr,
+        value: Expr,
+    },
     /// `del a, b`: the names and where each one is.
     Del(Vec<(String, Span)>),
     /// A bare expression, e.g. `x.add_(1)`.
     Expr(Expr),
     /// `assert test` or `assert test, message`.
-    Assert { test: Expr, message: Option<Expr> },
+    Assert {
+        test: Expr,
+        message: Option<Expr>,
+    },
+    /// `if test: body` with its `elif` branches in order, then `else`.
+    If {
+        branches: Vec<(Expr, Vec<Stmt>)>,
+        orelse: Vec<Stmt>,
+    },
+    /// `for target in iter: body` (`else:` runs when the loop was not broken).
+    For {
+        target: Expr,
+        iter: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    /// `while test: body` (`else:` runs when the loop was not broken).
+    While {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    /// `def name(params): body`.
+    Def(std::rc::Rc<FunctionDef>),
+    /// `return` or `return value`.
+    Return(Option<Expr>),
+    Break,
+    Continue,
+    Pass,
+    /// `raise` (re-raise the exception being handled) or `raise value`.
+    Raise(Option<Expr>),
+    /// `try: body` with its `except` handlers, `else:` and `finally:`.
+    Try {
+        body: Vec<Stmt>,
+        handlers: Vec<Handler>,
+        orelse: Vec<Stmt>,
+        finalbody: Vec<Stmt>,
+    },
+}
+
+/// A function defined with `def`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionDef {
+    pub name: String,
+    /// Positional parameters in order; those with a default come last.
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+}
+
+/// One parameter of a `def`: its name and default value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub default: Option<Expr>,
+}
+
+/// `except [types [as name]]: body`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    /// The exception class (a name) or a tuple of them; None catches everything.
+    pub types: Option<Expr>,
+    pub name: Option<String>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// One `for target in iter if cond ...` clause of a comprehension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompFor {
+    pub target: Expr,
+    pub iter: Expr,
+    pub ifs: Vec<Expr>,
+}
+
+/// What a comprehension builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompKind {
+    /// `[elt for ...]`
+    List,
+    /// `(elt for ...)`, evaluated when it is made (see the README).
+    Generator,
+    /// `{key: value for ...}` (`value` is the comprehension's `value`).
+    Dict,
 }
 
 /// An expression and where it starts (for binary operators, attributes, calls and
@@ -113,6 +198,21 @@ pub enum ExprKind {
     Lambda {
         params: Vec<String>,
         body: Box<Expr>,
+    },
+    /// `{k: v, ...}`
+    Dict(Vec<(Expr, Expr)>),
+    /// `[elt for ...]`, `(elt for ...)`, `{elt: value for ...}`.
+    Comp {
+        kind: CompKind,
+        elt: Box<Expr>,
+        value: Option<Box<Expr>>,
+        generators: Vec<CompFor>,
+    },
+    /// `body if test else orelse`
+    IfExp {
+        test: Box<Expr>,
+        body: Box<Expr>,
+        orelse: Box<Expr>,
     },
 }
 
@@ -267,7 +367,7 @@ fn prec(e: &Expr) -> u8 {
             BinOp::Pow => PREC_POWER,
         },
         ExprKind::Compare { .. } => PREC_CMP,
-        ExprKind::Lambda { .. } => PREC_LAMBDA,
+        ExprKind::Lambda { .. } | ExprKind::IfExp { .. } => PREC_LAMBDA,
         ExprKind::BoolOp {
             op: BoolOp::And, ..
         } => PREC_AND,
@@ -372,6 +472,18 @@ impl fmt::Display for Expr {
             }
             ExprKind::Call { func, args, kwargs } => {
                 write_wrapped(f, func, prec(func) < PREC_PRIMARY)?;
+                // A generator expression as the only argument keeps its own parentheses.
+                if let ([arg], true) = (args.as_slice(), kwargs.is_empty())
+                    && matches!(
+                        arg.kind,
+                        ExprKind::Comp {
+                            kind: CompKind::Generator,
+                            ..
+                        }
+                    )
+                {
+                    return write!(f, "{arg}");
+                }
                 f.write_str("(")?;
                 write_list(f, args)?;
                 for (i, (name, value)) in kwargs.iter().enumerate() {
@@ -431,6 +543,50 @@ impl fmt::Display for Expr {
                 }
                 write!(f, ": {body}")
             }
+            ExprKind::Dict(items) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_str("}")
+            }
+            ExprKind::Comp {
+                kind,
+                elt,
+                value,
+                generators,
+            } => {
+                let (open, close) = match kind {
+                    CompKind::List => ("[", "]"),
+                    CompKind::Generator => ("(", ")"),
+                    CompKind::Dict => ("{", "}"),
+                };
+                f.write_str(open)?;
+                write_wrapped(f, elt, prec(elt) == PREC_LAMBDA)?;
+                if let Some(v) = value {
+                    f.write_str(": ")?;
+                    write_wrapped(f, v, prec(v) == PREC_LAMBDA)?;
+                }
+                for g in generators {
+                    write!(f, " for {} in ", Targets(&g.target))?;
+                    write_wrapped(f, &g.iter, prec(&g.iter) == PREC_LAMBDA)?;
+                    for c in &g.ifs {
+                        f.write_str(" if ")?;
+                        write_wrapped(f, c, prec(c) == PREC_LAMBDA)?;
+                    }
+                }
+                f.write_str(close)
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                write_wrapped(f, body, prec(body) == PREC_LAMBDA)?;
+                f.write_str(" if ")?;
+                write_wrapped(f, test, prec(test) == PREC_LAMBDA)?;
+                f.write_str(" else ")?;
+                write!(f, "{orelse}")
+            }
             ExprKind::BoolOp { op, values } => {
                 let p = prec(self);
                 for (i, e) in values.iter().enumerate() {
@@ -480,14 +636,190 @@ impl fmt::Display for Stmt {
                     None => Ok(()),
                 }
             }
+            StmtKind::Return(Some(v)) => write!(f, "return {}", Targets(v)),
+            StmtKind::Return(None) => f.write_str("return"),
+            StmtKind::Raise(Some(v)) => write!(f, "raise {v}"),
+            StmtKind::Raise(None) => f.write_str("raise"),
+            StmtKind::Break => f.write_str("break"),
+            StmtKind::Continue => f.write_str("continue"),
+            StmtKind::Pass => f.write_str("pass"),
+            _ => write_block_stmt(f, self, 0),
         }
+    }
+}
+
+/// A target list as a `for` clause writes it: a tuple without parentheses.
+struct Targets<'a>(&'a Expr);
+
+impl fmt::Display for Targets<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.kind {
+            ExprKind::Tuple(items) if !items.is_empty() => {
+                write_list(f, items)?;
+                if items.len() == 1 {
+                    f.write_str(",")?;
+                }
+                Ok(())
+            }
+            _ => write!(f, "{}", self.0),
+        }
+    }
+}
+
+fn write_body(f: &mut fmt::Formatter<'_>, body: &[Stmt], indent: usize) -> fmt::Result {
+    for stmt in body {
+        write_block_stmt(f, stmt, indent + 1)?;
+    }
+    Ok(())
+}
+
+/// Writes `stmt` at `indent` levels (four spaces each), blocks on the following lines; every
+/// line but a simple statement's ends with a newline.
+fn write_block_stmt(f: &mut fmt::Formatter<'_>, stmt: &Stmt, indent: usize) -> fmt::Result {
+    let pad = "    ".repeat(indent);
+    match &stmt.kind {
+        StmtKind::If { branches, orelse } => {
+            for (i, (test, body)) in branches.iter().enumerate() {
+                let word = if i == 0 { "if" } else { "elif" };
+                writeln!(f, "{pad}{word} {test}:")?;
+                write_body(f, body, indent)?;
+            }
+            write_else(f, orelse, indent)
+        }
+        StmtKind::For {
+            target,
+            iter,
+            body,
+            orelse,
+        } => {
+            writeln!(f, "{pad}for {} in {}:", Targets(target), Targets(iter))?;
+            write_body(f, body, indent)?;
+            write_else(f, orelse, indent)
+        }
+        StmtKind::While { test, body, orelse } => {
+            writeln!(f, "{pad}while {test}:")?;
+            write_body(f, body, indent)?;
+            write_else(f, orelse, indent)
+        }
+        StmtKind::Def(def) => {
+            write!(f, "{pad}def {}(", def.name)?;
+            for (i, p) in def.params.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                f.write_str(&p.name)?;
+                if let Some(d) = &p.default {
+                    write!(f, "={d}")?;
+                }
+            }
+            writeln!(f, "):")?;
+            write_body(f, &def.body, indent)
+        }
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+        } => {
+            writeln!(f, "{pad}try:")?;
+            write_body(f, body, indent)?;
+            for h in handlers {
+                write!(f, "{pad}except")?;
+                if let Some(t) = &h.types {
+                    write!(f, " {t}")?;
+                }
+                if let Some(n) = &h.name {
+                    write!(f, " as {n}")?;
+                }
+                writeln!(f, ":")?;
+                write_body(f, &h.body, indent)?;
+            }
+            write_else(f, orelse, indent)?;
+            if !finalbody.is_empty() {
+                writeln!(f, "{pad}finally:")?;
+                write_body(f, finalbody, indent)?;
+            }
+            Ok(())
+        }
+        _ => writeln!(f, "{pad}{stmt}"),
+    }
+}
+
+fn write_else(f: &mut fmt::Formatter<'_>, orelse: &[Stmt], indent: usize) -> fmt::Result {
+    if orelse.is_empty() {
+        return Ok(());
+    }
+    writeln!(f, "{}else:", "    ".repeat(indent))?;
+    write_body(f, orelse, indent)
+}
+
+impl StmtKind {
+    /// Whether the statement holds a block (and so prints on several lines).
+    pub fn is_compound(&self) -> bool {
+        matches!(
+            self,
+            StmtKind::If { .. }
+                | StmtKind::For { .. }
+                | StmtKind::While { .. }
+                | StmtKind::Def(_)
+                | StmtKind::Try { .. }
+        )
+    }
+}
+
+impl Stmt {
+    /// The statements of this statement's blocks, in source order (empty for a simple one).
+    pub fn children(&self) -> Vec<&Stmt> {
+        match &self.kind {
+            StmtKind::If { branches, orelse } => branches
+                .iter()
+                .flat_map(|(_, b)| b.iter())
+                .chain(orelse)
+                .collect(),
+            StmtKind::For { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
+                body.iter().chain(orelse).collect()
+            }
+            StmtKind::Def(def) => def.body.iter().collect(),
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => body
+                .iter()
+                .chain(handlers.iter().flat_map(|h| h.body.iter()))
+                .chain(orelse)
+                .chain(finalbody)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Program {
+    /// The source text of every statement at any depth, by line (the first statement that
+    /// starts on a line), for reports that name a statement by its line.
+    pub fn line_sources(&self) -> std::collections::BTreeMap<usize, String> {
+        fn walk(stmts: &[&Stmt], out: &mut std::collections::BTreeMap<usize, String>) {
+            for s in stmts {
+                out.entry(s.span.line).or_insert_with(|| s.source.clone());
+                walk(&s.children(), out);
+            }
+        }
+        let mut out = std::collections::BTreeMap::new();
+        walk(&self.stmts.iter().collect::<Vec<_>>(), &mut out);
+        out
     }
 }
 
 impl fmt::Display for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for stmt in &self.stmts {
-            writeln!(f, "{stmt}")?;
+            if stmt.kind.is_compound() {
+                write!(f, "{stmt}")?;
+            } else {
+                writeln!(f, "{stmt}")?;
+            }
         }
         Ok(())
     }

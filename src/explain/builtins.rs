@@ -29,23 +29,13 @@ pub fn item(t: &Tensor) -> Result<Value> {
     })
 }
 
-/// The items a built-in iterates over: a sequence's items or a tensor's rows.
-fn iterate(v: &Value) -> Result<Vec<Value>> {
-    match v {
-        Value::TypedStorage(s, d) => {
-            let n = (s.nbytes() / d.itemsize()) as i64;
-            (0..n)
-                .map(|i| super::attrs::typed_storage_get(s, *d, i))
-                .collect()
-        }
-        Value::Tensor(t) => pyops::unpack(v, t.sizes().first().copied().unwrap_or(0) as usize),
-        other => pyops::items(other)
-            .ok_or_else(|| type_error(format!("'{}' object is not iterable", other.type_name()))),
-    }
-}
+use super::pyops::iterate;
 
 /// Calls the built-in `name`.
 pub fn call(env: &Env, name: &str, args: Args) -> Result<Value> {
+    if super::pycalls::NAMES.contains(&name) {
+        return super::pycalls::call(name, args);
+    }
     if name == "print" {
         let mut args = args;
         let take = |args: &mut Args, key: &str, default: &str| -> Result<String> {

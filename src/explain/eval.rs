@@ -1,11 +1,11 @@
 //! The interpreter: runs a parsed program statement by statement on the CPU backend.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::args::Args;
 use super::ast::{
-    BoolOp, CmpOp, Expr, ExprKind, IndexItem as AstIndex, Program, StmtKind, UnaryOp,
+    BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span, UnaryOp,
 };
 use super::pyops;
 use super::value::{Lambda, Value, type_error, unsupported};
@@ -13,46 +13,68 @@ use crate::bench::rng::SplitMix64;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::storage::Device;
 use crate::tensor::Tensor;
-use crate::tensor::overlap_policy::{Policy, with_policy};
+use crate::tensor::overlap_policy::Policy;
 
-/// A failed statement: its 0-based index and the error.
+/// A failed statement: the 0-based index of the top-level statement it belongs to, the
+/// line and column where the failing statement starts (inside a block or a function: that
+/// statement's, not the enclosing one's), and the error.
 #[derive(Debug, Clone)]
 pub struct StatementError {
     pub statement: usize,
+    pub at: Span,
     pub error: TensorError,
 }
 
 /// The program's namespace: names in Python's dict order (a rebinding keeps its place,
 /// `del` removes, a later binding appends).
 pub struct Env {
-    vars: Vec<(String, Value)>,
+    vars: RefCell<Vec<(String, Value)>>,
     /// Where constructors (`torch.zeros`, ...) put their tensors.
     device: Device,
-    /// Statements run to completion.
-    done: usize,
+    /// Top-level statements run to completion.
+    done: Cell<usize>,
+    /// The top-level statement running, and the line of the simple statement running.
+    pub(super) statement: Cell<usize>,
+    pub(super) line: Cell<usize>,
     /// What `print(...)` wrote.
     output: RefCell<String>,
     /// The generator behind `torch.rand/randn/randint` (`torch.manual_seed` reseeds it).
     rng: RefCell<SplitMix64>,
     /// Warnings about statements that ran.
     warnings: RefCell<Vec<Warning>>,
-    /// Lambda calls in progress (Python's recursion limit, far below the stack's).
-    depth: std::cell::Cell<usize>,
+    /// Function and lambda calls in progress.
+    pub(super) depth: Cell<usize>,
+    /// Simple statements and loop tests left before the program is stopped.
+    pub(super) budget: Cell<u64>,
+    /// An exception leaving a function call, with its class and place, until the statement
+    /// that called the function sees the error (see `super::exec`).
+    pub(super) pending: RefCell<Option<super::exec::Exc>>,
+    /// The exceptions being handled (`except` bodies running), innermost last.
+    pub(super) handling: RefCell<Vec<super::exec::Exc>>,
 }
 
-/// The deepest nesting of lambda calls (each level costs the interpreter's stack).
-const MAX_CALL_DEPTH: usize = 48;
+/// The deepest nesting of function and lambda calls (each level costs the interpreter's
+/// stack; Python's own limit is 1000). Deeper recursion raises Python's RecursionError
+/// (kind `other`, "maximum recursion depth exceeded"), which `except RecursionError` or
+/// `except RuntimeError` catches.
+pub const MAX_CALL_DEPTH: usize = 48;
+
+/// The most simple statements and loop tests a program may run (a `while` that never ends
+/// stops with kind `limit_exceeded` instead of hanging).
+pub const MAX_EXECUTED: u64 = 1_000_000;
 
 /// A statement that ran but whose result a reader should know more about.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Warning {
+    /// The top-level statement, and the line of the simple statement inside it.
     pub statement: usize,
+    pub line: usize,
     pub kind: &'static str,
     pub message: String,
 }
 
 /// The seed of the random generator before any `torch.manual_seed` (PyTorch's default seed).
-const DEFAULT_SEED: u64 = 67280421310721;
+pub(super) const DEFAULT_SEED: u64 = 67280421310721;
 
 impl Default for Env {
     fn default() -> Env {
@@ -64,13 +86,18 @@ impl Env {
     /// An empty namespace whose constructors make tensors on `device`.
     pub fn on(device: Device) -> Env {
         Env {
-            vars: Vec::new(),
+            vars: RefCell::new(Vec::new()),
             device,
-            done: 0,
+            done: Cell::new(0),
+            statement: Cell::new(0),
+            line: Cell::new(0),
             output: RefCell::new(String::new()),
             rng: RefCell::new(SplitMix64(DEFAULT_SEED)),
             warnings: RefCell::new(Vec::new()),
-            depth: std::cell::Cell::new(0),
+            depth: Cell::new(0),
+            budget: Cell::new(MAX_EXECUTED),
+            pending: RefCell::new(None),
+            handling: RefCell::new(Vec::new()),
         }
     }
 
@@ -83,26 +110,32 @@ impl Env {
         self.output.borrow().clone()
     }
 
-    /// How many statements ran to completion.
+    /// How many top-level statements ran to completion.
     pub fn statements_run(&self) -> usize {
-        self.done
+        self.done.get()
     }
 
-    fn get(&self, name: &str) -> Option<&Value> {
-        self.vars.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    pub(super) fn get(&self, name: &str) -> Option<Value> {
+        self.vars
+            .borrow()
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
     }
 
-    fn set(&mut self, name: &str, value: Value) {
-        match self.vars.iter_mut().find(|(n, _)| n == name) {
+    pub(super) fn set(&self, name: &str, value: Value) {
+        let mut vars = self.vars.borrow_mut();
+        match vars.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = value,
-            None => self.vars.push((name.to_string(), value)),
+            None => vars.push((name.to_string(), value)),
         }
     }
 
-    fn remove(&mut self, name: &str) -> Result<()> {
-        match self.vars.iter().position(|(n, _)| n == name) {
+    pub(super) fn remove(&self, name: &str) -> Result<()> {
+        let mut vars = self.vars.borrow_mut();
+        match vars.iter().position(|(n, _)| n == name) {
             Some(i) => {
-                self.vars.remove(i);
+                vars.remove(i);
                 Ok(())
             }
             None => Err(name_error(name)),
@@ -110,11 +143,15 @@ impl Env {
     }
 
     /// Live names bound to tensors, in namespace order.
-    pub fn tensors(&self) -> impl Iterator<Item = (&str, &Tensor)> {
-        self.vars.iter().filter_map(|(n, v)| match v {
-            Value::Tensor(t) => Some((n.as_str(), t)),
-            _ => None,
-        })
+    pub fn tensors(&self) -> Vec<(String, Tensor)> {
+        self.vars
+            .borrow()
+            .iter()
+            .filter_map(|(n, v)| match v {
+                Value::Tensor(t) => Some((n.clone(), t.clone())),
+                _ => None,
+            })
+            .collect()
     }
 
     pub(super) fn write_output(&self, text: &str) {
@@ -126,17 +163,40 @@ impl Env {
         self.warnings.borrow().clone()
     }
 
-    /// Records a warning about the statement being run.
+    /// Records a warning about the statement being run; a warning repeated on the same line
+    /// (a loop) is kept once.
     pub(super) fn warn(&self, kind: &'static str, message: impl Into<String>) {
-        self.warnings.borrow_mut().push(Warning {
-            statement: self.done,
+        let w = Warning {
+            statement: self.statement.get(),
+            line: self.line.get(),
             kind,
             message: message.into(),
-        });
+        };
+        let mut warnings = self.warnings.borrow_mut();
+        if !warnings.contains(&w) {
+            warnings.push(w);
+        }
     }
 
     pub(super) fn rng(&self) -> std::cell::RefMut<'_, SplitMix64> {
         self.rng.borrow_mut()
+    }
+
+    /// Counts one simple statement or loop test against [`MAX_EXECUTED`].
+    pub(super) fn tick(&self) -> Result<()> {
+        match self.budget.get().checked_sub(1) {
+            Some(left) => {
+                self.budget.set(left);
+                Ok(())
+            }
+            None => Err(TensorError::new(
+                ErrorKind::LimitExceeded,
+                format!(
+                    "the program ran more than {MAX_EXECUTED} statements and loop tests \
+                     (stridekit explain's limit; a loop that does not end?)"
+                ),
+            )),
+        }
     }
 }
 
@@ -150,10 +210,12 @@ pub fn run(program: &Program, device: Device) -> (Env, Option<StatementError>) {
     run_observed(program, device, false, &mut |_, _| {})
 }
 
-/// [`run`], calling `after(index, env)` after every statement that ran to completion (the
-/// report's `steps` are measured there). Writes whose operands overlap where PyTorch does not
-/// check run in row-major order with an `order_dependent_overlap` warning, or, with
-/// `strict_overlap`, are refused (see [`crate::tensor::overlap_policy`]).
+/// [`run`], calling `after(line, env)` after every step (each simple statement of the
+/// program's own code that ran to completion, at the top level or inside `if`/`for`/`while`/
+/// `try` blocks; not the statements inside function bodies, which belong to the step of the
+/// statement that called the function; see `super::steps`). Writes whose operands overlap
+/// where PyTorch does not check run in row-major order with an `order_dependent_overlap`
+/// warning, or, with `strict_overlap`, are refused (see [`crate::tensor::overlap_policy`]).
 pub fn run_observed(
     program: &Program,
     device: Device,
@@ -165,119 +227,116 @@ pub fn run_observed(
     } else {
         Policy::Sequential
     };
-    let mut env = Env::on(device);
+    let env = Env::on(device);
     for (i, stmt) in program.stmts.iter().enumerate() {
-        let ((outcome, notes), on_host) = crate::tensor::host_fallback::recording(|| {
-            with_policy(policy, || run_statement(&mut env, &stmt.kind))
-        });
-        for note in notes {
-            env.warn("order_dependent_overlap", note);
-        }
-        for what in on_host {
-            env.warn("host_fallback", host_fallback_message(&what));
-        }
-        if let Err(error) = outcome {
+        env.statement.set(i);
+        let outcome = super::exec::run_top(&env, stmt, policy, after);
+        if let Err(exc) = outcome {
             return (
                 env,
                 Some(StatementError {
                     statement: i,
-                    error,
+                    at: exc.at,
+                    error: exc.error,
                 }),
             );
         }
-        env.done += 1;
-        after(i, &env);
+        env.done.set(i + 1);
     }
     (env, None)
 }
 
 /// A `host_fallback` warning: what a statement over GPU tensors ran on the host.
-fn host_fallback_message(what: &str) -> String {
+pub(super) fn host_fallback_message(what: &str) -> String {
     format!(
         "{what} ran on the host: stridekit has no GPU kernel for it yet (operands downloaded, result uploaded)"
     )
 }
 
-fn run_statement(env: &mut Env, stmt: &StmtKind) -> Result<()> {
-    match stmt {
-        StmtKind::Import(_) => Ok(()),
-        StmtKind::Assign { target, value } => {
-            let v = Scope::global(env).eval(value)?;
-            assign(env, target, v)
-        }
-        StmtKind::Del(names) => names.iter().try_for_each(|(n, _)| env.remove(n)),
-        StmtKind::Expr(e) => Scope::global(env).eval(e).map(|_| ()),
-        StmtKind::Assert { test, message } => check_assert(&Scope::global(env), test, message),
-    }
-}
-
-/// `assert test, message`: a false test stops the program with the message's `str()`.
-fn check_assert(scope: &Scope, test: &Expr, message: &Option<Expr>) -> Result<()> {
-    if pyops::truthy(&scope.eval(test)?)? {
-        return Ok(());
-    }
-    let text = match message {
-        Some(m) => super::pyfmt::str_of(&scope.eval(m)?),
-        None => String::new(),
-    };
-    Err(TensorError::new(ErrorKind::AssertionFailed, text))
-}
-
-/// Binds `value` to `target`: a name, a subscript (an in-place write), or a tuple/list of
-/// targets (unpacking, left to right).
-fn assign(env: &mut Env, target: &Expr, value: Value) -> Result<()> {
-    match &target.kind {
-        ExprKind::Name(n) => {
-            env.set(n, value);
-            Ok(())
-        }
-        ExprKind::Subscript { base, items, .. } => {
-            let scope = Scope::global(env);
-            let base = scope.eval(base)?;
-            if let Value::TypedStorage(s, d) = &base {
-                return super::attrs::typed_storage_set(s, *d, scope.storage_index(items)?, &value);
-            }
-            let t = base.as_tensor("indexed object")?;
-            let items = scope.index_items(items)?;
-            super::indexing::setitem(t, &items, value)
-        }
-        ExprKind::Tuple(targets) | ExprKind::List(targets) => {
-            let values = pyops::unpack(&value, targets.len())?;
-            targets
-                .iter()
-                .zip(values)
-                .try_for_each(|(t, v)| assign(env, t, v))
-        }
-        _ => Err(type_error("cannot assign to this expression")),
-    }
-}
-
-/// Names visible to an expression: a lambda's parameters over the program's globals.
+/// Names visible to an expression: the names bound by lambdas and comprehensions around it
+/// (innermost last), then the running function's locals, then the program's globals.
 pub(super) struct Scope<'a> {
     pub env: &'a Env,
+    /// The local names of the function running (None in the program's own code).
+    pub frame: Option<&'a RefCell<Vec<(String, Value)>>>,
     locals: Vec<(String, Value)>,
 }
 
-/// Python's built-in functions an `explain` program may call.
+/// Python's built-in functions an `explain` program may call (with those of
+/// `super::pycalls::NAMES`).
 const BUILTINS: &[&str] = &[
     "print", "len", "int", "float", "bool", "abs", "str", "tuple", "list", "min", "max", "repr",
 ];
 
 impl<'a> Scope<'a> {
-    fn global(env: &'a Env) -> Scope<'a> {
+    pub fn global(env: &'a Env) -> Scope<'a> {
         Scope {
             env,
+            frame: None,
+            locals: Vec::new(),
+        }
+    }
+
+    pub fn function(env: &'a Env, frame: &'a RefCell<Vec<(String, Value)>>) -> Scope<'a> {
+        Scope {
+            env,
+            frame: Some(frame),
             locals: Vec::new(),
         }
     }
 
     fn lookup(&self, name: &str) -> Option<Value> {
-        self.locals
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-            .or_else(|| self.env.get(name).cloned())
+        if let Some((_, v)) = self.locals.iter().rev().find(|(n, _)| n == name) {
+            return Some(v.clone());
+        }
+        if let Some(frame) = self.frame
+            && let Some((_, v)) = frame.borrow().iter().find(|(n, _)| n == name)
+        {
+            return Some(v.clone());
+        }
+        self.env.get(name)
+    }
+
+    /// Binds `name` where an assignment in this scope binds it.
+    pub fn set(&self, name: &str, value: Value) {
+        match self.frame {
+            Some(frame) => {
+                let mut vars = frame.borrow_mut();
+                match vars.iter_mut().find(|(n, _)| n == name) {
+                    Some(slot) => slot.1 = value,
+                    None => vars.push((name.to_string(), value)),
+                }
+            }
+            None => self.env.set(name, value),
+        }
+    }
+
+    /// `del name` in this scope.
+    pub fn remove(&self, name: &str) -> Result<()> {
+        match self.frame {
+            Some(frame) => {
+                let mut vars = frame.borrow_mut();
+                match vars.iter().position(|(n, _)| n == name) {
+                    Some(i) => {
+                        vars.remove(i);
+                        Ok(())
+                    }
+                    None => Err(name_error(name)),
+                }
+            }
+            None => self.env.remove(name),
+        }
+    }
+
+    /// A scope that sees `bindings` over this one's names (a comprehension's variables).
+    fn child(&self, bindings: Vec<(String, Value)>) -> Scope<'a> {
+        let mut locals = self.locals.clone();
+        locals.extend(bindings);
+        Scope {
+            env: self.env,
+            frame: self.frame,
+            locals,
+        }
     }
 
     pub fn eval(&self, e: &Expr) -> Result<Value> {
@@ -291,8 +350,57 @@ impl<'a> Scope<'a> {
             ExprKind::Name(n) => match self.lookup(n) {
                 Some(v) => v,
                 None if n == "torch" => Value::Torch,
-                None => return Err(name_error(n)),
+                None => match super::exceptions::lookup(n) {
+                    Some(class) => Value::ExceptionClass(class),
+                    None => return Err(name_error(n)),
+                },
             },
+            ExprKind::Dict(items) => {
+                let mut pairs: Vec<(Value, Value)> = Vec::new();
+                for (k, v) in items {
+                    let (k, v) = (self.eval(k)?, self.eval(v)?);
+                    dict_insert(&mut pairs, k, v)?;
+                }
+                Value::Dict(Rc::new(RefCell::new(pairs)))
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                if pyops::truthy(&self.eval(test)?)? {
+                    self.eval(body)?
+                } else {
+                    self.eval(orelse)?
+                }
+            }
+            ExprKind::Comp {
+                kind,
+                elt,
+                value,
+                generators,
+            } => {
+                let mut out = Vec::new();
+                self.comprehend(generators, &mut |scope| {
+                    let item = scope.eval(elt)?;
+                    out.push(match value {
+                        Some(v) => Value::Tuple(vec![item, scope.eval(v)?]),
+                        None => item,
+                    });
+                    Ok(())
+                })?;
+                match kind {
+                    CompKind::List => Value::List(out),
+                    CompKind::Generator => Value::iter("generator", out),
+                    CompKind::Dict => {
+                        let mut pairs = Vec::new();
+                        for pair in out {
+                            if let Value::Tuple(mut kv) = pair {
+                                let v = kv.pop().unwrap_or(Value::None);
+                                let k = kv.pop().unwrap_or(Value::None);
+                                dict_insert(&mut pairs, k, v)?;
+                            }
+                        }
+                        Value::Dict(Rc::new(RefCell::new(pairs)))
+                    }
+                }
+            }
             ExprKind::Tuple(items) => Value::Tuple(self.eval_all(items)?),
             ExprKind::List(items) => Value::List(self.eval_all(items)?),
             ExprKind::Unary { op, operand } => {
@@ -334,6 +442,35 @@ impl<'a> Scope<'a> {
                 | Value::List(_)
                 | Value::Size(_)
                 | Value::NamedTuple(..)) => self.sequence_item(&seq, items)?,
+                Value::Range(start, stop, step) => match items.as_slice() {
+                    [AstIndex::Expr(e)] => {
+                        let i = self.eval(e)?.as_int("range index")?;
+                        let n = pyops::range_len(start, stop, step);
+                        let k = if i < 0 { i + n } else { i };
+                        if !(0..n).contains(&k) {
+                            return Err(TensorError::new(
+                                ErrorKind::IndexOutOfRange,
+                                "range object index out of range",
+                            ));
+                        }
+                        // in range by construction; i128 keeps k * step from overflowing
+                        Value::Int((start as i128 + k as i128 * step as i128) as i64)
+                    }
+                    _ => return Err(type_error("range indices must be integers")),
+                },
+                Value::Dict(d) => {
+                    let key = self.dict_key(items)?;
+                    let found = pyops::dict_get(&d.borrow(), &key)?;
+                    match found {
+                        Some(v) => v,
+                        None => {
+                            return Err(TensorError::new(
+                                ErrorKind::Other,
+                                format!("KeyError: {}", super::pyfmt::repr_of(&key)),
+                            ));
+                        }
+                    }
+                }
                 Value::TypedStorage(s, d) => {
                     super::attrs::typed_storage_get(&s, d, self.storage_index(items)?)?
                 }
@@ -350,6 +487,46 @@ impl<'a> Scope<'a> {
 
     fn eval_all(&self, items: &[Expr]) -> Result<Vec<Value>> {
         items.iter().map(|e| self.eval(e)).collect()
+    }
+
+    /// The items of a subscript that are plain expressions (a dict key that is a tuple).
+    fn eval_index_tuple(&self, items: &[AstIndex]) -> Result<Vec<Value>> {
+        items
+            .iter()
+            .map(|i| match i {
+                AstIndex::Expr(e) => self.eval(e),
+                AstIndex::Slice { .. } => Err(type_error("unhashable type: 'slice'")),
+            })
+            .collect()
+    }
+
+    /// Runs `body` once per combination of the comprehension clauses' items, each time in a
+    /// scope with the clauses' targets bound (and every `if` true).
+    fn comprehend(
+        &self,
+        generators: &[CompFor],
+        body: &mut dyn FnMut(&Scope) -> Result<()>,
+    ) -> Result<()> {
+        let Some((first, rest)) = generators.split_first() else {
+            return body(self);
+        };
+        for item in pyops::iterate(&self.eval(&first.iter)?)? {
+            self.env.tick()?;
+            let mut bindings = Vec::new();
+            bind_names(&first.target, item, &mut bindings)?;
+            let scope = self.child(bindings);
+            let mut keep = true;
+            for cond in &first.ifs {
+                if !pyops::truthy(&scope.eval(cond)?)? {
+                    keep = false;
+                    break;
+                }
+            }
+            if keep {
+                scope.comprehend(rest, body)?;
+            }
+        }
+        Ok(())
     }
 
     /// A chained comparison: each link must hold, each middle operand evaluated once.
@@ -387,17 +564,19 @@ impl<'a> Scope<'a> {
         };
         match &func.kind {
             ExprKind::Name(n) => match self.lookup(n) {
-                Some(Value::Lambda(l)) => self.call_lambda(&l, positional, &kw),
-                Some(other) => Err(type_error(format!(
-                    "'{}' object is not callable",
-                    other.type_name()
-                ))),
-                None if BUILTINS.contains(&n.as_str()) => {
+                Some(v) => self.call_value(v, positional, &kw),
+                None if BUILTINS.contains(&n.as_str())
+                    || super::pycalls::NAMES.contains(&n.as_str()) =>
+                {
                     super::builtins::call(self.env, n, named(n))
                 }
-                None => Err(name_error(n)),
+                None => match super::exceptions::lookup(n) {
+                    Some(class) => self.call_value(Value::ExceptionClass(class), positional, &kw),
+                    None => Err(name_error(n)),
+                },
             },
             ExprKind::Attr { base, name } => match self.eval(base)? {
+                Value::Torch if name == "Generator" => super::pycalls::new_generator(named(name)),
                 Value::Torch => super::ops::torch_function(name, named(name), self.env),
                 Value::Tensor(t) => super::ops::tensor_method(&t, name, named(name)),
                 Value::Storage(s) => super::attrs::storage_method(&s, name, named(name)),
@@ -407,18 +586,45 @@ impl<'a> Scope<'a> {
                 Value::Testing if name == "assert_close" => {
                     super::arith_ops::assert_close(named(name))
                 }
+                Value::Generator(g) => super::pycalls::generator_method(&g, name, named(name)),
+                Value::Dict(d) => super::pycalls::dict_method(&d, name, named(name)),
                 other => Err(type_error(format!(
                     "'{}' object has no attribute '{name}'",
                     other.type_name()
                 ))),
             },
-            _ => match self.eval(func)? {
-                Value::Lambda(l) => self.call_lambda(&l, positional, &kw),
-                other => Err(type_error(format!(
-                    "'{}' object is not callable",
-                    other.type_name()
-                ))),
-            },
+            _ => {
+                let f = self.eval(func)?;
+                self.call_value(f, positional, &kw)
+            }
+        }
+    }
+
+    /// Calls a value: a lambda, a `def` function, or an exception class (making an
+    /// exception).
+    fn call_value(&self, f: Value, args: Vec<Value>, kwargs: &[(String, Value)]) -> Result<Value> {
+        match f {
+            Value::Lambda(l) => self.call_lambda(&l, args, kwargs),
+            Value::Function(f) => super::exec::call_function(self.env, &f, args, kwargs),
+            Value::ExceptionClass(class) => {
+                if !kwargs.is_empty() {
+                    return Err(type_error(format!("{class}() takes no keyword arguments")));
+                }
+                let message = match args.as_slice() {
+                    [] => String::new(),
+                    [one] => super::pyfmt::str_of(one),
+                    many => super::pyfmt::repr_of(&Value::Tuple(many.to_vec())),
+                };
+                Ok(Value::Exception(Rc::new(super::value::Exception {
+                    class,
+                    error: TensorError::new(super::exceptions::kind_of_class(class), message),
+                    at: None,
+                })))
+            }
+            other => Err(type_error(format!(
+                "'{}' object is not callable",
+                other.type_name()
+            ))),
         }
     }
 
@@ -435,18 +641,13 @@ impl<'a> Scope<'a> {
                 args.len() + kwargs.len()
             )));
         }
-        let depth = self.env.depth.get();
-        if depth >= MAX_CALL_DEPTH {
-            return Err(TensorError::new(
-                ErrorKind::Other,
-                "maximum recursion depth exceeded",
-            ));
-        }
+        let depth = self.env.enter_call()?;
         let mut locals = self.locals.clone();
         locals.extend(l.params.iter().cloned().zip(args));
         self.env.depth.set(depth + 1);
         let result = Scope {
             env: self.env,
+            frame: self.frame,
             locals,
         }
         .eval(&l.body);
@@ -475,8 +676,16 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// The key of `d[key]` (`d[a, b]` is the tuple `(a, b)`).
+    pub(super) fn dict_key(&self, items: &[AstIndex]) -> Result<Value> {
+        match items {
+            [AstIndex::Expr(e)] => self.eval(e),
+            _ => Ok(Value::Tuple(self.eval_index_tuple(items)?)),
+        }
+    }
+
     /// The one integer index of `storage[i]`.
-    fn storage_index(&self, items: &[AstIndex]) -> Result<i64> {
+    pub(super) fn storage_index(&self, items: &[AstIndex]) -> Result<i64> {
         match items {
             [AstIndex::Expr(e)] => self.eval(e)?.as_int("index"),
             _ => Err(type_error("storage indices must be integers")),
@@ -493,7 +702,16 @@ impl<'a> Scope<'a> {
         }
     }
 
-    fn index_items(&self, items: &[AstIndex]) -> Result<Vec<crate::tensor::AdvancedItem>> {
+    pub(super) fn index_items(
+        &self,
+        items: &[AstIndex],
+    ) -> Result<Vec<crate::tensor::AdvancedItem>> {
+        // `t[idx]` with `idx` a tuple is `t[i, j, ...]`, as in Python.
+        if let [AstIndex::Expr(e)] = items
+            && let Value::Tuple(parts) = self.eval(e)?
+        {
+            return parts.into_iter().map(super::indexing::index_item).collect();
+        }
         items
             .iter()
             .map(|item| match item {
@@ -507,5 +725,53 @@ impl<'a> Scope<'a> {
                 AstIndex::Expr(e) => super::indexing::index_item(self.eval(e)?),
             })
             .collect()
+    }
+}
+
+/// Inserts or replaces `key` in a dict's pairs (insertion order kept, as in Python).
+pub(super) fn dict_insert(pairs: &mut Vec<(Value, Value)>, key: Value, value: Value) -> Result<()> {
+    for (k, v) in pairs.iter_mut() {
+        if pyops::dict_key_equal(k, &key)? {
+            *v = value;
+            return Ok(());
+        }
+    }
+    pyops::dict_key_equal(&key, &key)?; // unhashable keys fail here
+    pairs.push((key, value));
+    Ok(())
+}
+
+/// Binds a comprehension's target (a name or a tuple/list of them) into `out`.
+fn bind_names(target: &Expr, value: Value, out: &mut Vec<(String, Value)>) -> Result<()> {
+    match &target.kind {
+        ExprKind::Name(n) => {
+            out.push((n.clone(), value));
+            Ok(())
+        }
+        ExprKind::Tuple(targets) | ExprKind::List(targets) => {
+            let values = pyops::unpack(&value, targets.len())?;
+            targets
+                .iter()
+                .zip(values)
+                .try_for_each(|(t, v)| bind_names(t, v, out))
+        }
+        _ => Err(type_error(
+            "a comprehension's target must be a name or a tuple of names",
+        )),
+    }
+}
+
+impl Env {
+    /// Enters a function or lambda call; the depth before it (to restore), or the
+    /// RecursionError past [`MAX_CALL_DEPTH`].
+    pub(super) fn enter_call(&self) -> Result<usize> {
+        let depth = self.depth.get();
+        if depth >= MAX_CALL_DEPTH {
+            return Err(TensorError::new(
+                ErrorKind::Other,
+                "maximum recursion depth exceeded",
+            ));
+        }
+        Ok(depth)
     }
 }

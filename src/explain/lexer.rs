@@ -2,7 +2,11 @@
 //!
 //! Follows Python's tokenizer where the subset needs it: newlines inside `()`, `[]` and
 //! `{}` are joined, `\` at the end of a line continues it, comments run to the end of
-//! the line, and a logical line may not be indented (there are no blocks). Python
+//! the line, and indentation follows Python's rules: a deeper indentation at the start of a
+//! logical line is an [`TokenKind::Indent`], each level it returns to is a
+//! [`TokenKind::Dedent`] (blank and comment-only lines do not count), a dedent to a column that
+//! no enclosing block has is an `IndentationError`, and tabs that make the indentation depend
+//! on the tab size (CPython compares with tab sizes 8 and 1) are refused. Python
 //! operators outside the subset are still recognised (as [`TokenKind::AugAssign`] and
 //! [`TokenKind::Other`]) so the parser can say precisely what is not supported.
 
@@ -44,6 +48,10 @@ pub enum TokenKind {
     Other(&'static str),
     /// The end of a logical line.
     Newline,
+    /// A logical line indented deeper than the one before it (the start of a block).
+    Indent,
+    /// The end of a block: one per indentation level a logical line returns to.
+    Dedent,
     Eof,
 }
 
@@ -144,6 +152,9 @@ pub(crate) fn tokenize_partial(source: &str) -> (Vec<Token>, Option<ParseError>)
     {
         lexer.push_at(TokenKind::Newline, at, end, end);
     }
+    for _ in 1..lexer.indents.len() {
+        lexer.push_at(TokenKind::Dedent, at, end, end);
+    }
     lexer.push_at(TokenKind::Eof, at, end, end);
     (lexer.tokens, err)
 }
@@ -158,6 +169,9 @@ struct Lexer<'a> {
     /// Open brackets: the bracket and where it is.
     brackets: Vec<(char, Span)>,
     at_line_start: bool,
+    /// The indentation of the enclosing blocks, innermost last: the column with tabs to
+    /// multiples of 8 and with tabs counted as 1 (both must order the same way).
+    indents: Vec<(usize, usize)>,
     /// Where the token being lexed starts.
     tok_span: Span,
     tok_start: usize,
@@ -199,6 +213,7 @@ impl<'a> Lexer<'a> {
             tokens: Vec::new(),
             brackets: Vec::new(),
             at_line_start: true,
+            indents: vec![(0, 0)],
             tok_span: Span::new(1, 1),
             tok_start,
         }
@@ -268,8 +283,14 @@ impl<'a> Lexer<'a> {
         loop {
             self.start_token();
             if self.at_line_start && self.brackets.is_empty() {
-                let indented = self.peek().is_some_and(is_space);
-                while self.peek().is_some_and(is_space) {
+                let (mut col, mut alt) = (0usize, 0usize);
+                while let Some(c) = self.peek().filter(|&c| is_space(c)) {
+                    match c {
+                        '\t' => col = (col / 8 + 1) * 8,
+                        '\x0c' => col = 0,
+                        _ => col += 1,
+                    }
+                    alt += 1;
                     self.advance();
                 }
                 self.start_token();
@@ -283,14 +304,10 @@ impl<'a> Lexer<'a> {
                         self.skip_comment();
                         continue;
                     }
-                    Some(_) if indented => {
-                        return Err(err(
-                            self.here(),
-                            "unexpected indent: statements must start at column 1 \
-                             (blocks such as 'if' or 'for' are not supported)",
-                        ));
+                    Some(_) => {
+                        self.at_line_start = false;
+                        self.indentation(col, alt)?;
                     }
-                    Some(_) => self.at_line_start = false,
                 }
             }
             let Some(c) = self.peek() else { break };
@@ -362,6 +379,39 @@ impl<'a> Lexer<'a> {
             return Err(err(span, format!("'{open}' was never closed")));
         }
         Ok(())
+    }
+
+    /// Compares a logical line's indentation with the enclosing blocks' and pushes the
+    /// `Indent` or `Dedent`s it means.
+    fn indentation(&mut self, col: usize, alt: usize) -> Result<(), ParseError> {
+        let here = self.here();
+        let inconsistent = || {
+            err(
+                here,
+                "TabError: inconsistent use of tabs and spaces in indentation",
+            )
+        };
+        let &(top, top_alt) = self.indents.last().unwrap_or(&(0, 0));
+        if col > top {
+            if alt <= top_alt {
+                return Err(inconsistent());
+            }
+            self.indents.push((col, alt));
+            self.push(TokenKind::Indent);
+            return Ok(());
+        }
+        while self.indents.last().is_some_and(|&(c, _)| col < c) {
+            self.indents.pop();
+            self.push(TokenKind::Dedent);
+        }
+        match self.indents.last() {
+            Some(&(c, a)) if c == col && a == alt => Ok(()),
+            Some(&(c, _)) if c == col => Err(inconsistent()),
+            _ => Err(err(
+                self.here(),
+                "IndentationError: unindent does not match any outer indentation level",
+            )),
+        }
     }
 
     fn pos_advance(&mut self, n: usize) {

@@ -9,12 +9,15 @@ mod attrs;
 mod builtins;
 mod copy_ops;
 pub mod eval;
+mod exceptions;
+mod exec;
 mod indexing;
 pub mod lexer;
 mod max_min;
 mod operators;
 pub mod ops;
 pub mod parse;
+mod pycalls;
 pub mod pyfmt;
 pub mod pyops;
 pub mod report;
@@ -47,11 +50,12 @@ pub fn run_on(source: &str, device: Device) -> Report {
 /// error (statement 0) and nothing runs.
 pub fn run_with(source: &str, target: impl Into<Target>, strict_overlap: bool) -> Report {
     let target = target.into();
-    let failed = |kind, message: String| {
+    let failed = |kind, message: String, at: ast::Span| {
         Report::build(
             &eval::Env::default(),
             Some(eval::StatementError {
                 statement: 0,
+                at,
                 error: crate::TensorError::new(kind, message),
             }),
             steps::Steps::default(),
@@ -61,18 +65,26 @@ pub fn run_with(source: &str, target: impl Into<Target>, strict_overlap: bool) -
     };
     let alloc = match allocator::Allocator::for_target(target) {
         Ok(a) => a,
-        Err(e) => return failed(ErrorKind::Device, format!("--device {target}: {e}")),
+        Err(e) => {
+            return failed(
+                ErrorKind::Device,
+                format!("--device {target}: {e}"),
+                ast::Span::default(),
+            );
+        }
     };
     match parse::parse(source) {
         Ok(program) => alloc.run(|| {
             let mut steps = steps::Steps::default();
-            let (env, error) =
-                eval::run_observed(&program, target.device(), strict_overlap, &mut |i, env| {
-                    steps.record(i, env, alloc.account())
-                });
+            let (env, error) = eval::run_observed(
+                &program,
+                target.device(),
+                strict_overlap,
+                &mut |line, env| steps.record(line, env, alloc.account()),
+            );
             Report::build(&env, error, steps, &program, &alloc)
         }),
-        Err(e) => failed(ErrorKind::ParseError, e.to_string()),
+        Err(e) => failed(ErrorKind::ParseError, e.to_string(), e.span()),
     }
 }
 

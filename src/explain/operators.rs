@@ -107,19 +107,42 @@ pub fn compare(op: CmpOp, a: &Value, b: &Value) -> Result<Value> {
         CmpOp::Is => return Ok(Value::Bool(pyops::is(a, b))),
         CmpOp::IsNot => return Ok(Value::Bool(!pyops::is(a, b))),
         CmpOp::In | CmpOp::NotIn => {
-            let items = pyops::items(b).ok_or_else(|| {
-                type_error(format!(
-                    "argument of type '{}' is not iterable",
-                    b.type_name()
-                ))
-            })?;
-            let mut found = false;
-            for item in &items {
-                if pyops::is(a, item) || pyops::equal(a, item)? {
-                    found = true;
-                    break;
+            let found = match (a, b) {
+                (Value::Str(needle), Value::Str(hay)) => hay.contains(needle.as_str()),
+                (_, Value::Str(_)) => {
+                    return Err(type_error(format!(
+                        "'in <string>' requires string as left operand, not {}",
+                        a.type_name()
+                    )));
                 }
-            }
+                (_, Value::Dict(d)) => pyops::dict_get(&d.borrow(), a)?.is_some(),
+                (_, Value::Range(..) | Value::Iter(_)) => {
+                    let mut found = false;
+                    for item in &pyops::iterate(b)? {
+                        if pyops::equal(a, item)? {
+                            found = true;
+                            break;
+                        }
+                    }
+                    found
+                }
+                _ => {
+                    let items = pyops::items(b).ok_or_else(|| {
+                        type_error(format!(
+                            "argument of type '{}' is not iterable",
+                            b.type_name()
+                        ))
+                    })?;
+                    let mut found = false;
+                    for item in &items {
+                        if pyops::is(a, item) || pyops::equal(a, item)? {
+                            found = true;
+                            break;
+                        }
+                    }
+                    found
+                }
+            };
             return Ok(Value::Bool(found == (op == CmpOp::In)));
         }
         CmpOp::Eq => ElementOp::Eq,

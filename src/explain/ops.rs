@@ -134,7 +134,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
         }
         "rand" | "randn" | "randint" => {
             let (kind, sizes, b) = if name == "randint" {
-                let b = args.bind(&["low", "high", "size", "dtype", "device"])?;
+                let b = args.bind(&["low", "high", "size", "generator", "dtype", "device"])?;
                 // randint(high, size) or randint(low, high, size)
                 let (low, high, size) = match (b.opt("low"), b.opt("high"), b.opt("size")) {
                     (Some(h), Some(s), None) => (0, h.as_int("high")?, s.as_int_list("size")?),
@@ -150,7 +150,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
                 };
                 (crate::tensor::Random::Int { low, high }, size, b)
             } else {
-                let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+                let (sizes, b) = args.int_varargs("size", &["generator", "dtype", "device"])?;
                 let kind = if name == "rand" {
                     crate::tensor::Random::Uniform
                 } else {
@@ -168,10 +168,21 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             env.warn(
                 "random_values",
                 format!(
-                    "torch.{name}: the values come from stridekit's generator (SplitMix64, reseeded by torch.manual_seed), not PyTorch's; shape, dtype and strides are PyTorch's"
+                    "torch.{name}: the values come from stridekit's generator (SplitMix64, reseeded by torch.manual_seed or a torch.Generator's manual_seed), not PyTorch's; shape, dtype and strides are PyTorch's"
                 ),
             );
-            Tensor::random(&sizes, dtype, kind, &mut env.rng())?
+            match b.opt("generator") {
+                None | Some(Value::None) => Tensor::random(&sizes, dtype, kind, &mut env.rng())?,
+                Some(Value::Generator(g)) => {
+                    Tensor::random(&sizes, dtype, kind, &mut g.borrow_mut())?
+                }
+                Some(other) => {
+                    return Err(type_error(format!(
+                        "{name}(): argument 'generator' must be torch.Generator, not {}",
+                        other.type_name()
+                    )));
+                }
+            }
         }
         "index_select" => {
             let b = args.bind(&["input", "dim", "index"])?;

@@ -6,7 +6,8 @@
 //! be unary, so `-2**-1` is `-(2**(-1))`), then attribute access, calls and subscripts.
 
 use super::ast::{
-    BinOp, BoolOp, CmpOp, Expr, ExprKind, IndexItem, Program, Span, Stmt, StmtKind, UnaryOp,
+    BinOp, BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, FunctionDef, Handler, IndexItem,
+    Param, Program, Span, Stmt, StmtKind, UnaryOp,
 };
 use super::lexer::{self, Token, TokenKind, is_keyword};
 
@@ -63,9 +64,7 @@ pub const MAX_DEPTH: usize = 64;
 
 /// Statement keywords outside the subset.
 const UNSUPPORTED_STATEMENTS: &[&str] = &[
-    "if", "elif", "else", "for", "while", "def", "class", "with", "try", "except", "finally",
-    "return", "pass", "break", "continue", "raise", "global", "nonlocal", "async", "yield",
-    "await",
+    "class", "with", "global", "nonlocal", "async", "yield", "await",
 ];
 
 /// Positional and keyword arguments of a call.
@@ -78,6 +77,10 @@ struct Parser<'a> {
     /// Byte offset where the last consumed token ends.
     prev_end: usize,
     depth: usize,
+    /// Loops around the statement being parsed (inside the innermost function).
+    loops: usize,
+    /// Function definitions around the statement being parsed.
+    functions: usize,
 }
 
 fn describe(tok: &Token, src: &str) -> String {
@@ -109,6 +112,8 @@ fn describe(tok: &Token, src: &str) -> String {
         TokenKind::DoubleStar => "'**'".to_string(),
         TokenKind::AugAssign(op) | TokenKind::Other(op) => format!("'{op}'"),
         TokenKind::Newline => "end of line".to_string(),
+        TokenKind::Indent => "an indented block".to_string(),
+        TokenKind::Dedent => "the end of a block".to_string(),
         TokenKind::Eof => "end of input".to_string(),
     }
 }
@@ -152,6 +157,8 @@ impl<'a> Parser<'a> {
             pos: 0,
             prev_end: 0,
             depth: 0,
+            loops: 0,
+            functions: 0,
         }
     }
 
@@ -193,12 +200,6 @@ impl<'a> Parser<'a> {
         let tok = self.peek();
         let message = match &tok.kind {
             TokenKind::Other(op) => format!("operator '{op}' is not supported"),
-            TokenKind::Name(n) if n == "for" => {
-                "comprehensions and generator expressions are not supported".to_string()
-            }
-            TokenKind::Name(n) if n == "if" => {
-                "conditional expressions ('a if c else b') are not supported".to_string()
-            }
             _ => format!("expected {expected} but found {}", describe(tok, self.src)),
         };
         ParseError::new(tok.span, message)
@@ -225,30 +226,342 @@ impl<'a> Parser<'a> {
 
     fn program(&mut self) -> Result<Program, ParseError> {
         let mut stmts = Vec::new();
-        while !self.at(&TokenKind::Eof) {
-            if self.at(&TokenKind::Newline) {
-                self.bump();
-                continue;
-            }
-            loop {
-                stmts.push(self.statement()?);
-                if !self.at(&TokenKind::Semi) {
-                    break;
-                }
-                self.bump();
-                if matches!(self.kind(), TokenKind::Newline | TokenKind::Eof) {
-                    break;
-                }
-            }
+        loop {
             match self.kind() {
-                TokenKind::Newline => {
+                TokenKind::Eof => break,
+                TokenKind::Newline | TokenKind::Dedent => {
                     self.bump();
                 }
-                TokenKind::Eof => {}
-                _ => return Err(self.unexpected("end of statement")),
+                TokenKind::Indent => return Err(self.unexpected_indent()),
+                _ => self.statement_into(&mut stmts)?,
             }
         }
         Ok(Program { stmts })
+    }
+
+    fn unexpected_indent(&self) -> ParseError {
+        ParseError::new(self.peek().span, "IndentationError: unexpected indent")
+    }
+
+    /// One compound statement, or one logical line of simple statements (`;`-separated).
+    fn statement_into(&mut self, out: &mut Vec<Stmt>) -> Result<(), ParseError> {
+        let first = self.peek().clone();
+        let keyword = match &first.kind {
+            TokenKind::Name(n) => n.clone(),
+            _ => String::new(),
+        };
+        let kind = match keyword.as_str() {
+            "if" => self.if_stmt(&first)?,
+            "for" => self.for_stmt(&first)?,
+            "while" => self.while_stmt(&first)?,
+            "def" => self.def_stmt(&first)?,
+            "try" => self.try_stmt(&first)?,
+            "elif" | "else" | "except" | "finally" => {
+                return Err(ParseError::new(
+                    first.span,
+                    format!("invalid syntax: '{keyword}' without a matching statement before it"),
+                ));
+            }
+            _ => return self.simple_line(out),
+        };
+        out.push(kind);
+        Ok(())
+    }
+
+    /// Simple statements up to the end of the logical line.
+    fn simple_line(&mut self, out: &mut Vec<Stmt>) -> Result<(), ParseError> {
+        loop {
+            out.push(self.statement()?);
+            if !self.at(&TokenKind::Semi) {
+                break;
+            }
+            self.bump();
+            if matches!(self.kind(), TokenKind::Newline | TokenKind::Eof) {
+                break;
+            }
+        }
+        match self.kind() {
+            TokenKind::Newline => {
+                self.bump();
+                Ok(())
+            }
+            TokenKind::Eof | TokenKind::Dedent => Ok(()),
+            _ => Err(self.unexpected("end of statement")),
+        }
+    }
+
+    /// The source text from `first` to the last consumed token, trimmed.
+    fn source_from(&self, first: &Token) -> String {
+        self.src
+            .get(first.start..self.prev_end.max(first.start))
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    }
+
+    /// `:` then the block: simple statements on the same line, or an indented block.
+    /// Returns the header's source (up to and including the colon) and the block.
+    fn block(&mut self, first: &Token, what: &str) -> Result<(String, Vec<Stmt>), ParseError> {
+        self.expect(TokenKind::Colon, "':'")?;
+        let header = self.source_from(first);
+        let mut body = Vec::new();
+        if !self.at(&TokenKind::Newline) {
+            if matches!(self.kind(), TokenKind::Eof | TokenKind::Dedent) {
+                return Err(self.unexpected("a statement after ':'"));
+            }
+            self.simple_line(&mut body)?;
+            return Ok((header, body));
+        }
+        self.bump();
+        if !self.at(&TokenKind::Indent) {
+            return Err(ParseError::new(
+                self.peek().span,
+                format!(
+                    "IndentationError: expected an indented block after {what} on line {}",
+                    first.span.line
+                ),
+            ));
+        }
+        self.enter()?;
+        self.bump();
+        loop {
+            match self.kind() {
+                TokenKind::Dedent => {
+                    self.bump();
+                    break;
+                }
+                TokenKind::Eof => break,
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Indent => return Err(self.unexpected_indent()),
+                _ => self.statement_into(&mut body)?,
+            }
+        }
+        self.depth -= 1;
+        Ok((header, body))
+    }
+
+    /// An optional `else:` block after a loop, an `if` or a `try`.
+    fn else_block(&mut self) -> Result<Vec<Stmt>, ParseError> {
+        if !self.at_name("else") {
+            return Ok(Vec::new());
+        }
+        let tok = self.bump();
+        Ok(self.block(&tok, "'else' statement")?.1)
+    }
+
+    fn compound(first: &Token, header: String, kind: StmtKind) -> Stmt {
+        Stmt {
+            kind,
+            span: first.span,
+            source: header,
+        }
+    }
+
+    fn if_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
+        self.bump();
+        let test = self.expr()?;
+        let (header, body) = self.block(first, "'if' statement")?;
+        let mut branches = vec![(test, body)];
+        while self.at_name("elif") {
+            let tok = self.bump();
+            let test = self.expr()?;
+            branches.push((test, self.block(&tok, "'elif' statement")?.1));
+        }
+        let orelse = self.else_block()?;
+        Ok(Self::compound(
+            first,
+            header,
+            StmtKind::If { branches, orelse },
+        ))
+    }
+
+    fn for_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
+        self.bump();
+        let target = self.target_list()?;
+        if !self.at_name("in") {
+            return Err(self.unexpected("'in'"));
+        }
+        self.bump();
+        let iter = self.expr_list()?;
+        let (header, body, orelse) = self.loop_blocks(first, "'for' statement")?;
+        Ok(Self::compound(
+            first,
+            header,
+            StmtKind::For {
+                target,
+                iter,
+                body,
+                orelse,
+            },
+        ))
+    }
+
+    fn while_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
+        self.bump();
+        let test = self.expr()?;
+        let (header, body, orelse) = self.loop_blocks(first, "'while' statement")?;
+        Ok(Self::compound(
+            first,
+            header,
+            StmtKind::While { test, body, orelse },
+        ))
+    }
+
+    /// A loop's body (where `break` and `continue` may appear) and its `else:` block.
+    fn loop_blocks(
+        &mut self,
+        first: &Token,
+        what: &str,
+    ) -> Result<(String, Vec<Stmt>, Vec<Stmt>), ParseError> {
+        self.loops += 1;
+        let block = self.block(first, what);
+        self.loops -= 1;
+        let (header, body) = block?;
+        Ok((header, body, self.else_block()?))
+    }
+
+    fn def_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
+        self.bump();
+        let (name, _) = self.name("a function name after 'def'")?;
+        self.expect(TokenKind::LParen, "'('")?;
+        let mut params: Vec<Param> = Vec::new();
+        while !self.at(&TokenKind::RParen) {
+            if matches!(self.kind(), TokenKind::Star | TokenKind::DoubleStar) {
+                return Err(ParseError::new(
+                    self.peek().span,
+                    "*args, **kwargs and keyword-only parameters are not supported",
+                ));
+            }
+            let (pname, span) = self.name("a parameter name or ')'")?;
+            if params.iter().any(|p| p.name == pname) {
+                return Err(ParseError::new(
+                    span,
+                    format!("duplicate argument '{pname}' in function definition"),
+                ));
+            }
+            let default = if self.at(&TokenKind::Assign) {
+                self.bump();
+                Some(self.expr()?)
+            } else {
+                if params.iter().any(|p| p.default.is_some()) {
+                    return Err(ParseError::new(
+                        span,
+                        "parameter without a default follows parameter with a default",
+                    ));
+                }
+                None
+            };
+            params.push(Param {
+                name: pname,
+                default,
+            });
+            if self.at(&TokenKind::Comma) {
+                self.bump();
+            } else if !self.at(&TokenKind::RParen) {
+                return Err(self.unexpected("',' or ')'"));
+            }
+        }
+        self.bump(); // ')'
+        if matches!(self.kind(), TokenKind::Other("->")) {
+            return Err(ParseError::new(
+                self.peek().span,
+                "return annotations are not supported",
+            ));
+        }
+        let (loops, functions) = (self.loops, self.functions);
+        self.loops = 0;
+        self.functions += 1;
+        let block = self.block(first, "function definition");
+        self.loops = loops;
+        self.functions = functions;
+        let (header, body) = block?;
+        Ok(Self::compound(
+            first,
+            header,
+            StmtKind::Def(std::rc::Rc::new(FunctionDef { name, params, body })),
+        ))
+    }
+
+    fn try_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
+        self.bump();
+        let (header, body) = self.block(first, "'try' statement")?;
+        let mut handlers = Vec::new();
+        while self.at_name("except") {
+            if let Some(bare) = handlers.iter().find(|h: &&Handler| h.types.is_none()) {
+                return Err(ParseError::new(bare.span, "default 'except:' must be last"));
+            }
+            let tok = self.bump();
+            let mut types = None;
+            let mut name = None;
+            if !self.at(&TokenKind::Colon) {
+                let t = self.expr()?;
+                if self.at(&TokenKind::Comma) {
+                    return Err(ParseError::new(
+                        self.peek().span,
+                        "multiple exception types must be parenthesized",
+                    ));
+                }
+                types = Some(t);
+                if self.at_name("as") {
+                    self.bump();
+                    name = Some(self.name("a name after 'as'")?.0);
+                }
+            }
+            let (_, hbody) = self.block(&tok, "'except' statement")?;
+            handlers.push(Handler {
+                types,
+                name,
+                body: hbody,
+                span: tok.span,
+            });
+        }
+        let orelse = if handlers.is_empty() {
+            Vec::new()
+        } else {
+            self.else_block()?
+        };
+        let finalbody = if self.at_name("finally") {
+            let tok = self.bump();
+            self.block(&tok, "'finally' statement")?.1
+        } else {
+            Vec::new()
+        };
+        if handlers.is_empty() && finalbody.is_empty() {
+            return Err(self.unexpected("'except' or 'finally' block"));
+        }
+        Ok(Self::compound(
+            first,
+            header,
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            },
+        ))
+    }
+
+    /// The targets of a `for` (a name, a subscript, or several of them, unpacked).
+    fn target_list(&mut self) -> Result<Expr, ParseError> {
+        let first = self.bit_or()?;
+        let target = if self.at(&TokenKind::Comma) {
+            let span = first.span;
+            let mut items = vec![first];
+            while self.at(&TokenKind::Comma) {
+                self.bump();
+                if self.at_name("in") {
+                    break;
+                }
+                items.push(self.bit_or()?);
+            }
+            Expr::new(ExprKind::Tuple(items), span)
+        } else {
+            first
+        };
+        check_target(&target)?;
+        Ok(target)
     }
 
     fn statement(&mut self) -> Result<Stmt, ParseError> {
@@ -273,23 +586,61 @@ impl<'a> Parser<'a> {
                 };
                 StmtKind::Assert { test, message }
             }
+            TokenKind::Name(n) if n == "pass" => {
+                self.bump();
+                StmtKind::Pass
+            }
+            TokenKind::Name(n) if n == "break" || n == "continue" => {
+                let n = n.clone();
+                self.bump();
+                if self.loops == 0 {
+                    return Err(ParseError::new(first.span, format!("'{n}' outside loop")));
+                }
+                if n == "break" {
+                    StmtKind::Break
+                } else {
+                    StmtKind::Continue
+                }
+            }
+            TokenKind::Name(n) if n == "return" => {
+                self.bump();
+                if self.functions == 0 {
+                    return Err(ParseError::new(first.span, "'return' outside function"));
+                }
+                if ends_expr(self.kind()) {
+                    StmtKind::Return(None)
+                } else {
+                    StmtKind::Return(Some(self.expr_list()?))
+                }
+            }
+            TokenKind::Name(n) if n == "raise" => {
+                self.bump();
+                let value = if ends_expr(self.kind()) {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                if self.at_name("from") {
+                    return Err(ParseError::new(
+                        self.peek().span,
+                        "'raise ... from ...' is not supported",
+                    ));
+                }
+                StmtKind::Raise(value)
+            }
             TokenKind::Name(n) if UNSUPPORTED_STATEMENTS.contains(&n.as_str()) => {
                 return Err(ParseError::new(
                     first.span,
                     format!(
-                        "'{n}' statements are not supported; a program is a sequence of \
-                         assignments, 'del', 'assert' and expression statements"
+                        "'{n}' statements are not supported; a program is made of assignments, \
+                         'del', 'assert', expression statements, 'if', 'for', 'while', 'def', \
+                         'try', 'raise', 'pass', 'break', 'continue' and 'return'"
                     ),
                 ));
             }
             _ => self.assign_or_expr()?,
         };
-        let source = self
-            .src
-            .get(first.start..self.prev_end.max(first.start))
-            .unwrap_or("")
-            .trim()
-            .to_string();
+        let source = self.source_from(&first);
         Ok(Stmt {
             kind,
             span: first.span,
@@ -409,9 +760,70 @@ impl<'a> Parser<'a> {
     }
 
     fn expr(&mut self) -> Result<Expr, ParseError> {
-        // Every way back into `expr` goes through a bracket, unary operator or `**`,
-        // which count towards MAX_DEPTH.
-        self.or_test()
+        // Every way back into `expr` goes through a bracket, unary operator, `**` or a
+        // conditional expression, which count towards MAX_DEPTH.
+        let body = self.or_test()?;
+        if !self.at_name("if") {
+            return Ok(body);
+        }
+        self.enter()?;
+        self.bump();
+        let test = self.or_test()?;
+        if !self.at_name("else") {
+            return Err(self.unexpected("'else' after 'if' expression"));
+        }
+        self.bump();
+        let orelse = self.expr()?;
+        self.depth -= 1;
+        let span = body.span;
+        Ok(Expr::new(
+            ExprKind::IfExp {
+                test: Box::new(test),
+                body: Box::new(body),
+                orelse: Box::new(orelse),
+            },
+            span,
+        ))
+    }
+
+    /// The `for ... in ... [if ...]` clauses after a comprehension's element.
+    fn comp_clauses(&mut self) -> Result<Vec<CompFor>, ParseError> {
+        let mut generators = Vec::new();
+        while self.at_name("for") {
+            self.bump();
+            let target = self.target_list()?;
+            if !self.at_name("in") {
+                return Err(self.unexpected("'in'"));
+            }
+            self.bump();
+            let iter = self.or_test()?;
+            let mut ifs = Vec::new();
+            while self.at_name("if") {
+                self.bump();
+                ifs.push(self.or_test()?);
+            }
+            generators.push(CompFor { target, iter, ifs });
+        }
+        Ok(generators)
+    }
+
+    fn comprehension(
+        &mut self,
+        kind: CompKind,
+        elt: Expr,
+        value: Option<Expr>,
+        span: Span,
+    ) -> Result<Expr, ParseError> {
+        let generators = self.comp_clauses()?;
+        Ok(Expr::new(
+            ExprKind::Comp {
+                kind,
+                elt: Box::new(elt),
+                value: value.map(Box::new),
+                generators,
+            },
+            span,
+        ))
     }
 
     fn or_test(&mut self) -> Result<Expr, ParseError> {
@@ -683,7 +1095,22 @@ impl<'a> Parser<'a> {
                         "positional argument follows keyword argument",
                     ));
                 }
-                args.push(self.expr()?);
+                let arg = self.expr()?;
+                if self.at_name("for") {
+                    if !args.is_empty() {
+                        return Err(self.unexpected("',' or ')'"));
+                    }
+                    let span = arg.span;
+                    args.push(self.comprehension(CompKind::Generator, arg, None, span)?);
+                    if !self.at(&TokenKind::RParen) {
+                        return Err(ParseError::new(
+                            self.peek().span,
+                            "generator expression must be parenthesized",
+                        ));
+                    }
+                    continue;
+                }
+                args.push(arg);
             }
             if self.at(&TokenKind::Comma) {
                 self.bump();
@@ -777,12 +1204,7 @@ impl<'a> Parser<'a> {
             TokenKind::Ellipsis => ExprKind::Ellipsis,
             TokenKind::LParen => return self.paren(),
             TokenKind::LBracket => return self.list(),
-            TokenKind::LBrace => {
-                return Err(ParseError::new(
-                    tok.span,
-                    "dict and set literals ({...}) are not supported",
-                ));
-            }
+            TokenKind::LBrace => return self.dict(),
             TokenKind::Star => {
                 return Err(ParseError::new(
                     tok.span,
@@ -837,6 +1259,12 @@ impl<'a> Parser<'a> {
             return Ok(Expr::new(ExprKind::Tuple(Vec::new()), open.span));
         }
         let first = self.expr()?;
+        if self.at_name("for") {
+            let e = self.comprehension(CompKind::Generator, first, None, open.span)?;
+            self.expect(TokenKind::RParen, "')'")?;
+            self.depth -= 1;
+            return Ok(e);
+        }
         if self.at(&TokenKind::RParen) {
             self.bump();
             self.depth -= 1;
@@ -855,13 +1283,53 @@ impl<'a> Parser<'a> {
         Ok(Expr::new(ExprKind::Tuple(items), open.span))
     }
 
+    /// `{k: v, ...}` or `{k: v for ...}`; set literals are not in the subset.
+    fn dict(&mut self) -> Result<Expr, ParseError> {
+        self.enter()?;
+        let open = self.bump();
+        let mut items = Vec::new();
+        while !self.at(&TokenKind::RBrace) {
+            let key = self.expr()?;
+            if !self.at(&TokenKind::Colon) {
+                return Err(ParseError::new(
+                    self.peek().span,
+                    "set literals and set comprehensions are not supported; a '{...}' must be a dict",
+                ));
+            }
+            self.bump();
+            let value = self.expr()?;
+            if items.is_empty() && self.at_name("for") {
+                let e = self.comprehension(CompKind::Dict, key, Some(value), open.span)?;
+                self.expect(TokenKind::RBrace, "'}'")?;
+                self.depth -= 1;
+                return Ok(e);
+            }
+            items.push((key, value));
+            if self.at(&TokenKind::Comma) {
+                self.bump();
+            } else if !self.at(&TokenKind::RBrace) {
+                return Err(self.unexpected("',' or '}'"));
+            }
+        }
+        self.bump();
+        self.depth -= 1;
+        Ok(Expr::new(ExprKind::Dict(items), open.span))
+    }
+
     /// `[a, b, ...]`
     fn list(&mut self) -> Result<Expr, ParseError> {
         self.enter()?;
         let open = self.bump();
         let mut items = Vec::new();
         while !self.at(&TokenKind::RBracket) {
-            items.push(self.expr()?);
+            let item = self.expr()?;
+            if items.is_empty() && self.at_name("for") {
+                let e = self.comprehension(CompKind::List, item, None, open.span)?;
+                self.expect(TokenKind::RBracket, "']'")?;
+                self.depth -= 1;
+                return Ok(e);
+            }
+            items.push(item);
             if self.at(&TokenKind::Comma) {
                 self.bump();
             } else if !self.at(&TokenKind::RBracket) {
@@ -903,7 +1371,10 @@ fn check_target(target: &Expr) -> Result<(), ParseError> {
         | ExprKind::Binary { .. }
         | ExprKind::Compare { .. }
         | ExprKind::BoolOp { .. }
-        | ExprKind::Lambda { .. } => "an expression".to_string(),
+        | ExprKind::Lambda { .. }
+        | ExprKind::IfExp { .. } => "an expression".to_string(),
+        ExprKind::Dict(_) => "a dict literal".to_string(),
+        ExprKind::Comp { .. } => "a comprehension".to_string(),
     };
     Err(ParseError::new(
         target.span,

@@ -70,6 +70,7 @@ pub fn str_of(v: &Value) -> String {
         Value::Str(s) => s.clone(),
         Value::Device(d) => d.to_string(),
         Value::Tensor(t) => tensor_repr(t),
+        Value::Exception(e) => e.error.message.clone(),
         other => repr_of(other),
     }
 }
@@ -121,6 +122,25 @@ pub fn repr_of(v: &Value) -> String {
         Value::Torch => "<module 'torch'>".into(),
         Value::Testing => "<module 'torch.testing'>".into(),
         Value::Lambda(_) => "<function <lambda>>".into(),
+        Value::Function(f) => format!("<function {}>", f.def.name),
+        Value::Dict(d) => {
+            let parts: Vec<String> = d
+                .borrow()
+                .iter()
+                .map(|(k, v)| format!("{}: {}", repr_of(k), repr_of(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        Value::Iter(it) => format!("<{} object>", it.kind),
+        Value::Range(start, stop, 1) => format!("range({start}, {stop})"),
+        Value::Range(start, stop, step) => format!("range({start}, {stop}, {step})"),
+        Value::Generator(_) => "<torch._C.Generator object>".into(),
+        Value::ExceptionClass(c) => format!("<class '{c}'>"),
+        Value::Exception(e) => format!(
+            "{}({})",
+            e.class,
+            repr_of(&Value::Str(e.error.message.clone()))
+        ),
     }
 }
 

@@ -78,6 +78,33 @@ pub fn equal(a: &Value, b: &Value) -> Result<bool> {
         (Value::Device(x), Value::Device(y)) => x == y,
         (Value::Torch, Value::Torch) => true,
         (Value::Storage(x), Value::Storage(y)) => x.is_same(y),
+        (Value::ExceptionClass(x), Value::ExceptionClass(y)) => x == y,
+        (Value::Range(..), Value::Range(..)) => range_items(a) == range_items(b),
+        (Value::Dict(x), Value::Dict(y)) => {
+            let (x, y) = (x.borrow(), y.borrow());
+            if x.len() != y.len() {
+                return Ok(false);
+            }
+            for (k, v) in x.iter() {
+                match dict_get(&y, k)? {
+                    Some(w) if element_equal(v, &w)? => {}
+                    _ => return Ok(false),
+                }
+            }
+            true
+        }
+        (x, y)
+            if matches!(
+                x,
+                Value::Lambda(_)
+                    | Value::Function(_)
+                    | Value::Iter(_)
+                    | Value::Generator(_)
+                    | Value::Exception(_)
+            ) =>
+        {
+            is(x, y)
+        }
         (x, y)
             if (is_tuple_like(x) && is_tuple_like(y))
                 || matches!((x, y), (Value::List(_), Value::List(_))) =>
@@ -155,8 +182,108 @@ pub fn is(a: &Value, b: &Value) -> bool {
         (Value::MemoryFormat(x), Value::MemoryFormat(y)) => x == y,
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Lambda(x), Value::Lambda(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Function(x), Value::Function(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Dict(x), Value::Dict(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Iter(x), Value::Iter(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Generator(x), Value::Generator(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::Exception(x), Value::Exception(y)) => std::rc::Rc::ptr_eq(x, y),
+        (Value::ExceptionClass(x), Value::ExceptionClass(y)) => x == y,
         _ => false,
     }
+}
+
+/// The ints of `range(start, stop, step)` (step is never 0).
+pub fn range_items(v: &Value) -> Vec<i64> {
+    let Value::Range(start, stop, step) = *v else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(i);
+        match i.checked_add(step) {
+            Some(n) => i = n,
+            None => break,
+        }
+    }
+    out
+}
+
+/// How many ints `range(start, stop, step)` holds, without making them.
+pub fn range_len(start: i64, stop: i64, step: i64) -> i64 {
+    let (lo, hi, s) = if step > 0 {
+        (start as i128, stop as i128, step as i128)
+    } else {
+        (stop as i128, start as i128, -(step as i128))
+    };
+    if hi <= lo {
+        0
+    } else {
+        ((hi - lo + s - 1) / s).min(i64::MAX as i128) as i64
+    }
+}
+
+/// The value under `key` in a dict's pairs (keys compare with Python's `==`; tensors by
+/// identity).
+pub fn dict_get(pairs: &[(Value, Value)], key: &Value) -> Result<Option<Value>> {
+    for (k, v) in pairs {
+        if dict_key_equal(k, key)? {
+            return Ok(Some(v.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// Key equality in a dict: tensors are hashed by identity in PyTorch.
+pub fn dict_key_equal(a: &Value, b: &Value) -> Result<bool> {
+    match (a, b) {
+        (Value::Tensor(x), Value::Tensor(y)) => Ok(x.id() == y.id()),
+        (Value::Tensor(_), _) | (_, Value::Tensor(_)) => Ok(false),
+        (Value::List(_) | Value::Dict(_), _) => {
+            Err(type_error(format!("unhashable type: '{}'", a.type_name())))
+        }
+        _ => equal(a, b),
+    }
+}
+
+/// The most items one iteration may produce (a `range` or loop over more is an error, so
+/// that no program can make the interpreter run out of memory or time building a list).
+pub const MAX_ITEMS: i64 = 10_000_000;
+
+/// The items of an iterable, in order: a sequence's items, a tensor's rows (dim 0, as
+/// PyTorch iterates), a `range`'s ints, a dict's keys, a string's characters, the elements
+/// of a typed storage; a one-pass iterator is consumed.
+pub fn iterate(v: &Value) -> Result<Vec<Value>> {
+    Ok(match v {
+        Value::Tensor(t) if t.ndim() == 0 => {
+            return Err(type_error("iteration over a 0-d tensor"));
+        }
+        Value::Tensor(t) => (0..t.sizes()[0])
+            .map(|i| t.select(0, i).map(Value::Tensor))
+            .collect::<Result<Vec<_>>>()?,
+        Value::TypedStorage(s, d) => {
+            let n = (s.nbytes() / d.itemsize()) as i64;
+            (0..n)
+                .map(|i| super::attrs::typed_storage_get(s, *d, i))
+                .collect::<Result<Vec<_>>>()?
+        }
+        Value::Range(start, stop, step) => {
+            if range_len(*start, *stop, *step) > MAX_ITEMS {
+                return Err(TensorError::new(
+                    ErrorKind::OutOfMemory,
+                    format!(
+                        "range of more than {MAX_ITEMS} items is not supported by stridekit explain"
+                    ),
+                ));
+            }
+            range_items(v).into_iter().map(Value::Int).collect()
+        }
+        Value::Dict(d) => d.borrow().iter().map(|(k, _)| k.clone()).collect(),
+        Value::Iter(it) => it.items.borrow_mut().drain(..).collect(),
+        Value::Str(s) => s.chars().map(|c| Value::Str(c.to_string())).collect(),
+        other => items(other)
+            .ok_or_else(|| type_error(format!("'{}' object is not iterable", other.type_name())))?,
+    })
 }
 
 /// `len(v)`.
@@ -167,6 +294,8 @@ pub fn len(v: &Value) -> Result<i64> {
         Value::Tensor(t) => Ok(t.sizes()[0]),
         Value::Storage(s) => Ok(s.nbytes() as i64),
         Value::TypedStorage(s, d) => Ok((s.nbytes() / d.itemsize()) as i64),
+        Value::Range(start, stop, step) => Ok(range_len(*start, *stop, *step)),
+        Value::Dict(d) => Ok(d.borrow().len() as i64),
         other => items(other).map(|i| i.len() as i64).ok_or_else(|| {
             type_error(format!(
                 "object of type '{}' has no len()",
@@ -246,12 +375,9 @@ pub fn slice(
 /// The `n` values a target list unpacks `v` into, with Python's messages.
 pub fn unpack(v: &Value, n: usize) -> Result<Vec<Value>> {
     let xs = match v {
-        Value::Tensor(t) if t.ndim() == 0 => {
-            return Err(type_error("iteration over a 0-d tensor"));
+        Value::Tensor(_) | Value::Range(..) | Value::Dict(_) | Value::Iter(_) | Value::Str(_) => {
+            iterate(v)?
         }
-        Value::Tensor(t) => (0..t.sizes()[0])
-            .map(|i| t.select(0, i).map(Value::Tensor))
-            .collect::<Result<Vec<_>>>()?,
         other => items(other).ok_or_else(|| {
             type_error(format!(
                 "cannot unpack non-iterable {} object",

@@ -30,7 +30,12 @@ pub struct TensorReport {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorReport {
+    /// The top-level statement (0-based).
     pub statement: usize,
+    /// Where the statement that failed starts (1-based; inside a block or a function body,
+    /// that statement's position).
+    pub line: usize,
+    pub col: usize,
     pub kind: ErrorKind,
     pub message: String,
 }
@@ -40,8 +45,11 @@ pub struct Report {
     pub tensors: Vec<TensorReport>,
     pub storages: Vec<crate::accounting::StorageUse>,
     pub totals: crate::accounting::Totals,
-    /// The totals after every statement that ran, in order.
+    /// The totals after every step, in order (see [`super::steps`]).
     pub steps: Vec<Step>,
+    /// Steps measured but not listed in `steps` (a line that ran more than
+    /// [`super::steps::PER_LINE`] times).
+    pub steps_omitted: u64,
     /// Where the unique storage bytes peaked; None when no statement ran.
     pub peak: Option<Peak>,
     /// What the program printed.
@@ -52,9 +60,9 @@ pub struct Report {
     /// The caching allocator's figures when the program stopped (`--device sim` or
     /// `cuda`); None on the CPU.
     pub allocator: Option<Account>,
-    /// The source of each statement, for the text report.
+    /// The source of the statement starting on each line, for the text report.
     #[serde(skip)]
-    pub sources: Vec<String>,
+    pub sources: std::collections::BTreeMap<usize, String>,
     /// Which allocator `allocator` describes, for the text report.
     #[serde(skip)]
     pub allocator_name: &'static str,
@@ -68,12 +76,13 @@ impl Report {
         program: &Program,
         allocator: &Allocator,
     ) -> Report {
-        let acc = account(env.tensors());
+        let live = env.tensors();
+        let acc = account(live.iter().map(|(n, t)| (n.as_str(), t)));
         // Reading values back can fail only on a device (a failing download): the first
         // such failure becomes the report's error when the program itself succeeded.
         let mut read_error = None;
-        let tensors = env
-            .tensors()
+        let tensors = live
+            .iter()
             .map(|(name, t)| TensorReport {
                 name: name.to_string(),
                 dtype: t.dtype().torch_name(),
@@ -91,6 +100,7 @@ impl Report {
                     Err(e) => {
                         read_error.get_or_insert(StatementError {
                             statement: env.statements_run(),
+                            at: crate::explain::ast::Span::default(),
                             error: TensorError::new(
                                 e.kind,
                                 format!("reading the values of '{name}': {}", e.message),
@@ -108,14 +118,17 @@ impl Report {
             storages,
             totals,
             steps: steps.steps,
+            steps_omitted: steps.omitted,
             peak: steps.peak,
             output: env.output(),
             warnings: env.warnings(),
-            sources: program.stmts.iter().map(|s| s.source.clone()).collect(),
+            sources: program.line_sources(),
             allocator: allocator.account(),
             allocator_name: allocator.describe(),
             error: error.map(|e| ErrorReport {
                 statement: e.statement,
+                line: e.at.line,
+                col: e.at.col,
                 kind: e.error.kind,
                 message: e.error.message,
             }),
@@ -191,12 +204,13 @@ impl Report {
             t.logical_bytes, t.unique_storage_bytes, t.addressed_bytes
         );
         if let Some(p) = &self.peak {
-            let source = self.sources.get(p.statement).map_or("", |s| s.as_str());
+            let source = self.source(p.line);
             let _ = writeln!(
                 s,
-                "peak: {} unique storage bytes after statement {} `{source}`, in {} storage(s):",
+                "peak: {} unique storage bytes after statement {} (line {}) `{source}`, in {} storage(s):",
                 p.unique_storage_bytes,
                 p.statement,
+                p.line,
                 p.storages.len()
             );
             for st in &p.storages {
@@ -208,25 +222,41 @@ impl Report {
                 );
             }
         }
-        for w in &self.warnings {
-            let source = self.sources.get(w.statement).map_or("", |s| s.as_str());
+        if self.steps_omitted > 0 {
             let _ = writeln!(
                 s,
-                "\nwarning in statement {} `{source}` ({}): {}",
-                w.statement, w.kind, w.message
+                "steps: {} listed, {} more not listed (a line lists its first {} runs)",
+                self.steps.len(),
+                self.steps_omitted,
+                super::steps::PER_LINE
+            );
+        }
+        for w in &self.warnings {
+            let source = self.source(w.line);
+            let _ = writeln!(
+                s,
+                "\nwarning in statement {} (line {}) `{source}` ({}): {}",
+                w.statement, w.line, w.kind, w.message
             );
         }
         self.allocator_text(&mut s);
         if let Some(e) = &self.error {
             let _ = writeln!(
                 s,
-                "\nerror in statement {} ({}): {}",
+                "\nerror in statement {} (line {}, column {}) ({}): {}",
                 e.statement,
+                e.line,
+                e.col,
                 e.kind.as_str(),
                 e.message
             );
         }
         s
+    }
+
+    /// The source of the statement starting on `line` ("" if none).
+    fn source(&self, line: usize) -> &str {
+        self.sources.get(&line).map_or("", |s| s.as_str())
     }
 
     /// The allocator section: the figures at the end, then after each statement.
@@ -253,7 +283,7 @@ impl Report {
         );
         for step in &self.steps {
             let Some(a) = &step.allocator else { continue };
-            let source = self.sources.get(step.statement).map_or("", |s| s.as_str());
+            let source = self.source(step.line);
             let _ = writeln!(
                 s,
                 "  {:>4}  {:>12} {:>12} {:>12} {:>8}  `{source}`",

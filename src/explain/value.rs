@@ -15,6 +15,33 @@ pub struct Lambda {
     pub body: super::ast::Expr,
 }
 
+/// A function made by `def`, with its default values (evaluated when `def` ran).
+#[derive(Debug)]
+pub struct Function {
+    pub def: Rc<super::ast::FunctionDef>,
+    pub defaults: Vec<Option<Value>>,
+}
+
+/// A one-pass iterator (a generator expression, `zip`, `enumerate`, a dict view): its items
+/// are computed when it is made; iterating it consumes them, as in Python.
+#[derive(Debug)]
+pub struct Iter {
+    /// Python's type name (`generator`, `zip`, `enumerate`, `dict_items`, ...).
+    pub kind: &'static str,
+    pub items: std::cell::RefCell<std::collections::VecDeque<Value>>,
+}
+
+/// An exception a program caught (`except E as e`) or made (`RuntimeError("...")`).
+#[derive(Debug)]
+pub struct Exception {
+    /// Python's class name (see `super::exceptions`).
+    pub class: &'static str,
+    /// The error it carries (kind and message; `str(e)` is the message).
+    pub error: TensorError,
+    /// Where it was raised (None for one made but not raised yet).
+    pub at: Option<super::ast::Span>,
+}
+
 /// A value a name or expression can hold.
 #[derive(Debug, Clone)]
 pub enum Value {
@@ -29,6 +56,17 @@ pub enum Value {
     /// `x.device`.
     Device(Device),
     Lambda(Rc<Lambda>),
+    Function(Rc<Function>),
+    /// A dict: insertion-ordered pairs, shared (mutable) like Python's.
+    Dict(Rc<std::cell::RefCell<Vec<(Value, Value)>>>),
+    Iter(Rc<Iter>),
+    /// `range(start, stop, step)`.
+    Range(i64, i64, i64),
+    /// `torch.Generator()`: its own random stream (stridekit's generator, like `torch.rand`).
+    Generator(Rc<std::cell::RefCell<crate::bench::rng::SplitMix64>>),
+    /// An exception class such as `RuntimeError`.
+    ExceptionClass(&'static str),
+    Exception(Rc<Exception>),
     Int(i64),
     Float(f64),
     Bool(bool),
@@ -65,6 +103,14 @@ pub fn type_error(message: impl Into<String>) -> TensorError {
 }
 
 impl Value {
+    /// A one-pass iterator over `items`.
+    pub fn iter(kind: &'static str, items: Vec<Value>) -> Value {
+        Value::Iter(Rc::new(Iter {
+            kind,
+            items: std::cell::RefCell::new(items.into()),
+        }))
+    }
+
     /// Python's type name, for messages.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -73,7 +119,13 @@ impl Value {
             Value::Storage(_) => "UntypedStorage",
             Value::TypedStorage(..) => "TypedStorage",
             Value::Device(_) => "torch.device",
-            Value::Lambda(_) => "function",
+            Value::Lambda(_) | Value::Function(_) => "function",
+            Value::Dict(_) => "dict",
+            Value::Iter(it) => it.kind,
+            Value::Range(..) => "range",
+            Value::Generator(_) => "torch.Generator",
+            Value::ExceptionClass(_) => "type",
+            Value::Exception(e) => e.class,
             Value::Int(_) => "int",
             Value::Float(_) => "float",
             Value::Bool(_) => "bool",
