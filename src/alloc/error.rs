@@ -88,6 +88,9 @@ pub enum AllocError {
     /// Bad command-line usage.
     #[error("{0}")]
     Usage(String),
+    /// The allocator's own bookkeeping is inconsistent (a bug in stridekit).
+    #[error("allocator bookkeeping: {0} (a bug in stridekit; please report it)")]
+    Internal(String),
 }
 
 impl AllocError {

@@ -39,7 +39,7 @@
 //! compiles but has not run on a GPU yet.
 
 use super::device::{RawDevice, StreamId};
-use super::error::AllocResult;
+use super::error::{AllocError, AllocResult};
 use super::policy::{DeviceCachingAllocator, K_SMALL_BUFFER, NIL, PoolKind};
 
 /// CUDA's allocation granularity: every chunk is a multiple of it, at a multiple of it.
@@ -70,7 +70,6 @@ type Cost = (u64, usize, u64);
 struct Idle {
     ptr: u64,
     size: u64,
-    block: u32,
 }
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
@@ -158,12 +157,11 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let b = &self.blocks[i as usize];
             c != NIL && (i == c || i == u || [c, u].contains(&b.prev) || [c, u].contains(&b.next))
         };
-        let pool_blocks = match pool {
-            PoolKind::Small => &self.small.blocks,
-            PoolKind::Large => &self.large.blocks,
-        };
+        // Physical memory is not tied to a pool: the other pool's idle chunks may move
+        // here too, those no larger than the chunks this pool creates.
+        let most = max_chunk(pool);
         let mut idle = Vec::new();
-        for &i in pool_blocks.values() {
+        for &i in self.small.blocks.values().chain(self.large.blocks.values()) {
             let b = &self.blocks[i as usize];
             if b.seg == NIL || b.stream != stream || !self.allocatable(i) {
                 continue;
@@ -174,10 +172,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let seg = &self.segs[b.seg as usize];
             idle.extend(
                 seg.whole_chunks(b.ptr, b.ptr + b.size)
+                    .filter(|&(_, size)| b.pool == pool || size <= most)
                     .map(|(ptr, size)| Idle {
                         ptr,
                         size,
-                        block: i,
                     }),
             );
         }
@@ -201,25 +199,26 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             chosen.extend(choose_chunks(&mut idle, g.need, g.room));
         }
         for k in &chosen {
-            let i = self.mapped_block_at(k.block, k.ptr);
+            let i = self.mapped_block_at(k.ptr)?;
             self.unmap_block_chunks(i, (k.ptr, k.ptr + k.size), true)?;
         }
         self.spare_chunks = chosen.iter().map(|k| k.size).collect();
         Ok(())
     }
 
-    /// The mapped block holding address `ptr`, found from block `from` (the block that
-    /// held it before some of its chunks were unmapped) along the segment's list.
-    fn mapped_block_at(&self, from: u32, ptr: u64) -> u32 {
-        let mut i = from;
-        loop {
-            let b = &self.blocks[i as usize];
-            if b.mapped && b.ptr <= ptr && ptr < b.ptr + b.size {
-                return i;
-            }
-            i = if ptr < b.ptr { b.prev } else { b.next };
-            debug_assert_ne!(i, NIL, "no block holds {ptr:#x}");
-        }
+    /// The free mapped block holding address `ptr` (the start of an idle chunk chosen
+    /// before other chunks were unmapped, which splits and merges blocks).
+    fn mapped_block_at(&self, ptr: u64) -> AllocResult<u32> {
+        self.small
+            .blocks
+            .values()
+            .chain(self.large.blocks.values())
+            .copied()
+            .find(|&i| {
+                let b = &self.blocks[i as usize];
+                b.mapped && b.ptr <= ptr && ptr < b.ptr + b.size
+            })
+            .ok_or_else(|| AllocError::Internal(format!("no free mapped block holds {ptr:#x}")))
     }
 
     /// The chunks to map at the start of an unmapped block of `room` bytes so that
@@ -254,10 +253,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 PoolKind::Large => LARGE_MIN_CHUNK,
             };
             let mut rest = (need - at).max(least).min(room - at);
-            let most = match pool {
-                PoolKind::Small => K_SMALL_BUFFER,
-                PoolKind::Large => LARGE_MAX_CHUNK,
-            };
+            let most = max_chunk(pool);
             while rest > 0 {
                 let c = rest.min(most);
                 plan.push((c, false));
@@ -284,6 +280,14 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.spare_chunks.clear();
         self.dev.release_spare_pages()?;
         found
+    }
+}
+
+/// The largest chunk `pool` creates.
+fn max_chunk(pool: PoolKind) -> u64 {
+    match pool {
+        PoolKind::Small => K_SMALL_BUFFER,
+        PoolKind::Large => LARGE_MAX_CHUNK,
     }
 }
 
@@ -407,6 +411,26 @@ mod tests {
         a.malloc(6 * MIB, 0).unwrap();
         assert_eq!(a.stats().reserved_bytes[0].current as u64, 36 * MIB);
         assert_eq!(a.device().calls.obtaining(), 4);
+    }
+
+    /// An idle chunk of the small pool fills a gap of the large pool (physical memory
+    /// is not tied to a pool), so the large pool creates only the rest.
+    #[test]
+    fn idle_small_pool_chunks_move_into_the_large_pool() {
+        let mut a = allocator("policy:stridekit", 16 << 30);
+        let s = a.malloc(MIB / 2, 0).unwrap();
+        a.free(s).unwrap();
+        assert_eq!(a.stats().reserved_bytes[1].current as u64, 2 * MIB);
+        a.malloc(20 * MIB, 0).unwrap();
+        // The small pool's 2 MiB chunk moved; 18 MiB (the least growth) were created.
+        assert_eq!(a.stats().reserved_bytes[0].peak as u64, 20 * MIB);
+        assert_eq!(a.stats().reserved_bytes[1].current, 0);
+        assert_eq!(a.stats().reserved_bytes[2].current as u64, 20 * MIB);
+        let calls = a.device().calls;
+        assert_eq!(calls.page_creates, 2);
+        assert_eq!(calls.page_maps, 3);
+        assert_eq!(calls.page_unmaps, 1);
+        assert_eq!(a.device().used(), 20 * MIB);
     }
 
     /// Out of memory under the policy: nothing is left behind as spare chunks.
