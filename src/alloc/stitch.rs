@@ -173,10 +173,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             idle.extend(
                 seg.whole_chunks(b.ptr, b.ptr + b.size)
                     .filter(|&(_, size)| b.pool == pool || size <= most)
-                    .map(|(ptr, size)| Idle {
-                        ptr,
-                        size,
-                    }),
+                    .map(|(ptr, size)| Idle { ptr, size }),
             );
         }
         idle.sort_unstable_by_key(|k| k.ptr);
