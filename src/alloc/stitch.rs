@@ -161,7 +161,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         // here too, those no larger than the chunks this pool creates.
         let most = max_chunk(pool);
         let mut idle = Vec::new();
-        for &i in self.small.blocks.values().chain(self.large.blocks.values()) {
+        for i in self.free_blocks_of_both_pools() {
             let b = &self.blocks[i as usize];
             if b.seg == NIL || b.stream != stream || !self.allocatable(i) {
                 continue;
@@ -203,14 +203,19 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         Ok(())
     }
 
-    /// The free mapped block holding address `ptr` (the start of an idle chunk chosen
-    /// before other chunks were unmapped, which splits and merges blocks).
-    fn mapped_block_at(&self, ptr: u64) -> AllocResult<u32> {
+    /// Every free block of both pools (physical chunks move between pools).
+    fn free_blocks_of_both_pools(&self) -> impl Iterator<Item = u32> + '_ {
         self.small
             .blocks
             .values()
             .chain(self.large.blocks.values())
             .copied()
+    }
+
+    /// The free mapped block holding address `ptr` (the start of an idle chunk chosen
+    /// before other chunks were unmapped, which splits and merges blocks).
+    fn mapped_block_at(&self, ptr: u64) -> AllocResult<u32> {
+        self.free_blocks_of_both_pools()
             .find(|&i| {
                 let b = &self.blocks[i as usize];
                 b.mapped && b.ptr <= ptr && ptr < b.ptr + b.size
