@@ -1,0 +1,759 @@
+"""``stridekit.trace``: explain's report for a real PyTorch program, run by PyTorch itself.
+
+What the tracer sees, and how:
+
+- every aten operator's outputs, through a ``TorchDispatchMode`` (after autograd and after
+  composite operators decompose: ``F.linear`` is ``aten.t`` + ``aten.addmm``): sizes,
+  strides, storage offset and the untyped storage (one Python object per storage, so its
+  identity is the storage's). Factories, ``torch.tensor`` (``aten.lift_fresh``),
+  ``torch.load`` (``aten.set_`` on the unpickled storage), in-place and view operators all
+  reach it;
+- each storage's end, through a ``weakref.finalize`` on it;
+- what autograd saves for backward, through ``torch.autograd.graph.saved_tensors_hooks``
+  (a packed tensor lives as long as the graph node that saved it);
+- the program's own lines, through ``sys.settrace`` (every Python version the package
+  supports; only frames of the program's own file get a line tracer). A step is one simple
+  statement of that file that ran to completion, as in ``explain``; with
+  ``function_steps`` (the default) statements inside the file's functions are steps too,
+  and name that frame's tensors as ``FUNCTION:NAME``;
+- ``torch.save``, wrapped while tracing (the ``saves_whole_storage`` warning).
+
+Not seen: operators run in threads the program starts (a dispatch mode and a trace function
+are per thread; the report warns ``untraced_thread``), code under ``no_dispatch``, and memory
+that is no tensor storage (cuBLAS/cuDNN workspaces: ``--device sim`` adds the cuBLAS one).
+
+Every total, the steps, the peak, the warnings, the allocator figures and the report's
+text come from stridekit's Rust accounting (``_stridekit.TraceSession``), the code
+``stridekit explain`` uses.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import sys
+import threading
+import weakref
+
+from . import cuda_rules
+from ._stridekit import TraceSession
+
+# Frames of the program's file that are expressions, not statements.
+_EXPRESSION_FRAMES = {"<lambda>", "<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"}
+# Statements that end no step (as in explain).
+_NO_STEP = (ast.Return, ast.Break, ast.Continue, ast.Raise)
+_COMPOUND = (
+    ast.If, ast.For, ast.While, ast.Try, ast.With, ast.AsyncFor, ast.AsyncWith,
+    ast.AsyncFunctionDef,
+) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ()) + ((ast.Match,) if hasattr(ast, "Match") else ())
+
+
+class _Lines:
+    """The statements of one source file: for each line, the simple statement it belongs
+    to (its first line; None on a compound statement's header) and the top-level
+    statement's index."""
+
+    def __init__(self, source: str, body_of=None):
+        tree = ast.parse(source)
+        body = tree.body
+        if body_of is not None:
+            body = body_of(tree) or body
+        self.stmt: dict[int, int | None] = {}
+        self.top: dict[int, int] = {}
+        self.no_step: set[int] = set()
+        self.sources: dict[int, str] = {}
+        # Lines holding more than one simple statement (`a = 1; b = 2`): the top-level
+        # index of each, in order (line events cannot tell them apart: each is a step
+        # measured at the end of the line).
+        self.multi: dict[int, list[int]] = {}
+        # (line, col, end_line, end_col) of every statement, for an error's position.
+        self.spans: list[tuple[int, int, int, int]] = []
+        lines = source.splitlines()
+
+        def mark(node, top):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                end = node.body[0].lineno - 1 if node.body else node.end_lineno
+                for ln in range(first, max(end, node.lineno) + 1):
+                    self.stmt[ln] = first
+                    self.top.setdefault(ln, top)
+                self.sources[first] = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
+                for child in node.body:
+                    mark(child, top)
+                return
+            if isinstance(node, _COMPOUND):
+                children = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+                for h in getattr(node, "handlers", []):
+                    children += h.body
+                    self.stmt[h.lineno] = None
+                    self.top.setdefault(h.lineno, top)
+                first_child = min((c.lineno for c in children), default=node.end_lineno + 1)
+                for ln in range(node.lineno, first_child):
+                    self.stmt[ln] = None
+                    self.top.setdefault(ln, top)
+                for c in children:
+                    mark(c, top)
+                for c in getattr(node, "orelse", []) + getattr(node, "finalbody", []):
+                    # `else:` / `finally:` lines are headers
+                    pass
+                return
+            self.spans.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset))
+            if self.stmt.get(node.lineno) is not None and node.lineno in self.sources:
+                first = self.stmt[node.lineno]
+                self.multi.setdefault(first, [self.top[first]]).append(top)
+                for ln in range(node.lineno, node.end_lineno + 1):
+                    self.stmt[ln] = first
+                if node.end_lineno > node.lineno:
+                    pass
+                return
+            for ln in range(node.lineno, node.end_lineno + 1):
+                self.stmt[ln] = node.lineno
+                self.top[ln] = top
+            self.sources[node.lineno] = " ".join(
+                l.strip() for l in lines[node.lineno - 1 : node.end_lineno]
+            )
+            if isinstance(node, _NO_STEP):
+                self.no_step.add(node.lineno)
+
+        for i, node in enumerate(body):
+            mark(node, i)
+
+
+def _tensor_type():
+    import torch
+
+    return torch.Tensor
+
+
+class _FrameTracer:
+    """The line tracer of one frame of the program's file."""
+
+    __slots__ = ("tracer", "frame", "pending", "is_root")
+
+    def __init__(self, tracer, frame, is_root):
+        self.tracer, self.frame, self.pending, self.is_root = tracer, frame, None, is_root
+
+    def __call__(self, frame, event, arg):
+        t = self.tracer
+        if not t._active:
+            return None
+        try:
+            if event == "line":
+                lines = t._lines
+                stmt = lines.stmt.get(frame.f_lineno)
+                if self.is_root and frame.f_lineno in lines.top:
+                    t._statement = lines.top[frame.f_lineno]
+                if stmt != self.pending:
+                    self._end()
+                    self.pending = stmt
+                t._line = stmt or frame.f_lineno
+            elif event == "exception":
+                self.pending = None
+            elif event == "return":
+                self._end()
+                self.pending = None
+        except Exception as e:  # the tracer's failure never stops the program
+            t._failed(e)
+        return self
+
+    def _end(self):
+        p = self.pending
+        if p is None or p in self.tracer._lines.no_step:
+            return
+        self.tracer._step(p, self.frame, self.is_root)
+
+
+class Tracer:
+    """A traced run: use :func:`trace` (a block) or ``python -m stridekit trace`` (a file)."""
+
+    def __init__(
+        self,
+        device: str = "cpu",
+        alloc_conf: str | None = None,
+        *,
+        retained_min_bytes: int = 1 << 20,
+        retained_fraction: float = 0.5,
+        save_min_extra_bytes: int = 1,
+        function_steps: bool = True,
+        values_limit: int = 1000,
+        fake: bool = False,
+    ):
+        if device not in ("cpu", "sim"):
+            raise ValueError(f"unknown device '{device}': the tracer runs on cpu or sim")
+        self.device = device
+        self.fake = fake
+        self.session = TraceSession(
+            sim=device == "sim",
+            alloc_conf=alloc_conf,
+            retained_min_bytes=retained_min_bytes,
+            retained_fraction=retained_fraction,
+            save_min_extra_bytes=save_min_extra_bytes,
+        )
+        self.function_steps = function_steps
+        self.values_limit = values_limit
+        self._rules = cuda_rules.CudaRequests()
+        self._keys: dict[int, int] = {}  # id(storage) -> key
+        self._sizes: dict[int, int] = {}  # key -> nbytes when last seen
+        self._next_key = 0
+        self._packed = weakref.WeakSet()
+        self._active = False
+        self._lines: _Lines | None = None
+        self._filename: str | None = None
+        self._root = None  # the frame whose namespace names the tensors
+        self._statement = 0
+        self._line = 0
+        self._notes: list[str] = []
+        self._tracer_error: str | None = None
+        self._output: list[str] = []
+        self._error = None
+        self._result = None
+        self._threads_warned = False
+
+    # ---- storages -------------------------------------------------------------------
+    def _key(self, st) -> int:
+        """The key of a storage, registering it (without an allocation) on first sight."""
+        k = self._keys.get(id(st))
+        if k is None:
+            k = self._next_key
+            self._next_key += 1
+            self._keys[id(st)] = k
+            self._sizes[k] = st.nbytes()
+            weakref.finalize(st, self._storage_gone, id(st), k)
+        return k
+
+    def _storage_gone(self, sid, key):
+        if self._keys.get(sid) == key:
+            del self._keys[sid]
+        self._sizes.pop(key, None)
+        try:
+            self.session.storage_freed(key)
+        except Exception as e:
+            self._failed(e)
+
+    def _created(self, st, op_name):
+        """A storage an operator made (or resized): a request of the CUDA allocator."""
+        sid = id(st)
+        known = self._keys.get(sid)
+        nbytes = st.nbytes()
+        if known is not None:
+            if self._sizes.get(known) == nbytes:
+                return
+            # resize_: a new block for the new size, then the old one freed.
+            old = known
+            k = self._next_key
+            self._next_key += 1
+            self._keys[sid] = k
+            self._sizes[k] = nbytes
+            kept, _ = self._rules.created(op_name, cuda_rules.in_host_scope())
+            if kept:
+                self.session.storage_created(k, nbytes)
+            self.session.storage_freed(old)
+            weakref.finalize(st, self._storage_gone, sid, k)
+            return
+        k = self._key(st)
+        kept, workspace = self._rules.created(op_name, cuda_rules.in_host_scope())
+        if kept:
+            self.session.storage_created(k, nbytes)
+        if workspace and self.device == "sim":
+            w = self._next_key
+            self._next_key += 1
+            self.session.storage_created(w, cuda_rules.CUBLAS_WORKSPACE_BYTES)
+            if not any("cuBLAS" in n for n in self._notes):
+                self._notes.append(
+                    f"sim: the cuBLAS workspace ({cuda_rules.CUBLAS_WORKSPACE_BYTES} bytes, PyTorch 2.11 on sm_90) "
+                    "is allocated after the first matrix product and kept, as on a GPU"
+                )
+
+    def _op(self, func, args, kwargs, out):
+        import torch
+        from torch.utils._pytree import tree_leaves
+
+        if not self._active:
+            return
+        try:
+            schema = func._schema
+            name = schema.name
+            T = torch.Tensor
+            # A view or in-place operator returns an existing storage (resize_ may grow it).
+            aliasing = any(r.alias_info is not None for r in schema.returns)
+            for t in tree_leaves(out):
+                if isinstance(t, T):
+                    st = t.untyped_storage()
+                    if aliasing and id(st) not in self._keys:
+                        self._key(st)
+                    else:
+                        self._created(st, name)
+            if name == "aten::set_":
+                for a in tree_leaves((args, kwargs)):
+                    if isinstance(a, torch.UntypedStorage):
+                        self._created(a, name)
+        except Exception as e:
+            self._failed(e)
+
+    # ---- autograd --------------------------------------------------------------------
+    def _pack(self, t):
+        p = _Packed(t)
+        if self._active:
+            self._packed.add(p)
+        return p
+
+    @staticmethod
+    def _unpack(p):
+        return p.t if isinstance(p, _Packed) else p
+
+    # ---- names and steps -------------------------------------------------------------
+    def _meta(self, name, t):
+        st = t.untyped_storage()
+        return (name, self._key(st), st.nbytes(), list(t.shape), list(t.stride()),
+                t.storage_offset(), t.element_size())
+
+    def _named(self, frame=None, is_root=True):
+        """(name, tensor) of the named tensors: the root namespace's tensors and the
+        parameters and buffers of its nn.Modules, then `frame`'s locals."""
+        import torch
+
+        T = torch.Tensor
+        Module = torch.nn.Module
+        out = []
+        seen_names = set()
+
+        def add(prefix, ns):
+            for name, v in list(ns.items()):
+                if name.startswith("__stridekit") or name in seen_names:
+                    continue
+                if isinstance(v, T):
+                    out.append((prefix + name, v))
+                elif isinstance(v, Module):
+                    try:
+                        for pn, p in v.named_parameters():
+                            out.append((f"{prefix}{name}.{pn}", p))
+                        for bn, b in v.named_buffers():
+                            out.append((f"{prefix}{name}.{bn}", b))
+                    except Exception:
+                        pass
+
+        root = self._root
+        ns = root.f_globals if root is not None and self._root_is_module else (root.f_locals if root is not None else {})
+        add("", ns)
+        if frame is not None and not is_root:
+            add(f"{frame.f_code.co_name}:", frame.f_locals)
+        metas = []
+        for name, t in out:
+            try:
+                metas.append(self._meta(name, t))
+            except Exception:  # sparse, nested and other storage-less tensors
+                continue
+        return metas
+
+    def _step(self, line, frame, is_root):
+        if not is_root and not self.function_steps:
+            return
+        self._check_threads()
+        if is_root and line in self._lines.multi:
+            named = self._named(frame, is_root)
+            for statement in self._lines.multi[line]:
+                self.session.step(statement, line, named)
+            return
+        statement = self._lines.top.get(line, self._statement) if is_root else self._statement
+        self.session.step(statement, line, self._named(frame, is_root))
+
+    def _check_threads(self):
+        if not self._threads_warned and threading.active_count() > self._threads_at_start:
+            self._threads_warned = True
+            self.session.warn(
+                self._statement, self._line, "untraced_thread",
+                "the program started a thread: the tracer sees only the main thread's operators "
+                "and lines (a dispatch mode and a trace function are per thread)",
+            )
+
+    def _failed(self, e):
+        if self._tracer_error is None:
+            self._tracer_error = f"{type(e).__name__}: {e}"
+
+    # ---- torch.save ------------------------------------------------------------------
+    def _wrap_save(self, torch):
+        original = torch.save
+        tracer = self
+
+        def save(obj, f, *args, **kwargs):
+            if tracer._active:
+                try:
+                    tracer._saved_to_file(obj)
+                except Exception as e:
+                    tracer._failed(e)
+            return original(obj, f, *args, **kwargs)
+
+        save.__wrapped__ = original
+        return original, save
+
+    def _saved_to_file(self, obj):
+        import torch
+
+        names = {}
+        root = self._root
+        if root is not None:
+            ns = root.f_globals if self._root_is_module else root.f_locals
+            names = {id(v): k for k, v in ns.items() if isinstance(v, torch.Tensor)}
+        todo = [(names.get(id(obj), "obj"), obj)]
+        budget = 100000
+        while todo and budget > 0:
+            budget -= 1
+            name, v = todo.pop()
+            if isinstance(v, torch.Tensor):
+                self.session.saved_to_file(self._statement, self._line, self._meta(name, v))
+            elif isinstance(v, dict):
+                todo += [(f"{name}[{k!r}]", x) for k, x in v.items()]
+            elif isinstance(v, (list, tuple)):
+                todo += [(f"{name}[{i}]", x) for i, x in enumerate(v)]
+            elif isinstance(v, torch.nn.Module):
+                todo += [(f"{name}.{k}", x) for k, x in v.state_dict(keep_vars=True).items()]
+
+    # ---- running ---------------------------------------------------------------------
+    def _global_trace(self, frame, event, arg):
+        if event != "call" or frame.f_code.co_filename != self._filename:
+            return None
+        if frame.f_code.co_name in _EXPRESSION_FRAMES:
+            return None
+        return _FrameTracer(self, frame, False)
+
+    def _start(self, root_frame, filename, lines, root_is_module):
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        tracer = self
+
+        class _Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                tracer._op(func, args, kwargs or {}, out)
+                return out
+
+        self._filename = filename
+        self._lines = lines
+        self._root = root_frame
+        self._root_is_module = root_is_module
+        self._threads_at_start = threading.active_count()
+        self._fake_mode = None
+        if self.fake:
+            from torch._subclasses.fake_tensor import FakeTensorMode
+
+            self._fake_mode = FakeTensorMode(allow_non_fake_inputs=True)
+            self._fake_mode.__enter__()
+            self._device_ctx = torch.device("cuda")
+            self._device_ctx.__enter__()
+            self._notes.append(
+                "--fake: FakeTensorMode with device='cuda' (no data, no values); forward only "
+                "without a GPU: backward needs a CUDA context PyTorch cannot fake (pytorch#92627)"
+            )
+        self._mode = _Mode()
+        self._mode.__enter__()
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        self._hooks.__enter__()
+        self._torch = torch
+        self._orig_save, torch.save = self._wrap_save(torch)
+        self._active = True
+        self._prev_trace = sys.gettrace()
+        sys.settrace(self._global_trace)
+        self._root_tracer = _FrameTracer(self, root_frame, True)
+        if root_frame is not None:
+            root_frame.f_trace = self._root_tracer
+
+    def _stop(self):
+        self._active = False
+        sys.settrace(self._prev_trace)
+        if self._root is not None:
+            self._root.f_trace = None
+        self._torch.save = self._orig_save
+        self._hooks.__exit__(None, None, None)
+        self._mode.__exit__(None, None, None)
+        if self._fake_mode is not None:
+            self._device_ctx.__exit__(None, None, None)
+            self._fake_mode.__exit__(None, None, None)
+
+    def _finish(self):
+        """Builds the report (once)."""
+        if self._result is not None:
+            return self._result
+        named = self._named_tensors_final()
+        finals = [
+            (meta, str(t.dtype).replace("torch.", ""), int(getattr(t, "_version", 0)), self._values(t))
+            for meta, t in named
+        ]
+        saved = self._saved_list(named)
+        notes = list(self._notes)
+        if self._rules.dropped:
+            notes.append("sim: not CUDA allocations: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(self._rules.dropped.items())))
+        if self._tracer_error is not None:
+            notes.append(f"the tracer failed and stopped seeing part of the run: {self._tracer_error}")
+        self._result = self.session.finish(
+            finals, saved, "".join(self._output),
+            self._error, {k: v for k, v in self._lines.sources.items()} if self._lines else {}, notes,
+        )
+        return self._result
+
+    def _named_tensors_final(self):
+        import torch
+
+        metas = self._named()
+        # map names back to tensors (for dtype, version and values)
+        root = self._root
+        ns = {}
+        if root is not None:
+            ns = root.f_globals if self._root_is_module else root.f_locals
+        out = []
+        for m in metas:
+            name = m[0]
+            base, _, rest = name.partition(".")
+            v = ns.get(base)
+            if rest and isinstance(v, torch.nn.Module):
+                v = dict(v.named_parameters()).get(rest, dict(v.named_buffers()).get(rest))
+            if isinstance(v, torch.Tensor):
+                out.append((m, v))
+        return out
+
+    def _saved_list(self, named):
+        """The graph node that saved each packed tensor, found by walking the graph of the
+        named tensors (`grad_fn` and `next_functions`) and reading its `_saved_*`."""
+        by_id = {}
+        for p in list(self._packed):
+            by_id[id(p.t)] = p
+        seen = set()
+        todo = [t.grad_fn for _, t in named if getattr(t, "grad_fn", None) is not None]
+        budget = 1_000_000
+        while todo and budget > 0:
+            budget -= 1
+            node = todo.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            for attr in dir(node):
+                if not attr.startswith("_saved_"):
+                    continue
+                try:
+                    v = getattr(node, attr)
+                except Exception:
+                    continue
+                for x in v if isinstance(v, (tuple, list)) else (v,):
+                    p = by_id.get(id(x))
+                    if p is not None and p.grad_fn is None:
+                        p.grad_fn = f"{type(node).__name__}.{attr}"
+            todo += [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
+        return [(self._meta("saved", p.t), p.grad_fn or "?") for p in list(self._packed)
+                if _has_storage(p.t)]
+
+    def _values(self, t) -> str:
+        if self.fake or t.numel() > self.values_limit or t.is_complex() or t.device.type == "meta":
+            return ""
+        try:
+            vals = t.detach().reshape(-1).tolist()
+        except Exception:
+            return ""
+
+        def conv(v):
+            if isinstance(v, float) and not math.isfinite(v):
+                return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+            return v
+
+        return json.dumps([conv(v) for v in vals])
+
+    # ---- results ---------------------------------------------------------------------
+    def to_json(self) -> dict:
+        """The report as a dict: explain's schema plus ``autograd`` and ``notes``."""
+        return self._finish()[0]
+
+    def report(self) -> str:
+        """The report's text."""
+        return self._finish()[1]
+
+    def save_trace(self, path: str) -> None:
+        """Writes the allocation requests (anchors CSV) that ``stridekit alloc replay`` and
+        ``alloc tune`` read."""
+        text = self.session.trace_csv([f"stridekit trace ({self.device}): storages in creation order"])
+        with open(path, "w") as f:
+            f.write(text)
+
+    def allocator(self):
+        """The simulated allocator's figures now (None on the CPU)."""
+        return self.session.allocator()
+
+    # ---- the context manager ---------------------------------------------------------
+    def __enter__(self):
+        import inspect
+
+        frame = sys._getframe(1)
+        filename = frame.f_code.co_filename
+        try:
+            source = "".join(inspect.getsourcelines(inspect.getmodule(frame) or frame)[0]) \
+                if frame.f_code.co_name == "<module>" else open(filename).read()
+        except Exception:
+            source = open(filename).read()
+        enter_line = frame.f_lineno
+
+        def with_body(tree):
+            best = None
+            for node in ast.walk(tree):
+                if isinstance(node, ast.With) and node.lineno <= enter_line <= node.body[0].lineno:
+                    best = node.body
+            return best
+
+        lines = _Lines(source, with_body)
+        self._start(frame, filename, lines, frame.f_code.co_name == "<module>")
+        self._statement = 0
+        return self
+
+    def __exit__(self, et, ev, tb):
+        # The last statement of the block ended (normally) or raised.
+        if et is None:
+            self._root_tracer._end()
+        else:
+            self._error = _error_of(ev, self._filename, self._lines, self._statement)
+        self._root_tracer.pending = None
+        self._stop()
+        return False
+
+
+class _Packed:
+    """A tensor autograd saved (what the saved-tensor hook packs)."""
+
+    __slots__ = ("t", "grad_fn", "__weakref__")
+
+    def __init__(self, t):
+        self.t, self.grad_fn = t, None
+
+
+def _has_storage(t) -> bool:
+    try:
+        t.untyped_storage()
+        return True
+    except Exception:
+        return False
+
+
+def _error_of(exc, filename, lines, statement):
+    """(statement, line, col, class, message) of an exception: the innermost statement of
+    the deepest frame of the program's own file that is not a lambda's or a
+    comprehension's (as explain), and the top-level statement running then."""
+    pos = None
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename and code.co_name not in _EXPRESSION_FRAMES:
+            line, col = tb.tb_lineno, 0
+            try:
+                p = list(code.co_positions())[tb.tb_lasti // 2]
+                line, col = p[0] or line, p[2] or 0
+            except Exception:
+                pass
+            pos = (line, col)
+            if lines is not None and code.co_name == "<module>":
+                statement = lines.top.get(line, statement)
+        tb = tb.tb_next
+    line, col = (pos[0], pos[1] + 1) if pos else (0, 0)
+    if pos is not None and lines is not None:
+        best = None
+        for sl, sc, el, ec in lines.spans:
+            if (sl, sc) <= pos <= (el, ec) and (best is None or (sl, sc) >= best):
+                best = (sl, sc)
+        if best is not None:
+            line, col = best[0], best[1] + 1
+    cls = type(exc)
+    name = cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    return (statement, line, col, name, str(exc))
+
+
+def trace(device: str = "cpu", alloc_conf: str | None = None, **options) -> Tracer:
+    """Traces a block of code::
+
+        with stridekit.trace(device="sim") as t:
+            y = x @ w + b
+        print(t.report()); t.to_json()
+
+    The names of the tensors are those of the namespace the ``with`` is written in (a
+    function's locals or the module's globals). ``device``: "cpu", or "sim" (every storage
+    replayed into PyTorch's caching allocator on a simulated cuda:0, ``alloc_conf`` in
+    PYTORCH_CUDA_ALLOC_CONF syntax). Options: ``retained_min_bytes``,
+    ``retained_fraction``, ``save_min_extra_bytes``, ``function_steps``, ``values_limit``,
+    ``fake``."""
+    return Tracer(device, alloc_conf, **options)
+
+
+class _Tee:
+    """The program's stdout: written through, and kept for the report's ``output``."""
+
+    def __init__(self, out, keep):
+        self._out, self._keep = out, keep
+
+    def write(self, s):
+        self._keep.append(s)
+        return self._out.write(s)
+
+    def flush(self):
+        return self._out.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._out, name)
+
+
+def run_file(path: str, argv: list[str], tracer: Tracer, init_globals: dict | None = None) -> int:
+    """Runs `path` as ``__main__`` with `argv` under `tracer`; returns its exit status (1
+    when it raised, its own for SystemExit). `init_globals`: names the program finds bound
+    (as runpy's)."""
+    import os
+    import types
+
+    with open(path, "rb") as f:
+        source_bytes = f.read()
+    source = source_bytes.decode("utf-8")
+    filename = os.path.abspath(path)
+    code = compile(source_bytes, filename, "exec")
+    lines = _Lines(source)
+    module = types.ModuleType("__main__")
+    module.__file__ = filename
+    module.__builtins__ = __builtins__
+    if init_globals:
+        module.__dict__.update(init_globals)
+    saved_main = sys.modules.get("__main__")
+    saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.modules["__main__"] = module
+    sys.argv = [path] + list(argv)
+    if sys.path:
+        sys.path[0] = os.path.dirname(filename)
+    status = 0
+    stdout = sys.stdout
+    sys.stdout = _Tee(stdout, tracer._output)
+
+    def body():
+        # The program's module frame is made by exec: it is found by its 'call' event.
+        tracer._start(None, filename, lines, True)
+        sys.settrace(_root_hook)
+        exec(code, module.__dict__)
+
+    def _root_hook(frame, event, arg):
+        if event == "call" and frame.f_code is code:
+            tracer._root = frame
+            tracer._root_tracer = _FrameTracer(tracer, frame, True)
+            sys.settrace(tracer._global_trace)
+            return tracer._root_tracer
+        return tracer._global_trace(frame, event, arg)
+
+    try:
+        body()
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException as e:  # the program's exception: into the report
+        tracer._error = _error_of(e, filename, lines, tracer._statement)
+        status = 1
+    finally:
+        sys.stdout = stdout
+        try:
+            tracer._stop()
+        except Exception as e:
+            tracer._failed(e)
+        sys.modules["__main__"] = saved_main
+        sys.argv = saved_argv
+        if saved_path0 is not None:
+            sys.path[0] = saved_path0
+    tracer._module = module  # keeps the namespace for the report
+    return status
