@@ -31,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def trace_main(argv: list[str]) -> int:
-    from .trace import Tracer, run_file
+    from .tracer import Tracer, run_file
 
     args = _parser().parse_args(argv)
     try:

@@ -1,4 +1,4 @@
-"""``stridekit.trace``: explain's report for a real PyTorch program, run by PyTorch itself.
+"""``stridekit.trace()`` and ``python -m stridekit trace``: explain's report for a real PyTorch program, run by PyTorch itself.
 
 What the tracer sees, and how:
 
@@ -209,6 +209,7 @@ class Tracer:
         self._error = None
         self._result = None
         self._threads_warned = False
+        self._scalar_setitem = 0
 
     # ---- storages -------------------------------------------------------------------
     def _key(self, st) -> int:
@@ -252,6 +253,10 @@ class Tracer:
             weakref.finalize(st, self._storage_gone, sid, k)
             return
         k = self._key(st)
+        if op_name == "aten::lift_fresh" and self._scalar_setitem:
+            # `x[i] = 3.0` wraps the number into a tensor; for a CUDA `x` PyTorch makes it
+            # on the host (python_variable_indexing.cpp), so it is no CUDA request.
+            op_name = None
         kept, workspace = self._rules.created(op_name, cuda_rules.in_host_scope())
         if kept:
             self.session.storage_created(k, nbytes)
@@ -276,7 +281,9 @@ class Tracer:
             name = schema.name
             T = torch.Tensor
             # A view or in-place operator returns an existing storage (resize_ may grow it).
-            aliasing = any(r.alias_info is not None for r in schema.returns)
+            # (torch.tensor's `lift_fresh` aliases its input, a storage made outside every
+            # operator: that one is new.)
+            aliasing = name != "aten::lift_fresh" and any(r.alias_info is not None for r in schema.returns)
             for t in tree_leaves(out):
                 if isinstance(t, T):
                     st = t.untyped_storage()
@@ -359,7 +366,7 @@ class Tracer:
         self.session.step(statement, line, self._named(frame, is_root))
 
     def _check_threads(self):
-        if not self._threads_warned and threading.active_count() > self._threads_at_start:
+        if not self._threads_warned and self._thread_started:
             self._threads_warned = True
             self.session.warn(
                 self._statement, self._line, "untraced_thread",
@@ -433,7 +440,15 @@ class Tracer:
         self._lines = lines
         self._root = root_frame
         self._root_is_module = root_is_module
-        self._threads_at_start = threading.active_count()
+        self._thread_started = False
+        self._orig_thread_start = threading.Thread.start
+        orig_start = self._orig_thread_start
+
+        def start(th, *a, **k):
+            tracer._thread_started = True
+            return orig_start(th, *a, **k)
+
+        threading.Thread.start = start
         self._fake_mode = None
         if self.fake:
             from torch._subclasses.fake_tensor import FakeTensorMode
@@ -452,6 +467,19 @@ class Tracer:
         self._hooks.__enter__()
         self._torch = torch
         self._orig_save, torch.save = self._wrap_save(torch)
+        self._orig_setitem = torch.Tensor.__setitem__
+        orig_setitem = self._orig_setitem
+
+        def __setitem__(t, index, value):
+            if isinstance(value, (int, float, bool, complex)):
+                tracer._scalar_setitem += 1
+                try:
+                    return orig_setitem(t, index, value)
+                finally:
+                    tracer._scalar_setitem -= 1
+            return orig_setitem(t, index, value)
+
+        torch.Tensor.__setitem__ = __setitem__
         self._active = True
         self._prev_trace = sys.gettrace()
         sys.settrace(self._global_trace)
@@ -465,6 +493,8 @@ class Tracer:
         if self._root is not None:
             self._root.f_trace = None
         self._torch.save = self._orig_save
+        threading.Thread.start = self._orig_thread_start
+        self._torch.Tensor.__setitem__ = self._orig_setitem
         self._hooks.__exit__(None, None, None)
         self._mode.__exit__(None, None, None)
         if self._fake_mode is not None:
@@ -475,6 +505,10 @@ class Tracer:
         """Builds the report (once)."""
         if self._result is not None:
             return self._result
+        try:
+            self._check_threads()
+        except Exception as e:
+            self._failed(e)
         named = self._named_tensors_final()
         finals = [
             (meta, str(t.dtype).replace("torch.", ""), int(getattr(t, "_version", 0)), self._values(t))
@@ -514,11 +548,21 @@ class Tracer:
         return out
 
     def _saved_list(self, named):
+        import torch
+
         """The graph node that saved each packed tensor, found by walking the graph of the
         named tensors (`grad_fn` and `next_functions`) and reading its `_saved_*`."""
-        by_id = {}
+        # Matched by storage and layout, not identity: a saved output comes back as a new
+        # Python object (its grad_fn restored).
+        def key(x):
+            return (id(x.untyped_storage()), tuple(x.shape), tuple(x.stride()), x.storage_offset())
+
+        by_key = {}
         for p in list(self._packed):
-            by_id[id(p.t)] = p
+            try:
+                by_key.setdefault(key(p.t), []).append(p)
+            except Exception:
+                continue
         seen = set()
         todo = [t.grad_fn for _, t in named if getattr(t, "grad_fn", None) is not None]
         budget = 1_000_000
@@ -536,9 +580,16 @@ class Tracer:
                 except Exception:
                     continue
                 for x in v if isinstance(v, (tuple, list)) else (v,):
-                    p = by_id.get(id(x))
-                    if p is not None and p.grad_fn is None:
-                        p.grad_fn = f"{type(node).__name__}.{attr}"
+                    if not isinstance(x, torch.Tensor):
+                        continue
+                    try:
+                        cands = by_key.get(key(x), ())
+                    except Exception:
+                        continue
+                    for p in cands:
+                        if p.grad_fn is None:
+                            p.grad_fn = f"{type(node).__name__}.{attr}"
+                            break
             todo += [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
         return [(self._meta("saved", p.t), p.grad_fn or "?") for p in list(self._packed)
                 if _has_storage(p.t)]
