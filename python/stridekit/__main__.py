@@ -16,8 +16,9 @@ def _parser() -> argparse.ArgumentParser:
         "every named tensor, every storage, the totals after each step, what autograd saved, "
         "and with --device sim the CUDA caching allocator's figures predicted from this run."))
     p.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-': stdout) instead of the text")
-    p.add_argument("--device", default="cpu", choices=["cpu", "sim"],
-                   help="cpu (default), or sim: replay every storage into PyTorch's caching allocator as cuda:0")
+    p.add_argument("--device", default="cpu", choices=["cpu", "sim", "cuda"],
+                   help="cpu (default); sim: replay every storage into PyTorch's caching allocator as cuda:0; "
+                        "cuda: run on the GPU (the program's own device choice) with torch.cuda.memory_stats() beside the prediction at every step")
     p.add_argument("--alloc-conf", metavar="S", help="the simulated allocator's settings (PYTORCH_CUDA_ALLOC_CONF syntax, policy:stridekit too)")
     p.add_argument("--save-trace", metavar="FILE", help="write the allocation requests (anchors CSV) that `stridekit alloc replay` / `alloc tune` read")
     p.add_argument("--fake", action="store_true", help="run under FakeTensorMode with device='cuda' (no data; forward only without a GPU)")

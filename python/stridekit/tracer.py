@@ -179,12 +179,17 @@ class Tracer:
         values_limit: int = 1000,
         fake: bool = False,
     ):
-        if device not in ("cpu", "sim"):
-            raise ValueError(f"unknown device '{device}': the tracer runs on cpu or sim")
+        if device not in ("cpu", "sim", "cuda"):
+            raise ValueError(f"unknown device '{device}': the tracer runs on cpu, sim or cuda")
+        if device == "cuda":
+            import torch
+
+            if not torch.cuda.is_available():
+                raise ValueError("--device cuda: torch sees no CUDA device (use --device sim for the prediction)")
         self.device = device
         self.fake = fake
         self.session = TraceSession(
-            sim=device == "sim",
+            sim=device in ("sim", "cuda"),
             alloc_conf=alloc_conf,
             retained_min_bytes=retained_min_bytes,
             retained_fraction=retained_fraction,
@@ -210,6 +215,8 @@ class Tracer:
         self._result = None
         self._threads_warned = False
         self._scalar_setitem = 0
+        # --device cuda: (line, torch.cuda.memory_stats() figures) after every step.
+        self._measured: list[tuple[int, dict]] = []
 
     # ---- storages -------------------------------------------------------------------
     def _key(self, st) -> int:
@@ -361,9 +368,22 @@ class Tracer:
             named = self._named(frame, is_root)
             for statement in self._lines.multi[line]:
                 self.session.step(statement, line, named)
+                self._measure(line)
             return
         statement = self._lines.top.get(line, self._statement) if is_root else self._statement
         self.session.step(statement, line, self._named(frame, is_root))
+        self._measure(line)
+
+    _MEASURED = ("allocated_bytes.all.current", "reserved_bytes.all.current", "active_bytes.all.current",
+                 "inactive_split_bytes.all.current", "segment.all.current", "allocated_bytes.all.peak",
+                 "reserved_bytes.all.peak")
+
+    def _measure(self, line):
+        if self.device == "cuda":
+            import torch
+
+            st = torch.cuda.memory_stats()
+            self._measured.append((line, {k: st.get(k, 0) for k in self._MEASURED}))
 
     def _check_threads(self):
         if not self._threads_warned and self._thread_started:
@@ -461,6 +481,13 @@ class Tracer:
                 "--fake: FakeTensorMode with device='cuda' (no data, no values); forward only "
                 "without a GPU: backward needs a CUDA context PyTorch cannot fake (pytorch#92627)"
             )
+        self._cuda_ctx = None
+        if self.device == "cuda":
+            # Factories without a device make CUDA tensors; the allocator starts clean.
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats()
+            self._cuda_ctx = torch.device("cuda")
+            self._cuda_ctx.__enter__()
         self._mode = _Mode()
         self._mode.__enter__()
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
@@ -497,6 +524,8 @@ class Tracer:
         self._torch.Tensor.__setitem__ = self._orig_setitem
         self._hooks.__exit__(None, None, None)
         self._mode.__exit__(None, None, None)
+        if self._cuda_ctx is not None:
+            self._cuda_ctx.__exit__(None, None, None)
         if self._fake_mode is not None:
             self._device_ctx.__exit__(None, None, None)
             self._fake_mode.__exit__(None, None, None)
@@ -595,7 +624,7 @@ class Tracer:
                 if _has_storage(p.t)]
 
     def _values(self, t) -> str:
-        if self.fake or t.numel() > self.values_limit or t.is_complex() or t.device.type == "meta":
+        if self.fake or t.numel() > self.values_limit or t.device.type == "cuda" or t.is_complex() or t.device.type == "meta":
             return ""
         try:
             vals = t.detach().reshape(-1).tolist()
@@ -611,8 +640,22 @@ class Tracer:
 
     # ---- results ---------------------------------------------------------------------
     def to_json(self) -> dict:
-        """The report as a dict: explain's schema plus ``autograd`` and ``notes``."""
-        return self._finish()[0]
+        """The report as a dict: explain's schema plus ``autograd`` and ``notes``; with
+        ``device="cuda"`` every step also has ``torch_cuda`` (PyTorch's own
+        ``torch.cuda.memory_stats()`` figures there) beside ``allocator`` (the prediction)."""
+        rep = self._finish()[0]
+        if self._measured:
+            # Steps past the 100th run of a line are not listed (explain's rule): skip the
+            # same measurements.
+            listed, per_line = [], {}
+            for line, m in self._measured:
+                per_line[line] = per_line.get(line, 0) + 1
+                if per_line[line] <= 100:
+                    listed.append(m)
+            for step, m in zip(rep["steps"], listed):
+                step["torch_cuda"] = m
+                step["difference"] = {k: m[k] - (step["allocator"] or {}).get(k, 0) for k in m}
+        return rep
 
     def report(self) -> str:
         """The report's text."""
