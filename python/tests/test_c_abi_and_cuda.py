@@ -106,6 +106,19 @@ def test_embedding_page_python_snippets_run():
         exec(compile(code, "docs/embedding.md", "exec"), {})
 
 
+def test_readme_python_snippets_run():
+    # The README's "Embed it" examples (tv209.py's block is checked by tests/docs.rs).
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Embed it") :]
+    section = section[: section.index("\n## ", 10)]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) >= 2, "README.md: the Embed it section's Python blocks"
+    for code in blocks:
+        if "torch.cuda" in code and not torch.cuda.is_available():
+            continue
+        exec(compile(code, "README.md", "exec"), {})
+
+
 def test_cuda_copies_on_default_and_external_streams(cuda):
     x = torch.randn(256, 192, device=cuda)
     y = torch.empty(192, 256, device=cuda)
