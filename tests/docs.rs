@@ -105,9 +105,16 @@ fn every_docs_page_is_linked_from_the_readme() {
     let unlinked: Vec<String> = docs
         .iter()
         .map(|p| format!("docs/{}", p.file_name().unwrap().to_string_lossy()))
-        .filter(|p| !targets.iter().any(|t| t.split('#').next() == Some(p.as_str())))
+        .filter(|p| {
+            !targets
+                .iter()
+                .any(|t| t.split('#').next() == Some(p.as_str()))
+        })
         .collect();
-    assert!(unlinked.is_empty(), "not linked from README.md: {unlinked:?}");
+    assert!(
+        unlinked.is_empty(),
+        "not linked from README.md: {unlinked:?}"
+    );
 }
 
 #[test]
@@ -115,7 +122,10 @@ fn relative_links_resolve() {
     let mut files = vec![root().join("README.md")];
     files.extend(pages(&root().join("docs")));
     let broken: Vec<String> = files.iter().flat_map(|f| broken_links(f)).collect();
-    assert!(broken.is_empty(), "links to files that do not exist: {broken:#?}");
+    assert!(
+        broken.is_empty(),
+        "links to files that do not exist: {broken:#?}"
+    );
 }
 
 #[test]
