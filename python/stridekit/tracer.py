@@ -215,6 +215,7 @@ class Tracer:
         self._result = None
         self._threads_warned = False
         self._scalar_setitem = 0
+        self._opt_depth = 0
         # --device cuda: (line, torch.cuda.memory_stats() figures) after every step.
         self._measured: list[tuple[int, dict]] = []
 
@@ -264,7 +265,10 @@ class Tracer:
             # `x[i] = 3.0` wraps the number into a tensor; for a CUDA `x` PyTorch makes it
             # on the host (python_variable_indexing.cpp), so it is no CUDA request.
             op_name = None
-        kept, workspace = self._rules.created(op_name, cuda_rules.in_host_scope())
+        # An optimizer's `torch.tensor` step counters stay on the host for a CUDA model
+        # (not capturable, not fused), as record_model_traces.py marks them.
+        host = cuda_rules.in_host_scope() or (op_name == "aten::lift_fresh" and self._opt_depth > 0)
+        kept, workspace = self._rules.created(op_name, host)
         if kept:
             self.session.storage_created(k, nbytes)
         if workspace and self.device == "sim":
@@ -507,6 +511,16 @@ class Tracer:
             return orig_setitem(t, index, value)
 
         torch.Tensor.__setitem__ = __setitem__
+
+        def pre(opt, args, kwargs):
+            tracer._opt_depth += 1
+
+        def post(opt, args, kwargs):
+            tracer._opt_depth = max(0, tracer._opt_depth - 1)
+
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+        self._opt_hooks = (register_optimizer_step_pre_hook(pre), register_optimizer_step_post_hook(post))
         self._active = True
         self._prev_trace = sys.gettrace()
         sys.settrace(self._global_trace)
@@ -522,6 +536,8 @@ class Tracer:
         self._torch.save = self._orig_save
         threading.Thread.start = self._orig_thread_start
         self._torch.Tensor.__setitem__ = self._orig_setitem
+        for h in self._opt_hooks:
+            h.remove()
         self._hooks.__exit__(None, None, None)
         self._mode.__exit__(None, None, None)
         if self._cuda_ctx is not None:
@@ -592,7 +608,7 @@ class Tracer:
                 by_key.setdefault(key(p.t), []).append(p)
             except Exception:
                 continue
-        seen = set()
+        seen = {}
         todo = [t.grad_fn for _, t in named if getattr(t, "grad_fn", None) is not None]
         budget = 1_000_000
         while todo and budget > 0:
@@ -600,7 +616,7 @@ class Tracer:
             node = todo.pop()
             if node is None or id(node) in seen:
                 continue
-            seen.add(id(node))
+            seen[id(node)] = node  # kept: a freed wrapper's id could be reused
             for attr in dir(node):
                 if not attr.startswith("_saved_"):
                     continue
@@ -676,13 +692,13 @@ class Tracer:
     def __enter__(self):
         import inspect
 
+        import linecache
+
         frame = sys._getframe(1)
         filename = frame.f_code.co_filename
-        try:
-            source = "".join(inspect.getsourcelines(inspect.getmodule(frame) or frame)[0]) \
-                if frame.f_code.co_name == "<module>" else open(filename).read()
-        except Exception:
-            source = open(filename).read()
+        source = "".join(linecache.getlines(filename, frame.f_globals))
+        if not source:
+            self._notes.append(f"no source for {filename}: operators and storages traced, no steps")
         enter_line = frame.f_lineno
 
         def with_body(tree):

@@ -351,3 +351,26 @@ def test_golden_programs_sim_allocator_figures(tmp_path):
         if g != e:
             differ.add(r["name"])
     assert differ == known
+
+
+def test_sim_optimizer_step_counters_stay_on_the_host(tmp_path):
+    _, t = run_prog(tmp_path, """\
+        import torch
+        w = torch.nn.Parameter(torch.ones(4))
+        opt = torch.optim.Adam([w])
+        w.sum().backward()
+        opt.step()
+        """, "sim")
+    rep = t.to_json()
+    # w, its grad, exp_avg, exp_avg_sq: 512 bytes each; the step counter is a host tensor.
+    assert rep["steps"][-1]["allocator"]["allocated_bytes.all.current"] == 4 * 512
+    assert any("host_inputs_and_step_counters 1" in n for n in rep["notes"])
+
+
+def test_no_source_traces_storages_without_steps():
+    code = compile("with stridekit.trace() as t:\n    x = torch.ones(3)\n", "<nosource>", "exec")
+    ns = {"stridekit": stridekit, "torch": torch}
+    exec(code, ns)
+    rep = ns["t"].to_json()
+    assert rep["steps"] == [] and [x["name"] for x in rep["tensors"]] == ["x"]
+    assert any("no source" in n for n in rep["notes"])
