@@ -32,7 +32,10 @@ pub(crate) fn ffi_err(e: FfiError) -> PyErr {
 }
 
 /// Parses a JSON value into Python objects (through the standard `json` module).
-pub(crate) fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn to_python<'py>(
+    py: Python<'py>,
+    v: &serde_json::Value,
+) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (v.to_string(),))
 }
 

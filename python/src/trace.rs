@@ -72,7 +72,8 @@ impl TraceSession {
 
     /// A storage of `nbytes` came to life under `key`.
     fn storage_created(&self, key: u64, nbytes: u64) -> PyResult<()> {
-        self.with(|s| s.storage_created(key, nbytes))?.map_err(py_err)
+        self.with(|s| s.storage_created(key, nbytes))?
+            .map_err(py_err)
     }
 
     /// The storage `key` was freed (unknown keys are ignored).
