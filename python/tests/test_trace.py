@@ -374,3 +374,34 @@ def test_no_source_traces_storages_without_steps():
     rep = ns["t"].to_json()
     assert rep["steps"] == [] and [x["name"] for x in rep["tensors"]] == ["x"]
     assert any("no source" in n for n in rep["notes"])
+
+
+def test_cli_sim_alloc_conf_json_file_and_saved_trace(tmp_path):
+    r = cli(tmp_path, """\
+        import torch
+        a = torch.empty(1 << 20)
+        del a
+        b = torch.empty(1 << 20)
+        """, "--device", "sim", "--alloc-conf", "expandable_segments:True",
+        "--json", "rep.json", "--save-trace", "t.csv")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((tmp_path / "rep.json").read_text())
+    assert rep["allocator"]["allocated_bytes.all.current"] == 4 << 20
+    assert (tmp_path / "t.csv").read_text().splitlines()[1:] == ["a,0,4194304", "f,0,0", "a,1,4194304"]
+    r = cli(tmp_path, "x = 1\n", "--device", "sim", "--alloc-conf", "bogus:1")
+    assert r.returncode == 2 and "bogus" in r.stderr
+
+
+def test_session_refuses_hostile_metadata():
+    s = stridekit._stridekit.TraceSession()
+    with pytest.raises(stridekit.StridekitError, match="outside its storage"):
+        s.step(0, 1, [("x", 1, 8, [4], [1], 0, 4)])
+    with pytest.raises(stridekit.StridekitError, match="overflows"):
+        s.step(0, 1, [("x", 1, 8, [2**62, 4], [1, 1], 0, 4)])
+    with pytest.raises(OverflowError):
+        s.step(0, 1, [("x", -1, 8, [1], [1], 0, 4)])
+    s.storage_created(1, 8)
+    with pytest.raises(stridekit.StridekitError, match="twice"):
+        s.storage_created(1, 8)
+    with pytest.raises(stridekit.StridekitError, match="unknown warning kind"):
+        s.warn(0, 1, "made_up", "x")
