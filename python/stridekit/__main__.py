@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def trace_main(argv: list[str]) -> int:
-    from .tracer import Tracer, run_file
+    from .trace_run import Tracer, run_file
 
     args = _parser().parse_args(argv)
     try:

@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import stridekit  # noqa: E402
-from stridekit.tracer import Tracer, run_file  # noqa: E402
+from stridekit.trace_run import Tracer, run_file  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
