@@ -534,6 +534,54 @@ mod tests {
     }
 
     #[test]
+    fn stridekit_parameters() {
+        let d = AllocConfig::parse("policy:stridekit").unwrap();
+        assert_eq!(d.stridekit, StridekitParams::DEFAULT);
+        assert_eq!(
+            d.stridekit.settings(),
+            "stridekit_min_chunk_mb:18,stridekit_max_chunk_mb:20,stridekit_max_moves:16"
+        );
+        let c = AllocConfig::parse(
+            "policy:stridekit,stridekit_min_chunk_mb:14,stridekit_max_chunk_mb:32,stridekit_max_moves:8",
+        )
+        .unwrap();
+        assert_eq!(
+            c.stridekit,
+            StridekitParams {
+                min_chunk: 14 << 20,
+                max_chunk: 32 << 20,
+                max_moves: 8
+            }
+        );
+        assert_eq!(
+            AllocConfig::parse(&c.stridekit.settings())
+                .unwrap()
+                .stridekit,
+            c.stridekit
+        );
+        for (bad, key) in [
+            ("stridekit_min_chunk_mb:3", "stridekit_min_chunk_mb"),
+            ("stridekit_max_chunk_mb:0", "stridekit_max_chunk_mb"),
+            (
+                "stridekit_max_chunk_mb:18446744073709551614",
+                "stridekit_max_chunk_mb",
+            ),
+            ("stridekit_max_moves:257", "stridekit_max_moves"),
+            ("stridekit_max_moves:-1", "stridekit_max_moves"),
+            (
+                "stridekit_min_chunk_mb:24,stridekit_max_chunk_mb:20",
+                "stridekit_min_chunk_mb",
+            ),
+        ] {
+            let e = AllocConfig::parse(bad).unwrap_err();
+            assert!(
+                matches!(&e, AllocError::Config { key: k, .. } if k == key),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn errors_name_the_key() {
         let e = AllocConfig::parse("max_split_size_mb:10").unwrap_err();
         assert!(
