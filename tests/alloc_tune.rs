@@ -196,3 +196,30 @@ fn tune_rejects_a_bad_grid_file_by_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.txt:2") && err.contains("abc"), "{err}");
 }
+
+/// The table ends with the policy:stridekit parameters that do best over the traces given,
+/// why, and the runner-up; a grid without policy:stridekit prints no such line.
+#[test]
+fn tune_says_which_stridekit_parameters_it_picked_and_why() {
+    let gfile = tmp("stridekit_grid.txt");
+    std::fs::write(
+        &gfile,
+        "default\nexpandable_segments:True\npolicy:stridekit\n\
+         policy:stridekit,stridekit_min_chunk_mb:20,stridekit_max_chunk_mb:32,stridekit_max_moves:8\n",
+    )
+    .unwrap();
+    let g = gfile.to_str().unwrap();
+    let t = data("trace_training.csv");
+    let out = stridekit(&["alloc", "tune", &t, "--grid", g]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("policy:stridekit parameters: picked "))
+        .unwrap_or_else(|| panic!("no pick line in\n{out}"));
+    assert!(line.contains("over 1 trace of 2 candidates"), "{line}");
+    assert!(line.contains("runner-up"), "{line}");
+    assert!(line.contains("rule: fewest targets missed"), "{line}");
+    assert!(line.contains("stridekit_min_chunk_mb:"), "{line}");
+    std::fs::write(&gfile, "default\nexpandable_segments:True\n").unwrap();
+    let out = stridekit(&["alloc", "tune", &t, "--grid", g]);
+    assert!(!out.contains("policy:stridekit parameters"), "{out}");
+}
