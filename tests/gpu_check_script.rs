@@ -392,6 +392,18 @@ exit 137
         (30..=85).contains(&budget),
         "the rest of the budget: {budget}"
     );
+    // The model's predictions beside the measured run, on the same cases.
+    let model = t
+        .lines()
+        .find(|l| l.starts_with("stridekit model"))
+        .unwrap_or_else(|| panic!("no model step:\n{t}"));
+    for want in [
+        "--cases transpose2d --random 0".to_string(),
+        format!("--measured {}", out.join("bench.json").display()),
+        format!("--json {}", out.join("model.json").display()),
+    ] {
+        assert!(model.contains(&want), "{want}: {model}");
+    }
     let log = std::fs::read_to_string(out.join("bench.log")).unwrap();
     assert!(
         log.starts_with("gpu-check bench  build v0.1.0-8-g1234567"),
