@@ -35,7 +35,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     constexpr int V = 16 / (int)sizeof(T);
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
-    const int pitch = sk_tile_pitch<T>(p.tile_b);
+    const int pitch = sk_tilev_pitch<T>(p.tile_b);
     const SkTileSpan<I> t = sk_tile_span<I>(p);
     /* Multiples of V: n_a, n_b, tile_a and tile_b all are. */
     const int nav = t.na / V;

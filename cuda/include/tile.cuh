@@ -54,6 +54,15 @@ __device__ __forceinline__ int sk_tile_pitch(int tile_b) {
     return words * 4 / w;
 }
 
+/* Elements per row of the 16-byte-access tile (permute.cu): its rows are filled V = 16 /
+ * sizeof(T) elements per thread, so the padding that spreads the columns for the scalar
+ * tile does not suit it; these are the pitches with the fewest bank conflicts over both
+ * phases among tile_b + 0..16 (counted by stridekit model; bench/model-notes.md). */
+template <typename T>
+__device__ __forceinline__ int sk_tilev_pitch(int tile_b) {
+    return tile_b + (sizeof(T) == 1 ? 2 : sizeof(T) == 2 ? 3 : 1);
+}
+
 /* The element-wise tile: load(s) reads source element s (an offset from the source base,
  * read along B) as a value of the destination's type T; the tile is then written out along
  * A. Each thread issues sk_copy_ept<sizeof(T), I>() loads before it stores them into the tile,

@@ -326,16 +326,23 @@ fn vec_tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
     }
 }
 
+/// Elements per row of the 16-byte-access tile (sk_tilev_pitch in tile.cuh): the padding
+/// with the fewest bank conflicts over both of its phases.
+pub const fn tile_vec_pitch(tile_b: i64, width: usize) -> i64 {
+    tile_b
+        + match width {
+            1 => 2,
+            2 => 3,
+            _ => 1,
+        }
+}
+
 /// The scalar tiled transpose of `width`-byte elements.
 fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
     let extents = tile_extents(d.sizes[a], d.sizes[b], width);
-    tile_launch_with(
-        d,
-        (a, b),
-        extents,
-        KernelId::copy(Family::Tile, width, idx64),
-        width,
-    )
+    let pitch = tile_pitch(extents.1, width);
+    let kernel = KernelId::copy(Family::Tile, width, idx64);
+    tile_launch_with(d, (a, b), extents, kernel, width, pitch)
 }
 
 /// The transpose with 16-byte accesses on both sides, when V = 16 / width elements divide
@@ -362,7 +369,8 @@ fn vec_tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> O
     }
     let extents = vec_tile_extents(d.sizes[a], d.sizes[b], width);
     let kernel = KernelId::copy(Family::TileVec, width, idx64);
-    tile_launch_with(d, (a, b), extents, kernel, width)
+    let pitch = tile_vec_pitch(extents.1, width);
+    tile_launch_with(d, (a, b), extents, kernel, width, pitch)
 }
 
 fn tile_launch_with(
@@ -371,9 +379,10 @@ fn tile_launch_with(
     (ta, tb): (i64, i64),
     kernel: KernelId,
     width: usize,
+    pitch: i64,
 ) -> Option<GpuLaunch> {
     let (n_a, n_b) = (d.sizes[a], d.sizes[b]);
-    let shared = (ta * tile_pitch(tb, width)) as usize * width;
+    let shared = (ta * pitch) as usize * width;
     let tiles_a = (n_a + ta - 1) / ta;
     let tiles_b = (n_b + tb - 1) / tb;
     if shared > MAX_SHARED || tiles_a * tiles_b > i32::MAX as i64 {
@@ -483,7 +492,8 @@ impl GpuPlan {
             if let Some((a, b)) = d.transpose_dims().filter(|_| variant != 0) {
                 let extents = tile_extents(d.sizes[a], d.sizes[b], dsz);
                 let kernel = KernelId::convert_tile(variant, idx64);
-                if let Some(mut l) = tile_launch_with(&d, (a, b), extents, kernel, dsz) {
+                let pitch = tile_pitch(extents.1, dsz);
+                if let Some(mut l) = tile_launch_with(&d, (a, b), extents, kernel, dsz, pitch) {
                     if let LaunchParams::Tile(t) = &mut l.params {
                         (t.dst_dtype, t.src_dtype) = codes;
                     }

@@ -4,7 +4,7 @@
 //! as host C++) and checks that these programs give the same counts, launch by launch.
 
 use super::error::ModelError;
-use crate::backend::cuda::choose::{BLOCK, ROWS_PER_WARP, copy_ept, tile_pitch};
+use crate::backend::cuda::choose::{BLOCK, ROWS_PER_WARP, copy_ept, tile_pitch, tile_vec_pitch};
 use crate::backend::cuda::params::SkTile;
 use crate::backend::cuda::{GpuLaunch, LaunchParams};
 
@@ -226,7 +226,7 @@ impl<'a> Program<'a> {
     fn tile_vec(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
         let w = self.width as i64;
         let v = 16 / w;
-        let pitch = tile_pitch(p.tile_b as i64, self.width);
+        let pitch = tile_vec_pitch(p.tile_b as i64, self.width);
         let nt = BLOCK as i64;
         self.tile_batches(bx, by, p, |s, d, na, nb| {
             let (nav, nbv) = (na / v, nb / v);
