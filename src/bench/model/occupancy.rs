@@ -85,11 +85,9 @@ impl Occupancy {
 pub fn occupancy(threads: u64, registers: u32, shared: u64, blocks: u64) -> Occupancy {
     let warps_per_block = threads.div_ceil(32).max(1);
     let per_warp = (registers as u64 * 32).div_ceil(REGISTER_UNIT) * REGISTER_UNIT;
-    let by_regs = if per_warp == 0 {
-        u64::MAX
-    } else {
-        (REGISTERS_PER_SM / per_warp) / warps_per_block
-    };
+    let by_regs = REGISTERS_PER_SM
+        .checked_div(per_warp)
+        .map_or(u64::MAX, |w| w / warps_per_block);
     let by_shared = SHARED_PER_SM / (shared.div_ceil(128) * 128 + SHARED_RESERVED_PER_BLOCK);
     let by_threads = MAX_THREADS_PER_SM / (warps_per_block * 32);
     let by_grid = blocks.div_ceil(SMS).max(1);
