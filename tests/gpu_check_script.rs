@@ -263,7 +263,7 @@ exit $rc
             "sanitizer errors: 8 (reported by memcheck-kernels, racecheck-tiles, memcheck-elementwise, memcheck-alloc, memcheck-ffi)",
             "bench: 1/1 cases verified, worst % of memcpy - [bench-quick.jsonl (the run was cut short)]",
             "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1, ecc_uncorrected_before 0/1, pcie_link_gen 0/1, power_violation_ms_before 0/1",
-            "gpu-check all: FAILED: memcheck-kernels, memcheck-elementwise, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, bench-gpu, transfers, report, allocator-golden, python-gpu, torch-pluggable, trace-cuda",
+            "gpu-check all: FAILED: memcheck-kernels, memcheck-elementwise, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, model-calibration, bench-gpu, transfers, report, allocator-golden, python-gpu, torch-pluggable, trace-cuda",
         ]
     );
     let summary: serde_json::Value =
@@ -393,6 +393,18 @@ exit 137
         (30..=85).contains(&budget),
         "the rest of the budget: {budget}"
     );
+    // The model's predictions beside the measured run, on the same cases.
+    let model = t
+        .lines()
+        .find(|l| l.starts_with("stridekit model"))
+        .unwrap_or_else(|| panic!("no model step:\n{t}"));
+    for want in [
+        "--cases transpose2d --random 0".to_string(),
+        format!("--measured {}", out.join("bench.json").display()),
+        format!("--json {}", out.join("model.json").display()),
+    ] {
+        assert!(model.contains(&want), "{want}: {model}");
+    }
     let log = std::fs::read_to_string(out.join("bench.log")).unwrap();
     assert!(
         log.starts_with("gpu-check bench  build v0.1.0-8-g1234567"),

@@ -10,11 +10,13 @@
 //! - [`transfers`]: the host-device and device-device transfers suite and its GPU run.
 //! - [`placeholders`]: `{host}`, `{gpu}`, `{slurm_job}`, ... in output paths.
 //! - [`run_cpu`], [`run_gpu`]: execution; [`cli`]: the command.
+//! - [`model`]: `stridekit model`, the predicted memory efficiency of every case's kernel.
 
 pub mod cases;
 pub mod cli;
 pub mod error;
 pub mod health;
+pub mod model;
 pub mod output;
 pub mod placeholders;
 pub mod plot;
