@@ -926,6 +926,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let (size, pool, has_uses, ptr, requested, stream) = {
             let b = &mut self.blocks[i as usize];
             b.allocated = false;
+            // A handle of this allocation is stale from here on, even if the block is
+            // handed out again unsplit.
+            b.generation = b.generation.wrapping_add(1);
             (
                 b.size,
                 b.pool,
@@ -1429,7 +1432,10 @@ pub fn round_size(cfg: &AllocConfig, size: u64) -> u64 {
     if div > 1 && size > K_MIN_BLOCK_SIZE * div {
         roundup_power2_next_division(size, div)
     } else {
-        K_MIN_BLOCK_SIZE * size.div_ceil(K_MIN_BLOCK_SIZE)
+        // Saturates near u64::MAX (malloc refuses any size from MAX_BLOCK_SIZE up as out of
+        // memory) instead of wrapping to a small block.
+        size.div_ceil(K_MIN_BLOCK_SIZE)
+            .saturating_mul(K_MIN_BLOCK_SIZE)
     }
 }
 
@@ -1442,13 +1448,14 @@ pub fn roundup_power2_next_division(size: u64, divisions: u64) -> u64 {
     let floor = 1u64 << (63 - size.leading_zeros());
     let step = floor >> (63 - divisions.leading_zeros());
     if step == 0 {
-        return floor << 1;
+        return floor.checked_shl(1).filter(|&f| f != 0).unwrap_or(u64::MAX);
     }
     let rounded_floor = size & !(step - 1);
     if rounded_floor == size {
         size
     } else {
-        rounded_floor + step
+        // Saturates instead of wrapping past u64::MAX (see round_size).
+        rounded_floor.saturating_add(step)
     }
 }
 
