@@ -8,9 +8,9 @@
 use super::contiguity::is_non_overlapping_and_dense;
 use super::{Dims, IndexIter, Layout};
 
-/// Most bits the exact fallback of [`internal_overlap`] may mark (2 MiB of bitmap), and
+/// Most bits the exact fallback of [`internal_overlap`] may mark (512 KiB of bitmap), and
 /// with it the most addresses it may visit.
-pub const EXACT_OVERLAP_WORK_CAP: i64 = 1 << 24;
+pub const EXACT_OVERLAP_WORK_CAP: i64 = 1 << 22;
 
 /// Most element runs [`overlap_status_bounded`] may list for one view.
 pub const RUN_WORK_CAP: i64 = 1 << 20;
@@ -141,26 +141,39 @@ fn two_dims_overlap((na, a): (i64, i64), (nb, b): (i64, i64)) -> InternalOverlap
     }
 }
 
-/// Marks every address of the view in a bitmap of its span; None when the span exceeds
-/// `cap` addresses.
+/// Marks every address of the view in a bitmap of its span (an odometer over the
+/// dimensions, no allocation per element); None when the span exceeds `cap` addresses.
 fn exact_internal_overlap(dims: &[(i64, i64)], cap: i64) -> Option<bool> {
     let span = span_of(dims)?;
     if span > cap {
         return None;
     }
-    let sizes: Dims = dims.iter().map(|&(n, _)| n).collect();
-    let strides: Dims = dims.iter().map(|&(_, s)| s).collect();
-    let rel = Layout::from_parts(sizes, strides, 0);
     let mut seen = vec![0u64; usize::try_from(span).ok()?.div_ceil(64)];
-    for idx in rel.indices() {
-        let a = rel.element_at(&idx) as usize;
-        let (w, b) = (a / 64, 1u64 << (a % 64));
+    let mut idx: SmallDims = dims.iter().map(|_| (0, 0)).collect();
+    let mut at: i64 = 0;
+    loop {
+        let (w, b) = ((at / 64) as usize, 1u64 << (at % 64));
         if seen[w] & b != 0 {
             return Some(true);
         }
         seen[w] |= b;
+        // The next index, innermost first: each step stays inside the span.
+        let mut d = 0;
+        loop {
+            if d == dims.len() {
+                return Some(false);
+            }
+            let (n, s) = dims[d];
+            if idx[d].0 + 1 < n {
+                idx[d].0 += 1;
+                at += s;
+                break;
+            }
+            at -= (n - 1) * s;
+            idx[d].0 = 0;
+            d += 1;
+        }
     }
-    Some(false)
 }
 
 type SmallDims = smallvec::SmallVec<[(i64, i64); 8]>;
