@@ -190,11 +190,9 @@ impl Meta {
         if self.shape.contains(&0) {
             return Some((off, off));
         }
-        let span: i128 = self
-            .shape
-            .iter()
-            .zip(&st)
-            .fold(1i128, |acc, (&n, &s)| acc.saturating_add((n as i128 - 1).saturating_mul(s)));
+        let span: i128 = self.shape.iter().zip(&st).fold(1i128, |acc, (&n, &s)| {
+            acc.saturating_add((n as i128 - 1).saturating_mul(s))
+        });
         Some((off, off.saturating_add(span.saturating_mul(item))))
     }
 
@@ -276,11 +274,23 @@ fn broadcast(dst: &[i64], src: &[i64], st: &[i128]) -> Option<Vec<i128>> {
 }
 
 /// Calls `f` with the byte address (from the arena start) of every logical index.
-fn for_each_element(sizes: &[i64], strides: &[i128], base: i128, item: i128, mut f: impl FnMut(usize, i128)) {
+fn for_each_element(
+    sizes: &[i64],
+    strides: &[i128],
+    base: i128,
+    item: i128,
+    mut f: impl FnMut(usize, i128),
+) {
     let total: i128 = sizes.iter().map(|&n| n as i128).product();
     let mut idx = vec![0i64; sizes.len()];
     for k in 0..total as usize {
-        let at = base + idx.iter().zip(strides).map(|(&i, &s)| i as i128 * s).sum::<i128>() * item;
+        let at = base
+            + idx
+                .iter()
+                .zip(strides)
+                .map(|(&i, &s)| i as i128 * s)
+                .sum::<i128>()
+                * item;
         f(k, at);
         for d in (0..sizes.len()).rev() {
             idx[d] += 1;
@@ -297,7 +307,11 @@ fn copy_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
     let mut src = if r.chance(30) {
         // Often the same shape, so that more cases get past broadcasting.
         Meta {
-            strides: if r.chance(50) { None } else { dst.strides.clone() },
+            strides: if r.chance(50) {
+                None
+            } else {
+                dst.strides.clone()
+            },
             byte_offset: r.hostile_u64(256),
             ..dst.clone()
         }
@@ -317,19 +331,29 @@ fn copy_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
         let (d, s) = (dst.dl(null_mut()), src.dl(null_mut()));
         let mut plan = null_mut();
         // SAFETY: the DLTensors' arrays are live; no data is read.
-        let rc = tally.call("plan_new", || unsafe { stridekit_plan_new(&d, &s, &mut plan) });
+        let rc = tally.call("plan_new", || unsafe {
+            stridekit_plan_new(&d, &s, &mut plan)
+        });
         if rc == STRIDEKIT_OK {
             let nonempty = !dst.empty();
             // SAFETY: NULL data is checked before any access.
             let rc = tally.call("plan_run(NULL)", || unsafe {
                 stridekit_plan_run(plan, null_mut(), null_mut(), null_mut())
             });
-            assert!(!nonempty || rc != STRIDEKIT_OK, "a non-empty plan ran on NULL: {dst:?}");
+            assert!(
+                !nonempty || rc != STRIDEKIT_OK,
+                "a non-empty plan ran on NULL: {dst:?}"
+            );
             assert_eq!(stridekit_plan_free(plan), STRIDEKIT_OK);
         }
         // SAFETY: as above.
-        let rc = tally.call("copy(NULL)", || unsafe { stridekit_copy(&d, &s, null_mut()) });
-        assert!(dst.empty() || rc != STRIDEKIT_OK, "a copy ran on NULL: {dst:?}");
+        let rc = tally.call("copy(NULL)", || unsafe {
+            stridekit_copy(&d, &s, null_mut())
+        });
+        assert!(
+            dst.empty() || rc != STRIDEKIT_OK,
+            "a copy ran on NULL: {dst:?}"
+        );
         return;
     }
     for (i, b) in arena.iter_mut().enumerate() {
@@ -340,7 +364,9 @@ fn copy_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
     let rc = if use_plan {
         let mut plan = null_mut();
         // SAFETY: live arrays; data not read.
-        let rc = tally.call("plan_new", || unsafe { stridekit_plan_new(&d, &s, &mut plan) });
+        let rc = tally.call("plan_new", || unsafe {
+            stridekit_plan_new(&d, &s, &mut plan)
+        });
         if rc != STRIDEKIT_OK {
             rc
         } else {
@@ -364,38 +390,61 @@ fn copy_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
         return;
     }
     if rc != STRIDEKIT_OK {
-        assert!(arena == &before[..], "a refused copy wrote: {}", last_error());
+        assert!(
+            arena == &before[..],
+            "a refused copy wrote: {}",
+            last_error()
+        );
         return;
     }
     // Accepted over real memory: the reference.
-    let (item_d, item_s) = (dst.itemsize().unwrap() as i128, src.itemsize().unwrap() as i128);
+    let (item_d, item_s) = (
+        dst.itemsize().unwrap() as i128,
+        src.itemsize().unwrap() as i128,
+    );
     let dst_st = dst.strides_or_contiguous();
     let src_st = broadcast(&dst.shape, &src.shape, &src.strides_or_contiguous())
         .expect("an accepted copy broadcasts");
     let mut want = before.clone();
     let mut written = vec![false; ARENA];
     let mut src_at = Vec::new();
-    for_each_element(&src.shape_for(&dst), &src_st, src.byte_offset as i128, item_s, |_, a| {
-        src_at.push(a as usize)
-    });
+    for_each_element(
+        &src.shape_for(&dst),
+        &src_st,
+        src.byte_offset as i128,
+        item_s,
+        |_, a| src_at.push(a as usize),
+    );
     let same = dst.dtype == src.dtype;
-    for_each_element(&dst.shape, &dst_st, dst.byte_offset as i128, item_d, |k, a| {
-        let a = a as usize;
-        for b in 0..item_d as usize {
-            assert!(!written[a + b], "dst writes a byte twice: {dst:?}");
-            written[a + b] = true;
-        }
-        if same {
-            let sa = src_at[k];
-            want[a..a + item_d as usize].copy_from_slice(&before[sa..sa + item_s as usize]);
-        }
-    });
+    for_each_element(
+        &dst.shape,
+        &dst_st,
+        dst.byte_offset as i128,
+        item_d,
+        |k, a| {
+            let a = a as usize;
+            for b in 0..item_d as usize {
+                assert!(!written[a + b], "dst writes a byte twice: {dst:?}");
+                written[a + b] = true;
+            }
+            if same {
+                let sa = src_at[k];
+                want[a..a + item_d as usize].copy_from_slice(&before[sa..sa + item_s as usize]);
+            }
+        },
+    );
     if same {
-        assert!(arena == &want[..], "bytes differ from the reference: {dst:?} {src:?}");
+        assert!(
+            arena == &want[..],
+            "bytes differ from the reference: {dst:?} {src:?}"
+        );
         tally.compared += 1;
     } else {
         for i in 0..ARENA {
-            assert!(written[i] || arena[i] == before[i], "byte {i} outside dst changed");
+            assert!(
+                written[i] || arena[i] == before[i],
+                "byte {i} outside dst changed"
+            );
         }
     }
 }
@@ -458,7 +507,10 @@ fn gather_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
         let rc = tally.call("row_gather(NULL)", || unsafe {
             stridekit_row_gather(&d, &s, &i, null_mut())
         });
-        assert!(n == 0 || rc != STRIDEKIT_OK, "a gather of {n} rows ran on NULL");
+        assert!(
+            n == 0 || rc != STRIDEKIT_OK,
+            "a gather of {n} rows ran on NULL"
+        );
         return;
     }
     for b in arena.iter_mut() {
@@ -471,7 +523,13 @@ fn gather_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
         let v = if r.chance(95) && rows > 0 {
             r.below(rows as u64) as i64
         } else {
-            [-1i64, rows, rows.saturating_add(1), i32::MIN as i64, i64::MAX][r.below(5) as usize]
+            [
+                -1i64,
+                rows,
+                rows.saturating_add(1),
+                i32::MIN as i64,
+                i64::MAX,
+            ][r.below(5) as usize]
         };
         let v = if wide { v } else { v as i32 as i64 };
         let at = index.byte_offset as usize + k * item_i;
@@ -485,9 +543,15 @@ fn gather_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
     let before = arena.to_vec();
     let (d, s, i) = (dst.dl(base), src.dl(base), index.dl(base));
     // SAFETY: all three lie inside the arena.
-    let rc = tally.call("row_gather", || unsafe { stridekit_row_gather(&d, &s, &i, null_mut()) });
+    let rc = tally.call("row_gather", || unsafe {
+        stridekit_row_gather(&d, &s, &i, null_mut())
+    });
     if rc != STRIDEKIT_OK {
-        assert!(arena == &before[..], "a refused gather wrote: {}", last_error());
+        assert!(
+            arena == &before[..],
+            "a refused gather wrote: {}",
+            last_error()
+        );
         return;
     }
     if n == 0 {
@@ -500,7 +564,10 @@ fn gather_case(r: &mut Rng, tally: &mut Tally, arena: &mut [u8]) {
         assert!(arena == &before[..]);
         return;
     }
-    assert!(values.iter().all(|&v| (0..rows).contains(&v)), "out-of-range index accepted");
+    assert!(
+        values.iter().all(|&v| (0..rows).contains(&v)),
+        "out-of-range index accepted"
+    );
     let item = (dtype.bits / 8) as usize;
     let (ds0, ss0) = (
         dst.strides_or_contiguous()[0] as usize,
@@ -557,5 +624,8 @@ fn hostile_metadata_never_crashes_and_accepted_calls_are_exact() {
     for ((what, rc), n) in &tally.by_rc {
         println!("  {what:<18} rc {rc}: {n}");
     }
-    assert!(tally.compared > cases / 50, "too few accepted cases to mean anything");
+    assert!(
+        tally.compared > cases / 50,
+        "too few accepted cases to mean anything"
+    );
 }

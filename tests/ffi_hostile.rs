@@ -167,7 +167,10 @@ fn the_overlap_test_is_bounded_by_the_metadata() {
     let src = dl(null_mut(), &mut s, Some(&mut ss), DType::U8);
     let (rc, msg) = copy(&dst, &src);
     assert_eq!(rc, STRIDEKIT_ERR_TENSOR);
-    assert!(msg.starts_with("unsupported operation: more than one element"), "{msg}");
+    assert!(
+        msg.starts_with("unsupported operation: more than one element"),
+        "{msg}"
+    );
     // Three interleaved dimensions over 5e9 addresses: beyond the exact search's work
     // cap, refused with a message saying so (never a 600 MB bitmap).
     let (mut d, mut ds) = ([2i64, 2, 1 << 30], [2i64, 3, 5]);
@@ -288,7 +291,11 @@ fn handles_freed_twice_destroyed_or_made_up_are_refused() {
     assert_eq!(unsafe { stridekit_plan_new(&dst, &src, &mut plan) }, 0);
     assert_eq!(stridekit_plan_free(plan), STRIDEKIT_OK);
     assert_eq!(stridekit_plan_free(plan), STRIDEKIT_ERR_INVALID_ARGUMENT);
-    assert!(last_error().contains("is not a live plan"), "{}", last_error());
+    assert!(
+        last_error().contains("is not a live plan"),
+        "{}",
+        last_error()
+    );
     // SAFETY: the plan handle is checked before anything is read.
     let rc = unsafe { stridekit_plan_run(plan, dst.data, src.data, null_mut()) };
     assert_eq!(rc, STRIDEKIT_ERR_INVALID_ARGUMENT);
@@ -321,11 +328,24 @@ fn handles_freed_twice_destroyed_or_made_up_are_refused() {
     // SAFETY: the allocator handle is checked before use.
     let rc = unsafe { stridekit_allocator_malloc(a, 64, null_mut(), &mut p) };
     assert_eq!(rc, STRIDEKIT_ERR_INVALID_ARGUMENT);
-    assert!(last_error().contains("is not a live allocator"), "{}", last_error());
-    assert_eq!(stridekit_allocator_free(a, p), STRIDEKIT_ERR_INVALID_ARGUMENT);
-    assert_eq!(stridekit_allocator_empty_cache(a), STRIDEKIT_ERR_INVALID_ARGUMENT);
+    assert!(
+        last_error().contains("is not a live allocator"),
+        "{}",
+        last_error()
+    );
+    assert_eq!(
+        stridekit_allocator_free(a, p),
+        STRIDEKIT_ERR_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        stridekit_allocator_empty_cache(a),
+        STRIDEKIT_ERR_INVALID_ARGUMENT
+    );
     assert!(stridekit_allocator_stats_json(a).is_null());
-    assert_eq!(stridekit_allocator_destroy(a), STRIDEKIT_ERR_INVALID_ARGUMENT);
+    assert_eq!(
+        stridekit_allocator_destroy(a),
+        STRIDEKIT_ERR_INVALID_ARGUMENT
+    );
     // A plan handle is not an allocator handle, and the other way round.
     assert_eq!(unsafe { stridekit_plan_new(&dst, &src, &mut plan) }, 0);
     assert_eq!(
@@ -343,7 +363,12 @@ fn row_gather_refuses_overlapping_rows_and_takes_empty_ones() {
     let (mut ss, mut sd) = ([3i64, 4], [3i64, 4]);
     let src = dl(src_buf.as_mut_ptr(), &mut ss, None, DType::F32);
     let (mut is, mut ist) = ([3i64], [1i64]);
-    let index = dl(idx.as_mut_ptr() as *mut u8, &mut is, Some(&mut ist), DType::I64);
+    let index = dl(
+        idx.as_mut_ptr() as *mut u8,
+        &mut is,
+        Some(&mut ist),
+        DType::I64,
+    );
     // Rows of dst on top of each other (dim-0 stride 0): refused like copy.
     let mut dstr = [0i64, 1];
     let dst = dl(out.as_mut_ptr(), &mut sd, Some(&mut dstr), DType::F32);
@@ -364,7 +389,11 @@ fn row_gather_refuses_overlapping_rows_and_takes_empty_ones() {
     let (mut es, mut ed) = ([5i64, 0], [3i64, 0]);
     let src = dl(null_mut(), &mut es, None, DType::F32);
     let dst = dl(null_mut(), &mut ed, None, DType::F32);
-    for (values, ok) in [([4i64, 0, -5], true), ([1, 5, 0], false), ([-6, 0, 0], false)] {
+    for (values, ok) in [
+        ([4i64, 0, -5], true),
+        ([1, 5, 0], false),
+        ([-6, 0, 0], false),
+    ] {
         idx.copy_from_slice(&values);
         // SAFETY: the index is live; dst and src are empty.
         let rc = unsafe { stridekit_row_gather(&dst, &src, &index, null_mut()) };

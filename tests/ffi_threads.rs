@@ -55,7 +55,8 @@ fn stress(conf: &str) {
                     x ^= x << 17;
                     let stream = (x >> 60) as usize; // a few streams, 0 the default
                     if mine.len() < 16 && (x & 3 != 0 || mine.is_empty()) {
-                        let size = [1usize, 512, 4000, 1 << 20, 3 << 20, 25 << 20][(x >> 8) as usize % 6];
+                        let size =
+                            [1usize, 512, 4000, 1 << 20, 3 << 20, 25 << 20][(x >> 8) as usize % 6];
                         let mut p = null_mut();
                         // SAFETY: a live allocator and a writable out-pointer.
                         let rc = unsafe {
@@ -100,7 +101,10 @@ fn stress(conf: &str) {
     // until then, as in PyTorch).
     let mut p = null_mut();
     // SAFETY: a live allocator and a writable out-pointer.
-    assert_eq!(unsafe { stridekit_allocator_malloc(a, 8, null_mut(), &mut p) }, 0);
+    assert_eq!(
+        unsafe { stridekit_allocator_malloc(a, 8, null_mut(), &mut p) },
+        0
+    );
     assert_eq!(stridekit_allocator_free(a, p), STRIDEKIT_OK);
     let s = stats(a);
     assert_eq!(s["allocated_bytes.all.current"], 0, "{conf}: {s}");
@@ -145,7 +149,10 @@ fn plans_freed_while_other_threads_run_them() {
     for _ in 0..50 {
         let mut plan = null_mut();
         // SAFETY: valid DLTensors and a writable out-pointer.
-        assert_eq!(unsafe { stridekit_plan_new(&t, &t, &mut plan) }, STRIDEKIT_OK);
+        assert_eq!(
+            unsafe { stridekit_plan_new(&t, &t, &mut plan) },
+            STRIDEKIT_OK
+        );
         let shared = Shared(plan as usize);
         std::thread::scope(|s| {
             for k in 0..THREADS {

@@ -290,9 +290,7 @@ pub extern "C" fn stridekit_allocator_empty_cache(a: *const StridekitAllocator) 
 ///
 /// An allocator handle that is NULL, destroyed or not one is refused.
 #[unsafe(no_mangle)]
-pub extern "C" fn stridekit_allocator_stats_json(
-    a: *const StridekitAllocator,
-) -> *mut c_char {
+pub extern "C" fn stridekit_allocator_stats_json(a: *const StridekitAllocator) -> *mut c_char {
     ptr_or_null(|| Ok(c_string(allocator(a)?.inner.stats_json())))
 }
 

@@ -33,8 +33,9 @@ pub fn has_internal_overlap(l: &Layout) -> bool {
     match internal_overlap(l) {
         InternalOverlap::No => false,
         InternalOverlap::Yes => true,
-        InternalOverlap::TooHard => exact_internal_overlap(&steps_innermost_first(l), i64::MAX)
-            .unwrap_or(true),
+        InternalOverlap::TooHard => {
+            exact_internal_overlap(&steps_innermost_first(l), i64::MAX).unwrap_or(true)
+        }
     }
 }
 
@@ -398,8 +399,14 @@ mod tests {
     #[test]
     fn huge_layouts_are_decided_from_their_strides_or_too_hard() {
         // Two interleaved dimensions over 3.3e12 addresses: exact without a bitmap.
-        assert_eq!(internal_overlap(&lay(&[3, 1 << 40], &[2, 3], 0)), InternalOverlap::No);
-        assert_eq!(internal_overlap(&lay(&[4, 1 << 40], &[2, 3], 0)), InternalOverlap::Yes);
+        assert_eq!(
+            internal_overlap(&lay(&[3, 1 << 40], &[2, 3], 0)),
+            InternalOverlap::No
+        );
+        assert_eq!(
+            internal_overlap(&lay(&[4, 1 << 40], &[2, 3], 0)),
+            InternalOverlap::Yes
+        );
         // Common factors divided out, separated dimensions peeled.
         let l = lay(&[3, 1 << 30, 5], &[4, 6, 1 << 40], 0);
         assert_eq!(internal_overlap(&l), InternalOverlap::No);
@@ -415,7 +422,10 @@ mod tests {
         assert_eq!(overlap_status_bounded(&even, &odd), None);
         assert_eq!(overlap_status(&even, &odd), Overlap::No);
         let bcast = lay(&[1 << 40], &[0], 1);
-        assert_eq!(overlap_status_bounded(&lay(&[4], &[2], 0), &bcast), Some(Overlap::No));
+        assert_eq!(
+            overlap_status_bounded(&lay(&[4], &[2], 0), &bcast),
+            Some(Overlap::No)
+        );
     }
 
     #[test]
