@@ -100,7 +100,7 @@ pub fn give_string(s: String) -> *mut c_char {
 
 /// Frees a string from [`give_string`]; anything else (freed already, or never given)
 /// is refused and left alone.
-pub fn free_string(p: *mut c_char) -> FfiResult<()> {
+pub(crate) fn free_string(p: *mut c_char) -> FfiResult<()> {
     if !STRINGS.lock().remove(&(p as usize)) {
         return Err(FfiError::invalid(format!(
             "string {p:?} was not returned by stridekit, or was freed already"
