@@ -182,11 +182,13 @@ pub fn fold_dims<const N: usize>(sizes: &[i64], strides: [&[i64]; N]) -> (Dims, 
         .collect();
     let empty = dims.iter().any(|&(n, _)| n == 0);
     // Outermost first in destination memory order; ties keep logical order.
-    dims.sort_by_key(|d| std::cmp::Reverse(d.1[0].abs()));
+    dims.sort_by_key(|d| std::cmp::Reverse(d.1[0].unsigned_abs()));
     let mut folded: smallvec::SmallVec<[(i64, [i64; N]); 8]> = smallvec::SmallVec::new();
     for (n, s) in dims {
         match folded.last_mut() {
-            Some(outer) if (0..N).all(|j| outer.1[j] == s[j] * n) => {
+            // Checked: an empty tensor's strides are unbounded (a product that overflows
+            // cannot equal a stride).
+            Some(outer) if (0..N).all(|j| s[j].checked_mul(n) == Some(outer.1[j])) => {
                 outer.0 *= n;
                 outer.1 = s;
             }

@@ -274,7 +274,9 @@ pub fn expand(l: &Layout, sizes: &[i64], scalar_type: &str) -> Result<Layout> {
         let mut stride = if dim >= 0 {
             l.strides()[dim as usize]
         } else if i + 1 < ndim {
-            out_sizes[i + 1] * out_strides[i + 1]
+            // Only a size-1 (or expanded, stride-0) leading dimension gets this stride, so
+            // saturating changes no address; an empty source's strides are unbounded.
+            out_sizes[i + 1].saturating_mul(out_strides[i + 1])
         } else {
             1
         };
