@@ -13,8 +13,16 @@ use stridekit::plan::CopyPlan;
 /// A layout of `sizes` with the given strides, its offset chosen so the lowest element is
 /// at `pad`; returns it with the number of elements its storage needs.
 fn placed(sizes: &[i64], strides: &[i64], pad: i64) -> (Layout, usize) {
-    let low: i64 = sizes.iter().zip(strides).map(|(n, s)| (n - 1) * s.min(&0)).sum();
-    let high: i64 = sizes.iter().zip(strides).map(|(n, s)| (n - 1) * s.max(&0)).sum();
+    let low: i64 = sizes
+        .iter()
+        .zip(strides)
+        .map(|(n, s)| (n - 1) * s.min(&0))
+        .sum();
+    let high: i64 = sizes
+        .iter()
+        .zip(strides)
+        .map(|(n, s)| (n - 1) * s.max(&0))
+        .sum();
     let offset = pad - low;
     let layout = Layout::new(sizes, strides, offset).unwrap();
     (layout, (offset + high + 1) as usize)

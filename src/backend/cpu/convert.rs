@@ -96,9 +96,27 @@ impl Segment for Convert {
             // CHUNK elements of up to 8 bytes.
             unsafe {
                 let (s, d) = (s.offset(at * sstep), d.offset(at * dstep));
-                with_mover(sw, Run { d: sbuf.as_mut_ptr() as *mut u8, s, n, dstep: sw as isize, sstep });
+                with_mover(
+                    sw,
+                    Run {
+                        d: sbuf.as_mut_ptr() as *mut u8,
+                        s,
+                        n,
+                        dstep: sw as isize,
+                        sstep,
+                    },
+                );
                 self.convert(&mut dbuf, &sbuf, n);
-                with_mover(dw, Run { d, s: dbuf.as_ptr() as *const u8, n, dstep, sstep: dw as isize });
+                with_mover(
+                    dw,
+                    Run {
+                        d,
+                        s: dbuf.as_ptr() as *const u8,
+                        n,
+                        dstep,
+                        sstep: dw as isize,
+                    },
+                );
             }
             done += n;
         }

@@ -58,16 +58,35 @@ pub fn row_gather_with(
         at(shape.src_offset, i, shape.src_row_stride, slen, "src");
     }
     at(shape.dst_offset, 0, shape.dst_row_stride, dlen, "dst");
-    at(shape.dst_offset, rows as i64 - 1, shape.dst_row_stride, dlen, "dst");
+    at(
+        shape.dst_offset,
+        rows as i64 - 1,
+        shape.dst_row_stride,
+        dlen,
+        "dst",
+    );
     let n = n as usize;
     let disjoint = (shape.dst_row_stride.unsigned_abs() as u128) * sz as u128 >= n as u128;
-    let tasks = if disjoint { par.tasks(rows * n, rows) } else { 1 };
-    let (dp, sp) = (super::Ptr(dst.as_mut_ptr()), super::Ptr(src.as_ptr() as *mut u8));
+    let tasks = if disjoint {
+        par.tasks(rows * n, rows)
+    } else {
+        1
+    };
+    let (dp, sp) = (
+        super::Ptr(dst.as_mut_ptr()),
+        super::Ptr(src.as_ptr() as *mut u8),
+    );
     threads::run_tasks(par.threads, tasks, |t| {
         let (a, b) = threads::part(rows, tasks, t);
         for (r, &i) in index.iter().enumerate().take(b).skip(a) {
             let s = at(shape.src_offset, i, shape.src_row_stride, slen, "src");
-            let d = at(shape.dst_offset, r as i64, shape.dst_row_stride, dlen, "dst");
+            let d = at(
+                shape.dst_offset,
+                r as i64,
+                shape.dst_row_stride,
+                dlen,
+                "dst",
+            );
             // SAFETY: both rows are inside the slices (checked above); rows of a disjoint
             // destination do not share bytes, so the tasks write apart.
             unsafe { std::ptr::copy_nonoverlapping(sp.get().add(s), dp.get().add(d), n) };

@@ -17,7 +17,7 @@ mod shape;
 pub mod threads;
 mod walk;
 
-pub use gather::row_gather;
+pub use gather::{row_gather, row_gather_with};
 pub use threads::{GRAIN_BYTES, Parallelism, THREADS_ENV, num_threads, set_num_threads};
 
 use crate::dtype::DType;

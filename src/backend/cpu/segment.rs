@@ -141,8 +141,9 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
 #[inline(always)]
 unsafe fn block<T: Copy, const B: usize>(d: *mut u8, s: *const u8, da: isize, sb: isize) {
     // SAFETY: inside the block, which the caller vouches for.
-    let rows: [[T; B]; B] =
-        std::array::from_fn(|j| unsafe { read_unaligned(s.offset(j as isize * sb) as *const [T; B]) });
+    let rows: [[T; B]; B] = std::array::from_fn(|j| unsafe {
+        read_unaligned(s.offset(j as isize * sb) as *const [T; B])
+    });
     for i in 0..B {
         let out: [T; B] = std::array::from_fn(|j| rows[j][i]);
         // SAFETY: as above.

@@ -36,8 +36,22 @@ impl ByteWalk {
             sizes: SmallVec::new(),
             dst: SmallVec::new(),
             src: SmallVec::new(),
-            d0: in_range(plan.dst_offset, &plan.sizes, &plan.dst_strides, dw, dst_len, "dst"),
-            s0: in_range(plan.src_offset, &plan.sizes, &plan.src_strides, sw, src_len, "src"),
+            d0: in_range(
+                plan.dst_offset,
+                &plan.sizes,
+                &plan.dst_strides,
+                dw,
+                dst_len,
+                "dst",
+            ),
+            s0: in_range(
+                plan.src_offset,
+                &plan.sizes,
+                &plan.src_strides,
+                sw,
+                src_len,
+                "src",
+            ),
             dw,
             sw,
         };
@@ -113,7 +127,14 @@ impl ByteWalk {
 
 /// The byte offset of `offset`'s element, after checking that every element the dimensions
 /// reach from it lies inside `len` bytes.
-fn in_range(offset: i64, sizes: &[i64], strides: &[i64], w: usize, len: usize, side: &str) -> usize {
+fn in_range(
+    offset: i64,
+    sizes: &[i64],
+    strides: &[i64],
+    w: usize,
+    len: usize,
+    side: &str,
+) -> usize {
     let (mut lo, mut hi) = (Some(offset as i128), Some(offset as i128));
     for (&n, &s) in sizes.iter().zip(strides) {
         let reach = (n as i128 - 1) * s as i128; // each factor fits in 64 bits

@@ -40,7 +40,13 @@ fn transposes_of_every_width_are_tiled_and_match_the_reference() {
         assert_eq!((tiling.a, tiling.b), (0, 1));
         check(&out, dt, &t, dt, &input);
         // Into a gapped destination, and converting.
-        check(&Layout::new(&[75, 130], &[131, 1], 3).unwrap(), dt, &t, dt, &input);
+        check(
+            &Layout::new(&[75, 130], &[131, 1], 3).unwrap(),
+            dt,
+            &t,
+            dt,
+            &input,
+        );
         check(&out, DType::F16, &t, DType::F32, &input);
     }
 }
@@ -85,9 +91,19 @@ fn an_overlapping_destination_keeps_the_reference_write_order() {
     let dst = Layout::new(&[40, 5], &[3, 1], 0).unwrap();
     let src = view::t(&Layout::contiguous(&[5, 40])).unwrap();
     let plan = CopyPlan::copy(&dst, DType::I32, &src, DType::I32);
-    assert!(!ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap().dst_is_disjoint());
+    assert!(
+        !ByteWalk::new(&plan, usize::MAX, usize::MAX)
+            .unwrap()
+            .dst_is_disjoint()
+    );
     check(&dst, DType::I32, &src, DType::I32, &counting(200));
-    check(&Layout::new(&[40, 5], &[0, 1], 0).unwrap(), DType::I32, &src, DType::I32, &counting(200));
+    check(
+        &Layout::new(&[40, 5], &[0, 1], 0).unwrap(),
+        DType::I32,
+        &src,
+        DType::I32,
+        &counting(200),
+    );
 }
 
 #[test]
@@ -121,7 +137,11 @@ fn fill_writes_every_visited_element() {
     fill(&plan, &mut bytes, Scalar::Int(-2));
     let written: Vec<usize> = (0..26).filter(|&i| bytes[2 * i] != 0).collect();
     assert_eq!(written, vec![2, 3, 4, 8, 9, 10, 14, 15, 16, 20, 21, 22]);
-    assert!(written.iter().all(|&i| bytes[2 * i..2 * i + 2] == (-2i16).to_le_bytes()));
+    assert!(
+        written
+            .iter()
+            .all(|&i| bytes[2 * i..2 * i + 2] == (-2i16).to_le_bytes())
+    );
 }
 
 #[test]
@@ -153,11 +173,14 @@ fn row_gathers_on_threads_match_a_row_by_row_copy() {
     }
     for par in settings() {
         let mut got = vec![0u8; want.len()];
-        gather::row_gather_with(&shape, DType::I16, &mut got, &src, &index, par).unwrap();
+        row_gather_with(&shape, DType::I16, &mut got, &src, &index, par).unwrap();
         assert_eq!(got, want, "{par:?}");
     }
     let bad: Vec<i64> = (0..300).map(|r| if r == 7 { -1 } else { 0 }).collect();
     let mut untouched = vec![0u8; want.len()];
-    assert_eq!(row_gather(&shape, DType::I16, &mut untouched, &src, &bad), Err(7));
+    assert_eq!(
+        row_gather(&shape, DType::I16, &mut untouched, &src, &bad),
+        Err(7)
+    );
     assert!(untouched.iter().all(|&b| b == 0));
 }

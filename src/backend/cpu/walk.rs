@@ -3,8 +3,8 @@
 //! innermost dimension is strided in the source and another is contiguous there (a
 //! transpose or a permute that moves the innermost dimension).
 
-use super::shape::{ByteWalk, Sizes};
 use super::segment::{Segment, Tile};
+use super::shape::{ByteWalk, Sizes};
 
 /// The two dimensions a tiled walk blocks: `a` (small source stride) and `b` (innermost),
 /// and the tile edges in elements.
@@ -51,17 +51,27 @@ impl Tiling {
 
     /// Tiles per index of the other dimensions.
     fn per_outer(&self, w: &ByteWalk) -> (usize, usize) {
-        (w.sizes[self.a].div_ceil(self.ta), w.sizes[self.b].div_ceil(self.tb))
+        (
+            w.sizes[self.a].div_ceil(self.ta),
+            w.sizes[self.b].div_ceil(self.tb),
+        )
     }
 
     /// Tiles in the whole walk (the units a tiled walk is split into).
     pub fn count(&self, w: &ByteWalk) -> usize {
         let (na, nb) = self.per_outer(w);
-        self.others(w).iter().map(|&k| w.sizes[k]).product::<usize>() * na * nb
+        self.others(w)
+            .iter()
+            .map(|&k| w.sizes[k])
+            .product::<usize>()
+            * na
+            * nb
     }
 
     fn others(&self, w: &ByteWalk) -> Sizes {
-        (0..w.rank()).filter(|&k| k != self.a && k != self.b).collect()
+        (0..w.rank())
+            .filter(|&k| k != self.a && k != self.b)
+            .collect()
     }
 }
 
@@ -71,7 +81,14 @@ impl Tiling {
 /// # Safety
 /// `w` was checked against the slices at `d` and `s`; no other thread writes the
 /// destination bytes of these elements meanwhile.
-pub(super) unsafe fn rows<S: Segment>(w: &ByteWalk, op: &S, d: *mut u8, s: *const u8, e0: usize, e1: usize) {
+pub(super) unsafe fn rows<S: Segment>(
+    w: &ByteWalk,
+    op: &S,
+    d: *mut u8,
+    s: *const u8,
+    e0: usize,
+    e1: usize,
+) {
     let inner = w.rank() - 1;
     let n = w.sizes[inner];
     let outer: Sizes = (0..inner).collect();
