@@ -1,11 +1,12 @@
 //! Converting copies: each run is gathered into an aligned buffer of source elements (by the
 //! width-specialised mover), converted as a slice, and scattered to the destination. The
-//! float32 <-> float16/bfloat16 conversions use `half`'s slice conversions (F16C/NEON
-//! where the CPU has them, detected at run time); every other pair goes through [`Scalar`],
-//! the conversions of the reference, one element at a time.
+//! float32 <-> float16/bfloat16 conversions are vectorised ([`super::vector`]: F16C and
+//! AVX2 where the CPU has them, detected at run time); every other pair goes through
+//! [`Scalar`], the conversions of the reference, one element at a time.
 
-use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
+
+use super::vector;
 
 use super::segment::{MoverFn, Segment, with_mover};
 use crate::dtype::DType;
@@ -52,10 +53,10 @@ impl Convert {
         let dp = dst.as_mut_ptr();
         unsafe {
             match self.how {
-                Slices::F32ToF16 => slice_mut::<f16>(dp, n).convert_from_f32_slice(slice(sp, n)),
-                Slices::F16ToF32 => slice::<f16>(sp, n).convert_to_f32_slice(slice_mut(dp, n)),
-                Slices::F32ToBf16 => slice_mut::<bf16>(dp, n).convert_from_f32_slice(slice(sp, n)),
-                Slices::Bf16ToF32 => slice::<bf16>(sp, n).convert_to_f32_slice(slice_mut(dp, n)),
+                Slices::F32ToF16 => vector::f32_to_f16(slice(sp, n), slice_mut::<f16>(dp, n)),
+                Slices::F16ToF32 => vector::f16_to_f32(slice::<f16>(sp, n), slice_mut(dp, n)),
+                Slices::F32ToBf16 => vector::f32_to_bf16(slice(sp, n), slice_mut::<bf16>(dp, n)),
+                Slices::Bf16ToF32 => vector::bf16_to_f32(slice::<bf16>(sp, n), slice_mut(dp, n)),
                 Slices::PerElement => {
                     let (sw, dw) = (self.from.itemsize(), self.to.itemsize());
                     let s = slice::<u8>(sp, n * sw);

@@ -4,7 +4,7 @@
 //! short contiguous innermost dimension widened into one element), then walked as rows, or
 //! as L1-sized tiles when it transposes the innermost dimension ([`walk`]). The innermost
 //! loops are one generic mover per element width ([`segment`]); converting copies convert
-//! buffered chunks as slices ([`convert`]). Copies of at least two grains of 32 KiB are
+//! buffered chunks as slices ([`convert`], vectorised by [`vector`] for f32<->f16/bf16). Copies of at least two grains of 32 KiB are
 //! split over a thread pool ([`threads`]) when their destination elements are disjoint;
 //! smaller ones run on the calling thread. Every path writes exactly what
 //! [`reference::copy`], the element-by-element walk, writes.
@@ -15,6 +15,7 @@ pub mod reference;
 mod segment;
 mod shape;
 pub mod threads;
+mod vector;
 mod walk;
 
 pub use gather::{row_gather, row_gather_with};

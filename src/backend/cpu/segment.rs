@@ -144,8 +144,8 @@ unsafe fn block<T: Copy, const B: usize>(d: *mut u8, s: *const u8, da: isize, sb
     let rows: [[T; B]; B] = std::array::from_fn(|j| unsafe {
         read_unaligned(s.offset(j as isize * sb) as *const [T; B])
     });
-    for i in 0..B {
-        let out: [T; B] = std::array::from_fn(|j| rows[j][i]);
+    let cols: [[T; B]; B] = std::array::from_fn(|i| std::array::from_fn(|j| rows[j][i]));
+    for (i, out) in cols.into_iter().enumerate() {
         // SAFETY: as above.
         unsafe { write_unaligned(d.offset(i as isize * da) as *mut [T; B], out) };
     }

@@ -184,3 +184,21 @@ fn row_gathers_on_threads_match_a_row_by_row_copy() {
     );
     assert!(untouched.iter().all(|&b| b == 0));
 }
+
+#[test]
+fn vectorised_half_conversions_match_the_reference_on_every_bit_pattern() {
+    // Every 16-bit pattern as float16 and bfloat16, to float32; float32 patterns around
+    // every float16/bfloat16 rounding boundary, NaNs and infinities, back.
+    let sixteen: Vec<u8> = (0..=u16::MAX).flat_map(|v| v.to_le_bytes()).collect();
+    let mut wide: Vec<u32> = (0..=u16::MAX as u32)
+        .flat_map(|h| [h << 16, (h << 16) | 0x8000, (h << 16) | 0x7FFF, (h << 16) | 0x1000])
+        .collect();
+    wide.extend((0..1 << 16).map(|i: u32| i.wrapping_mul(0x9E37_79B9)));
+    let thirty_two: Vec<u8> = wide.iter().flat_map(|v| v.to_le_bytes()).collect();
+    for lo in [DType::F16, DType::BF16] {
+        let l = Layout::contiguous(&[1 << 16]);
+        check(&l, DType::F32, &l, lo, &sixteen);
+        let l = Layout::contiguous(&[wide.len() as i64]);
+        check(&l, lo, &l, DType::F32, &thirty_two);
+    }
+}
