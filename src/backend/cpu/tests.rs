@@ -191,7 +191,14 @@ fn vectorised_half_conversions_match_the_reference_on_every_bit_pattern() {
     // every float16/bfloat16 rounding boundary, NaNs and infinities, back.
     let sixteen: Vec<u8> = (0..=u16::MAX).flat_map(|v| v.to_le_bytes()).collect();
     let mut wide: Vec<u32> = (0..=u16::MAX as u32)
-        .flat_map(|h| [h << 16, (h << 16) | 0x8000, (h << 16) | 0x7FFF, (h << 16) | 0x1000])
+        .flat_map(|h| {
+            [
+                h << 16,
+                (h << 16) | 0x8000,
+                (h << 16) | 0x7FFF,
+                (h << 16) | 0x1000,
+            ]
+        })
         .collect();
     wide.extend((0..1 << 16).map(|i: u32| i.wrapping_mul(0x9E37_79B9)));
     let thirty_two: Vec<u8> = wide.iter().flat_map(|v| v.to_le_bytes()).collect();
