@@ -219,6 +219,25 @@ fn torch_stats(py: Python<'_>, device: i32) -> PyResult<Option<Bound<'_, PyAny>>
     })
 }
 
+/// set_num_threads(n)
+/// --
+///
+/// Sets how many threads stridekit's CPU copies use (as `torch.set_num_threads`); 0 goes
+/// back to `STRIDEKIT_NUM_THREADS`, else the cores available.
+#[pyfunction]
+fn set_num_threads(n: usize) {
+    stridekit::backend::cpu::set_num_threads(n);
+}
+
+/// get_num_threads()
+/// --
+///
+/// The number of threads stridekit's CPU copies use.
+#[pyfunction]
+fn get_num_threads() -> usize {
+    stridekit::backend::cpu::num_threads()
+}
+
 /// The native module.
 #[pymodule]
 fn _stridekit(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -230,6 +249,8 @@ fn _stridekit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(torch_stats, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(array::contiguous, m)?)?;
     m.add_function(wrap_pyfunction!(array::_export_counts, m)?)?;
     m.add_class::<array::Array>()?;

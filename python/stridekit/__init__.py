@@ -13,6 +13,8 @@
 - ``torch_allocator()``: a ``torch.cuda.memory.CUDAPluggableAllocator`` backed by stridekit's
   caching allocator (one per device, settings from ``STRIDEKIT_ALLOC_CONF``);
   ``torch_stats(device)`` its statistics.
+- ``set_num_threads(n)`` / ``get_num_threads()``: the threads of CPU copies (as torch's;
+  default ``STRIDEKIT_NUM_THREADS``, else the cores available).
 
 Errors stridekit refuses raise ``StridekitError`` (a ``RuntimeError``) with stridekit's
 message, PyTorch's wording where PyTorch has one.
@@ -28,7 +30,9 @@ from ._stridekit import (
     contiguous,
     copy_,
     explain,
+    get_num_threads,
     replay,
+    set_num_threads,
     torch_stats,
 )
 from .tracer import trace  # noqa: E402  (imports torch only when a trace starts)
@@ -41,8 +45,10 @@ __all__ = [
     "contiguous",
     "copy_",
     "explain",
+    "get_num_threads",
     "library_path",
     "replay",
+    "set_num_threads",
     "torch_allocator",
     "torch_stats",
     "trace",
