@@ -6,7 +6,8 @@
 //! `as_strided` or `unfold` window view is detected too.
 
 use super::contiguity::is_non_overlapping_and_dense;
-use super::{Dims, IndexIter, Layout};
+use super::dims::Dims;
+use super::strided::{IndexIter, Layout};
 
 /// Whether some storage element is addressed by two different logical indices.
 pub fn has_internal_overlap(l: &Layout) -> bool {

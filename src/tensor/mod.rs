@@ -7,6 +7,7 @@ pub mod arith;
 mod convert;
 mod copies;
 mod create;
+pub mod device;
 pub mod elementwise;
 mod elementwise_gpu;
 mod exec;
