@@ -7,7 +7,7 @@
 
 use super::Tensor;
 use super::arith::{ElementOp, zero_division};
-use super::elementwise::Operand;
+use super::operand::Operand;
 use crate::backend::cuda::choose::MAX_RANK;
 use crate::backend::cuda::elementwise::{EwInput, EwSpec, ew_launch};
 use crate::dtype::DType;

@@ -7,7 +7,7 @@
 
 use super::Tensor;
 use super::arith::{self, ElementOp};
-use super::elementwise::Operand;
+use super::operand::Operand;
 use crate::backend::cuda::storage::Bytes;
 use crate::dtype::DType;
 use crate::error::Result;
