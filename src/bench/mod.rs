@@ -14,6 +14,7 @@
 pub mod cases;
 pub mod cli;
 pub mod error;
+pub mod gpu_bench;
 pub mod health;
 pub mod output;
 pub mod placeholders;
