@@ -192,7 +192,12 @@ impl Bench<'_> {
             .map_err(self.err())
     }
 
-    pub(super) fn case(&self, k: usize, case: &Case, progress: &Progress) -> Result<Record, BenchError> {
+    pub(super) fn case(
+        &self,
+        k: usize,
+        case: &Case,
+        progress: &Progress,
+    ) -> Result<Record, BenchError> {
         let err = self.err();
         progress.step(k, &case.case, "verifying");
         let work: Work = case.work()?;
