@@ -217,10 +217,10 @@ impl Graph {
         }
         let mut edges = vec![BTreeSet::new(); tree.len()];
         for r in &refs {
-            if let Some(target) = resolve(&modules, &r.path, r.glob, 0) {
-                if target != r.file {
-                    edges[r.file].insert(target);
-                }
+            if let Some(target) = resolve(&modules, &r.path, r.glob, 0)
+                && target != r.file
+            {
+                edges[r.file].insert(target);
             }
         }
         Graph {
@@ -351,8 +351,11 @@ impl Scan<'_> {
                     if w == "macro_rules" && toks.get(j) == Some(&Tok::Punct('!')) {
                         j += 1;
                     }
-                    if let Some(Tok::Ident(name)) = toks.get(j) {
-                        if !ITEM_KEYWORDS.contains(&name.as_str()) && name != "mut" {
+                    if let Some(Tok::Ident(name)) = toks.get(j)
+                        && !ITEM_KEYWORDS.contains(&name.as_str())
+                        && name != "mut"
+                    {
+                        {
                             let m = modules.entry(here.clone()).or_default();
                             m.items.insert(name.clone());
                             m.defines |= w != "mod";
