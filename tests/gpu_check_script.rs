@@ -247,6 +247,7 @@ exit $rc
         "allocator-golden",
         "python-gpu",
         "torch-pluggable",
+        "trace-cuda",
     ] {
         assert_eq!(row(later)[1..3], ["not", "run"], "{later}");
     }
@@ -262,7 +263,7 @@ exit $rc
             "sanitizer errors: 8 (reported by memcheck-kernels, racecheck-tiles, memcheck-elementwise, memcheck-alloc, memcheck-ffi)",
             "bench: 1/1 cases verified, worst % of memcpy - [bench-quick.jsonl (the run was cut short)]",
             "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1, ecc_uncorrected_before 0/1, pcie_link_gen 0/1, power_violation_ms_before 0/1",
-            "gpu-check all: FAILED: memcheck-kernels, memcheck-elementwise, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, bench-gpu, transfers, report, allocator-golden, python-gpu, torch-pluggable",
+            "gpu-check all: FAILED: memcheck-kernels, memcheck-elementwise, launch-alloc, memcheck-alloc, memcheck-ffi, bench-quick, bench-gpu, transfers, report, allocator-golden, python-gpu, torch-pluggable, trace-cuda",
         ]
     );
     let summary: serde_json::Value =

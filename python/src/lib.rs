@@ -7,6 +7,7 @@
 mod array;
 mod dlpack_in;
 mod stream;
+mod trace;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -31,7 +32,10 @@ pub(crate) fn ffi_err(e: FfiError) -> PyErr {
 }
 
 /// Parses a JSON value into Python objects (through the standard `json` module).
-fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn to_python<'py>(
+    py: Python<'py>,
+    v: &serde_json::Value,
+) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (v.to_string(),))
 }
 
@@ -178,5 +182,6 @@ fn _stridekit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(array::contiguous, m)?)?;
     m.add_function(wrap_pyfunction!(array::_export_counts, m)?)?;
     m.add_class::<array::Array>()?;
+    m.add_class::<trace::TraceSession>()?;
     Ok(())
 }

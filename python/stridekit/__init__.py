@@ -6,6 +6,10 @@
   ``Array`` (``torch.from_dlpack`` / ``numpy.from_dlpack`` share its memory).
 - ``explain(source, device="cpu")``: the report of ``stridekit explain --json``.
 - ``replay(paths, conf="default")``: ``stridekit alloc replay --json`` over traces.
+- ``trace(device="cpu", alloc_conf=None, ...)``: a context manager tracing a block of real
+  PyTorch code (``python -m stridekit trace PROG.py`` for a file): explain's report with
+  autograd's saved tensors, retained-storage warnings and, with ``device="sim"``, the CUDA
+  caching allocator predicted from the CPU run (docs/trace.md).
 - ``torch_allocator()``: a ``torch.cuda.memory.CUDAPluggableAllocator`` backed by stridekit's
   caching allocator (one per device, settings from ``STRIDEKIT_ALLOC_CONF``);
   ``torch_stats(device)`` its statistics.
@@ -27,6 +31,7 @@ from ._stridekit import (
     replay,
     torch_stats,
 )
+from .tracer import trace  # noqa: E402  (imports torch only when a trace starts)
 
 __all__ = [
     "Array",
@@ -40,6 +45,7 @@ __all__ = [
     "replay",
     "torch_allocator",
     "torch_stats",
+    "trace",
 ]
 
 

@@ -71,3 +71,7 @@ def library_path() -> str:
     """The shared library exporting the C ABI (this extension module's file)."""
 
 def _export_counts() -> Tuple[int, int]: ...
+
+def trace(device: str = "cpu", alloc_conf: Optional[str] = None, **options: Any) -> Any:
+    """A context manager tracing a block of real PyTorch code (``stridekit.tracer.Tracer``):
+    ``t.report()`` the text, ``t.to_json()`` explain's schema plus ``autograd``."""
