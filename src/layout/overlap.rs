@@ -6,7 +6,8 @@
 //! `as_strided` or `unfold` window view is detected too.
 
 use super::contiguity::is_non_overlapping_and_dense;
-use super::{Dims, IndexIter, Layout};
+use super::dims::Dims;
+use super::strided::{IndexIter, Layout};
 
 /// Most bits the exact fallback of [`internal_overlap`] may mark (512 KiB of bitmap), and
 /// with it the most addresses it may visit.
