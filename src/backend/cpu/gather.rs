@@ -73,8 +73,8 @@ pub fn row_gather_with(
         1
     };
     let (dp, sp) = (
-        super::Ptr(dst.as_mut_ptr()),
-        super::Ptr(src.as_ptr() as *mut u8),
+        threads::Ptr(dst.as_mut_ptr()),
+        threads::Ptr(src.as_ptr() as *mut u8),
     );
     threads::run_tasks(par.threads, tasks, |t| {
         let (a, b) = threads::part(rows, tasks, t);

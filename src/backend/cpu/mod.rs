@@ -19,6 +19,7 @@ mod vector;
 mod walk;
 
 pub use gather::{row_gather, row_gather_with};
+use threads::Ptr;
 pub use threads::{GRAIN_BYTES, Parallelism, THREADS_ENV, num_threads, set_num_threads};
 
 use crate::dtype::DType;
@@ -76,20 +77,6 @@ pub fn read_values(layout: &crate::layout::Layout, dtype: DType, bytes: &[u8]) -
             Scalar::read(dtype, &bytes[at..at + sz])
         })
         .collect()
-}
-
-/// A base pointer shared by the tasks of one copy (each writes its own elements).
-#[derive(Clone, Copy)]
-struct Ptr(*mut u8);
-
-// SAFETY: the tasks of a copy write disjoint destination elements and only read the source.
-unsafe impl Send for Ptr {}
-unsafe impl Sync for Ptr {}
-
-impl Ptr {
-    fn get(self) -> *mut u8 {
-        self.0
-    }
 }
 
 /// One checked copy, run by whichever mover [`with_mover`] picks.

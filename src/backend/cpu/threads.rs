@@ -162,3 +162,17 @@ mod tests {
         assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
     }
 }
+
+/// A base pointer shared by the tasks of one copy (each writes its own elements).
+#[derive(Clone, Copy)]
+pub(super) struct Ptr(pub(super) *mut u8);
+
+// SAFETY: the tasks of a copy write disjoint destination elements and only read the source.
+unsafe impl Send for Ptr {}
+unsafe impl Sync for Ptr {}
+
+impl Ptr {
+    pub(super) fn get(self) -> *mut u8 {
+        self.0
+    }
+}
