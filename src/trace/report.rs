@@ -156,9 +156,9 @@ impl Session {
             tensors: tensor_reports,
             storages,
             totals,
-            steps: self.steps.clone(),
-            steps_omitted: self.omitted,
-            peak: self.peak.clone(),
+            steps: self.log.steps.clone(),
+            steps_omitted: self.log.omitted,
+            peak: self.log.peak.clone(),
             output,
             warnings: self.warnings.clone(),
             error: error.as_ref().map(|e| ErrorReport {

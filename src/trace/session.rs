@@ -10,7 +10,7 @@ use crate::accounting::{Accounting, account};
 use crate::alloc::{AllocConfig, BlockHandle, CachingAllocator, SimulatedDevice};
 use crate::explain::allocator::Account;
 use crate::explain::eval::Warning;
-use crate::explain::steps::{PER_LINE, Peak, Step};
+use crate::explain::steps::{Step, Steps};
 use crate::simulated_cuda::SIM_CAPACITY;
 
 /// When the tracer warns.
@@ -68,10 +68,8 @@ pub struct Session {
     live: HashMap<u64, Live>,
     requests: Vec<Request>,
     slots: u32,
-    pub(super) steps: Vec<Step>,
-    pub(super) peak: Option<Peak>,
-    pub(super) omitted: u64,
-    per_line: HashMap<usize, usize>,
+    /// The measured steps and the peak, kept by explain's own step log.
+    pub(super) log: Steps,
     pub(super) warnings: Vec<Warning>,
     warned_retained: HashSet<u64>,
     pub(super) thresholds: Thresholds,
@@ -107,10 +105,7 @@ impl Session {
             live: HashMap::new(),
             requests: Vec::new(),
             slots: 0,
-            steps: Vec::new(),
-            peak: None,
-            omitted: 0,
-            per_line: HashMap::new(),
+            log: Steps::default(),
             warnings: Vec::new(),
             warned_retained: HashSet::new(),
             thresholds,
@@ -217,26 +212,7 @@ impl Session {
             live_storages: acc.storages.len(),
             allocator: self.allocator_account(),
         };
-        let bytes = step.totals.unique_storage_bytes;
-        if self
-            .peak
-            .as_ref()
-            .is_none_or(|p| bytes > p.unique_storage_bytes)
-        {
-            self.peak = Some(Peak {
-                statement,
-                line,
-                unique_storage_bytes: bytes,
-                storages: acc.storages,
-            });
-        }
-        let listed = self.per_line.entry(line).or_default();
-        if *listed < PER_LINE {
-            *listed += 1;
-            self.steps.push(step);
-        } else {
-            self.omitted += 1;
-        }
+        self.log.push(step, acc.storages);
     }
 
     /// `retained_storage`, once per storage: at least `retained_min_bytes` of which at
@@ -377,8 +353,8 @@ mod tests {
             "{}",
             w.message
         );
-        assert_eq!(s.peak.as_ref().unwrap().line, 1);
-        assert_eq!(s.steps.len(), 4);
+        assert_eq!(s.log.peak.as_ref().unwrap().line, 1);
+        assert_eq!(s.log.steps.len(), 4);
         s.saved_to_file(4, 5, &slice);
         assert_eq!(s.warnings[1].kind, "saves_whole_storage");
         assert!(
