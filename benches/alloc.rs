@@ -7,9 +7,12 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main,
+};
 use stridekit::alloc::replay::{ReplayOptions, replay_on, simulated_device_for};
-use stridekit::alloc::trace::parse_trace_bytes;
+use stridekit::alloc::trace::{Trace, parse_trace_bytes};
 use stridekit::alloc::{AllocConfig, CachingAllocator, DeviceCachingAllocator, SimulatedDevice};
 
 fn data(name: &str) -> PathBuf {
@@ -43,49 +46,41 @@ fn malloc_free(c: &mut Criterion) {
     }
 }
 
+/// One replay of `t` under `setting` per iteration, on a fresh allocator (set up outside
+/// the timing), with the trace's events as the throughput.
+fn bench_replay(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, t: &Trace, setting: &str) {
+    let cfg = AllocConfig::parse(setting).unwrap();
+    let opts = ReplayOptions::default();
+    g.throughput(Throughput::Elements(t.ops.len() as u64));
+    g.bench_function(name, |b| {
+        b.iter_batched(
+            || DeviceCachingAllocator::new(simulated_device_for(t, &opts), cfg.clone()).unwrap(),
+            |mut a| {
+                let r = replay_on(&mut a, t, &opts).unwrap();
+                black_box(r.stats.reserved_bytes[0].peak);
+                a
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+fn trace(name: &str) -> Trace {
+    parse_trace_bytes(name, &std::fs::read(data(name)).unwrap()).unwrap()
+}
+
 fn replay(c: &mut Criterion) {
     let mut g = c.benchmark_group("alloc_replay");
     for setting in ["default", "expandable_segments:True"] {
-        let f = format!("trace_llm_serving__{}.csv.gz", setting.replace(':', "-"));
-        let t = parse_trace_bytes(&f, &std::fs::read(data(&f)).unwrap()).unwrap();
-        let cfg = AllocConfig::parse(setting).unwrap();
-        let opts = ReplayOptions::default();
-        g.throughput(Throughput::Elements(t.ops.len() as u64));
-        g.bench_function(format!("llm_serving_{setting}"), |b| {
-            b.iter_batched(
-                || {
-                    DeviceCachingAllocator::new(simulated_device_for(&t, &opts), cfg.clone())
-                        .unwrap()
-                },
-                |mut a| {
-                    let r = replay_on(&mut a, &t, &opts).unwrap();
-                    black_box(r.stats.reserved_bytes[0].peak);
-                    a
-                },
-                criterion::BatchSize::LargeInput,
-            )
-        });
+        let t = trace(&format!(
+            "trace_llm_serving__{}.csv.gz",
+            setting.replace(':', "-")
+        ));
+        bench_replay(&mut g, &format!("llm_serving_{setting}"), &t, setting);
     }
-    let f = "trace_llm_serving.csv";
-    let t = parse_trace_bytes(f, &std::fs::read(data(f)).unwrap()).unwrap();
-    let opts = ReplayOptions::default();
-    g.throughput(Throughput::Elements(t.ops.len() as u64));
+    let t = trace("trace_llm_serving.csv");
     for setting in ["default", "expandable_segments:True", "policy:stridekit"] {
-        let cfg = AllocConfig::parse(setting).unwrap();
-        g.bench_function(format!("llm_serving_trace_{setting}"), |b| {
-            b.iter_batched(
-                || {
-                    DeviceCachingAllocator::new(simulated_device_for(&t, &opts), cfg.clone())
-                        .unwrap()
-                },
-                |mut a| {
-                    let r = replay_on(&mut a, &t, &opts).unwrap();
-                    black_box(r.stats.reserved_bytes[0].peak);
-                    a
-                },
-                criterion::BatchSize::LargeInput,
-            )
-        });
+        bench_replay(&mut g, &format!("llm_serving_trace_{setting}"), &t, setting);
     }
     g.finish();
 }

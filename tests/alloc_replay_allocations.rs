@@ -1,14 +1,14 @@
 //! The replay path allocates nothing per event in steady state (issue 22 item 4): a
-//! counting global allocator counts the host allocations of a second replay of the
-//! LLM-serving trace through an allocator already warmed by a first one. What a replay
+//! counting global allocator counts the host allocations of a replay of each shipped
+//! trace (LLM serving, random, training) through an allocator already warmed by earlier
+//! replays of it. What a replay
 //! allocates once (its slot table, the report) is a constant; anything per event (a free
 //! list node, a scratch vector per request) would grow with the trace's 30 000+ events.
 //!
-//! KNOWN MISS: today the replay makes about one host allocation per 14 events (the free
-//! lists are `BTreeMap`s, whose nodes are allocated and freed as blocks enter and leave
-//! them; policy:stridekit also collects candidate lists when a request maps memory). The
-//! figures are listed in [`KNOWN`] and asserted exactly: more allocations fail the test, and
-//! so does meeting the target, so that the list is removed.
+//! The free lists, unmapped ranges and mapped chunks are sorted vectors that never shrink
+//! (`alloc::sorted::SortedMap`), and policy:stridekit's placement search and every chunk
+//! plan reuse buffers kept in the allocator (`alloc::scratch`), so a steady-state replay
+//! makes exactly [`PER_REPLAY`] host allocations whatever its length, under each policy.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -18,7 +18,7 @@ use stridekit::alloc::policy::DeviceCachingAllocator;
 use stridekit::alloc::replay::{self, ReplayOptions};
 
 mod alloc_common;
-use alloc_common::shipped;
+use alloc_common::{SHIPPED, shipped};
 
 struct Counting;
 
@@ -46,21 +46,27 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Most host allocations one replay may make whatever its length: the slot table, the
-/// report's strings and statistics.
-const PER_REPLAY: u64 = 16;
+/// The host allocations of one replay whatever its length: its slot table, and the
+/// report's trace name and settings label (measured 2026-12-02; was 2871, 2771 and 3390
+/// for default, expandable_segments:True and policy:stridekit before the free lists and
+/// scratch buffers stopped allocating).
+const PER_REPLAY: u64 = 3;
 
-/// Host allocations of a steady-state replay measured on 2026-12-01 (the target is at most
-/// [`PER_REPLAY`]).
-const KNOWN: [(&str, u64); 3] = [
-    ("default", 2871),
-    ("expandable_segments:True", 2771),
-    ("policy:stridekit", 3390),
-];
+/// Under policy:stridekit the cache keeps changing from one replay to the next (chunks
+/// move to where requests land), so a warmed replay may still take its free lists or
+/// scratch buffers past their high-water mark: a few doublings, not one per event (4 to
+/// 7 measured on 2026-12-02, over 12 000 to 40 000 events). At most this many more.
+const STRIDEKIT_GROWTH: u64 = 8;
 
-/// Host allocations of the second of two replays of `trace` through one allocator.
-fn second_pass_allocations(setting: &str) -> (u64, usize) {
-    let t = shipped("trace_llm_serving.csv");
+/// Replays before the counted one: the first fills the cache; the second starts from the
+/// cache the first left, whose free lists and scratch buffers may grow once more (under
+/// policy:stridekit on the random trace they do, by three reallocations).
+const WARM_PASSES: usize = 2;
+
+/// Host allocations of the replay of `trace` that follows [`WARM_PASSES`] replays through
+/// one allocator.
+fn steady_state_allocations(trace: &str, setting: &str) -> (u64, usize) {
+    let t = shipped(trace);
     let cfg = AllocConfig::parse(setting).unwrap();
     let opts = ReplayOptions {
         use_recorded_addresses: false,
@@ -68,7 +74,9 @@ fn second_pass_allocations(setting: &str) -> (u64, usize) {
     };
     let dev = replay::simulated_device_for(&t, &opts);
     let mut a = DeviceCachingAllocator::new(dev, cfg).unwrap();
-    replay::replay_on(&mut a, &t, &opts).unwrap();
+    for _ in 0..WARM_PASSES {
+        replay::replay_on(&mut a, &t, &opts).unwrap();
+    }
     ALLOCS.store(0, Ordering::SeqCst);
     COUNTING.store(true, Ordering::SeqCst);
     let r = replay::replay_on(&mut a, &t, &opts);
@@ -83,28 +91,24 @@ fn second_pass_allocations(setting: &str) -> (u64, usize) {
 #[test]
 fn steady_state_replay_allocates_nothing_per_event() {
     let mut report = Vec::new();
-    for setting in ["default", "expandable_segments:True", "policy:stridekit"] {
-        let (n, events) = second_pass_allocations(setting);
-        eprintln!("{setting}: {n} host allocations over {events} events");
-        report.push((setting, n, events));
+    for trace in SHIPPED {
+        for setting in ["default", "expandable_segments:True", "policy:stridekit"] {
+            let (n, events) = steady_state_allocations(trace, setting);
+            eprintln!("{trace} {setting}: {n} host allocations over {events} events");
+            report.push((trace, setting, n, events));
+        }
     }
-    for (setting, n, events) in &report {
-        let known = KNOWN.iter().find(|(s, _)| s == setting).map(|k| k.1);
-        match known {
-            Some(k) => {
-                assert!(
-                    *n <= k,
-                    "{setting}: {n} host allocations in a steady-state replay of {events} events, more than the {k} listed"
-                );
-                assert!(
-                    *n > PER_REPLAY,
-                    "{setting}: {n} host allocations now meets the target (at most {PER_REPLAY} per replay): remove it from KNOWN"
-                );
-            }
-            None => assert!(
-                *n <= PER_REPLAY,
-                "{setting}: {n} host allocations in a steady-state replay of {events} events (at most {PER_REPLAY} per replay)"
-            ),
+    for (trace, setting, n, events) in &report {
+        if setting.starts_with("policy:stridekit") {
+            assert!(
+                (PER_REPLAY..=PER_REPLAY + STRIDEKIT_GROWTH).contains(n),
+                "{trace} {setting}: {n} host allocations in a steady-state replay of {events} events (at most {PER_REPLAY} + {STRIDEKIT_GROWTH} per replay)"
+            );
+        } else {
+            assert_eq!(
+                *n, PER_REPLAY,
+                "{trace} {setting}: {n} host allocations in a steady-state replay of {events} events (exactly {PER_REPLAY} per replay)"
+            );
         }
     }
 }

@@ -135,7 +135,11 @@ fn replays_decide_exactly_as_recorded() {
     }
     let text = std::fs::read_to_string(&path).unwrap();
     let want: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
-    assert_eq!(want.len(), lines.len(), "the digest file lists other replays");
+    assert_eq!(
+        want.len(),
+        lines.len(),
+        "the digest file lists other replays"
+    );
     let differ: Vec<String> = want
         .iter()
         .zip(&lines)
@@ -155,7 +159,7 @@ fn replays_decide_exactly_as_recorded() {
 /// differ only in one rounding digests differently, and the same replay twice alike.
 #[test]
 fn the_digest_sees_one_changed_decision() {
-    let t = shipped_any("trace_training.csv");
+    let t = shipped_any("trace_random.csv");
     let opts = ReplayOptions {
         record_history: true,
         ..ReplayOptions::default()

@@ -1,10 +1,9 @@
 //! The blocks of the allocator's segments and the free lists that hold them: the data
 //! every layer above shares (block table entries, pools, handles, expandable segments).
 
-use std::collections::BTreeMap;
-
 use super::device::StreamId;
 use super::sizes::MAX_BLOCK_SIZE;
+use super::sorted::SortedMap;
 use super::stats::{LARGE_POOL, SMALL_POOL};
 
 pub(crate) const NIL: u32 = u32::MAX;
@@ -110,9 +109,9 @@ impl Block {
 #[derive(Debug, Default)]
 pub(crate) struct BlockPool {
     /// Free mapped blocks by (stream, size, address), packed by [`fkey`].
-    pub blocks: BTreeMap<u128, u32>,
+    pub blocks: SortedMap<u128, u32>,
     /// Unmapped address ranges of expandable segments by (stream, address).
-    pub unmapped: BTreeMap<(StreamId, u64), u32>,
+    pub unmapped: SortedMap<(StreamId, u64), u32>,
     pub get_free_blocks_call_count: i64,
 }
 
@@ -126,7 +125,7 @@ pub(crate) struct ExpandableSegment {
     pub page: u64,
     pub max_pages: u64,
     /// The mapped chunks: address -> size (each one cuMemCreate handle).
-    pub chunks: BTreeMap<u64, u64>,
+    pub chunks: SortedMap<u64, u64>,
     pub stream: StreamId,
     pub live: bool,
 }
@@ -139,8 +138,9 @@ impl ExpandableSegment {
     /// The mapped chunks lying wholly inside `[ptr, end)`, by address: (address, size).
     pub(crate) fn whole_chunks(&self, ptr: u64, end: u64) -> impl Iterator<Item = (u64, u64)> {
         self.chunks
-            .range(ptr..end)
-            .map(|(&p, &s)| (p, s))
+            .range(&ptr, &end)
+            .iter()
+            .copied()
             .filter(move |&(p, s)| p + s <= end)
     }
 }

@@ -19,21 +19,20 @@ pub(crate) fn max_chunk(k: &StridekitParams, pool: PoolKind) -> u64 {
     }
 }
 
-/// The chunks to map at the start of an unmapped block of `room` bytes so that
-/// `size` bytes are mapped: the spare chunks taken for this request that fit, in
-/// order, then one new chunk for the rest (at least the pool's least growth, as far
-/// as the room allows). (size, whether it is a spare) each.
+/// The chunks to map at `ptr`, the start of an unmapped block of `room` bytes, so that
+/// `size` bytes are mapped (`place` = (ptr, size, room)): the spare chunks taken for this
+/// request that fit, in order, then one new chunk for the rest (at least the pool's least
+/// growth, as far as the room allows). Appended to `plan` as (size, whether it is a spare).
 pub(crate) fn chunk_plan(
     params: &StridekitParams,
     spare_chunks: &mut Vec<u64>,
-    ptr: u64,
-    size: u64,
-    room: u64,
+    place: (u64, u64, u64),
     pool: PoolKind,
-) -> Vec<(u64, bool)> {
+    plan: &mut Vec<(u64, bool)>,
+) {
+    let (ptr, size, room) = place;
     debug_assert_eq!(ptr % GRANULE, 0);
     let need = size.div_ceil(GRANULE) * GRANULE;
-    let mut plan = Vec::new();
     let mut at = 0u64;
     let mut k = 0;
     while at < need && k < spare_chunks.len() {
@@ -59,5 +58,4 @@ pub(crate) fn chunk_plan(
             rest -= c;
         }
     }
-    plan
 }

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::error::{AllocError, AllocResult};
+use super::sorted::SortedMap;
 
 /// A stream handle as the device knows it (a `CUstream` value; 0 is the default stream).
 pub type StreamId = u64;
@@ -82,8 +83,8 @@ pub struct SimulatedDevice {
     free_ranges: BTreeMap<u64, u64>,
     recorded: VecDeque<u64>,
     recorded_reservations: VecDeque<u64>,
-    live: BTreeMap<u64, u64>,
-    mapped: BTreeMap<u64, u64>,
+    live: SortedMap<u64, u64>,
+    mapped: SortedMap<u64, u64>,
     next_event: EventId,
     pending: BTreeMap<EventId, bool>,
     events_complete_immediately: bool,
@@ -134,8 +135,8 @@ impl SimulatedDevice {
             free_ranges: BTreeMap::new(),
             recorded: VecDeque::new(),
             recorded_reservations: VecDeque::new(),
-            live: BTreeMap::new(),
-            mapped: BTreeMap::new(),
+            live: SortedMap::new(),
+            mapped: SortedMap::new(),
             next_event: 1,
             pending: BTreeMap::new(),
             events_complete_immediately: true,
@@ -211,9 +212,9 @@ impl SimulatedDevice {
     }
 
     fn insert_mapping(&mut self, ptr: u64, size: u64) -> Result<(), DeviceError> {
-        let overlaps = |(&p, &s): (&u64, &u64)| p < ptr + size && ptr < p + s;
-        let before = self.mapped.range(..=ptr).next_back();
-        let after = self.mapped.range(ptr..ptr + size).next();
+        let overlaps = |(p, s): (u64, u64)| p < ptr + size && ptr < p + s;
+        let before = self.mapped.last_at_or_below(&ptr);
+        let after = self.mapped.range(&ptr, &(ptr + size)).first().copied();
         if before.is_some_and(overlaps) || after.is_some_and(overlaps) {
             return Err(DeviceError::Other(AllocError::Device {
                 call: "cuMemMap",

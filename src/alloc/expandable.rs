@@ -3,14 +3,13 @@
 //! under PyTorch's policy, or the chunks stridekit's policy plans ([`super::chunks`]).
 //! Mechanism only: where a request goes is decided by the policy above.
 
-use std::collections::BTreeMap;
-
 use super::block::{ExpandableSegment, NIL, PoolKind};
 use super::chunks;
 use super::device::{DeviceError, RawDevice, StreamId};
 use super::error::AllocResult;
 use super::sizes::{GRANULE, K_LARGE_BUFFER, K_SMALL_BUFFER};
-use super::state::{Action, DeviceCachingAllocator};
+use super::sorted::SortedMap;
+use super::state::{Action, DeviceCachingAllocator, Side};
 use super::stats;
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
@@ -20,18 +19,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         pool: PoolKind,
         size: u64,
     ) -> AllocResult<u32> {
-        let cands: Vec<u32> = {
-            let p = match pool {
-                PoolKind::Small => &self.small,
-                PoolKind::Large => &self.large,
-            };
-            p.unmapped
-                .range((stream, 0)..)
-                .take_while(|(k, _)| k.0 == stream)
-                .map(|(_, &v)| v)
-                .collect()
+        let p = match pool {
+            PoolKind::Small => &self.small,
+            PoolKind::Large => &self.large,
         };
-        for c0 in cands {
+        let cands = p.unmapped.from(&(stream, 0)).iter();
+        for &(_, c0) in cands.take_while(|((s, _), _)| *s == stream) {
             let mut c = c0;
             let prev = self.blocks[c as usize].prev;
             if self.allocatable(prev) {
@@ -59,7 +52,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             base,
             page,
             max_pages,
-            chunks: BTreeMap::new(),
+            chunks: SortedMap::new(),
             stream,
             live: true,
         };
@@ -89,20 +82,29 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let s = &self.segs[si as usize];
             (s.base, s.page)
         };
-        let plan: Vec<(u64, bool)> = if self.cfg.is_stridekit() {
+        let mut plan = std::mem::take(&mut self.scratch.plan);
+        plan.clear();
+        if self.cfg.is_stridekit() {
             chunks::chunk_plan(
                 &self.cfg.stridekit,
                 &mut self.spare_chunks,
-                ptr,
-                size,
-                room,
+                (ptr, size, room),
                 pool,
-            )
+                &mut plan,
+            );
         } else {
             let begin = (ptr - base) / page;
             let end = (ptr + size - base).div_ceil(page);
-            (begin..end).map(|_| (page, false)).collect()
-        };
+            plan.extend((begin..end).map(|_| (page, false)));
+        }
+        let r = self.map_plan(si, ptr, &plan);
+        self.scratch.plan = plan;
+        r
+    }
+
+    /// Map the chunks of `plan` one after the other from `ptr`; on out of memory, unmap
+    /// those already mapped and return size 0.
+    fn map_plan(&mut self, si: u32, ptr: u64, plan: &[(u64, bool)]) -> AllocResult<(u64, u64)> {
         let mut at = ptr;
         for (k, &(len, spare)) in plan.iter().enumerate() {
             let r = if spare {
@@ -139,14 +141,16 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         hi: u64,
         keep: bool,
     ) -> AllocResult<(u64, u64)> {
-        let s = &self.segs[si as usize];
-        let stream = s.stream;
-        let run: Vec<(u64, u64)> = s.whole_chunks(lo, hi).collect();
-        let (Some(&(first, _)), Some(&(last, last_size))) = (run.first(), run.last()) else {
-            return Ok((lo, 0));
-        };
-        self.dev.synchronize_stream(stream)?;
-        for (p, len) in run {
+        let stream = self.segs[si as usize].stream;
+        // The whole chunks of [lo, hi), first to last: each is removed once unmapped, so
+        // the next one is always the first left.
+        let mut run: Option<(u64, u64)> = None;
+        loop {
+            let first = self.segs[si as usize].whole_chunks(lo, hi).next();
+            let Some((p, len)) = first else { break };
+            if run.is_none() {
+                self.dev.synchronize_stream(stream)?;
+            }
             if keep {
                 self.dev.unmap_page_keep(p, len)?;
                 self.spare_chunks.push(len);
@@ -154,8 +158,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 self.dev.unmap_page(p, len)?;
             }
             self.segs[si as usize].chunks.remove(&p);
+            run = Some((run.map_or(p, |r| r.0), p + len));
         }
-        Ok((first, last + last_size - first))
+        Ok(run.map_or((lo, 0), |(first, end)| (first, end - first)))
     }
 
     pub(super) fn map_block(&mut self, to_map: u32, size: u64) -> AllocResult<bool> {
@@ -174,7 +179,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let mut r = Self::blank(stream, rank, bsize - msize, pool, ptr + msize);
             r.mapped = false;
             r.seg = seg;
-            let ri = self.link_after(to_map, r);
+            let ri = self.link(to_map, r, Side::After);
             self.insert_unmapped(ri);
             self.blocks[to_map as usize].size = msize;
         }
@@ -258,14 +263,14 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if before > 0 {
             let mut bf = Self::blank(stream, rank, before, pool, ptr);
             bf.seg = seg;
-            let bi = self.link_before(i, bf);
+            let bi = self.link(i, bf, Side::Before);
             self.insert_into_blocks(bi);
         }
         let after = size - (before + usize_);
         if after > 0 {
             let mut af = Self::blank(stream, rank, after, pool, uptr + usize_);
             af.seg = seg;
-            let ai = self.link_after(i, af);
+            let ai = self.link(i, af, Side::After);
             self.insert_into_blocks(ai);
         }
         {

@@ -36,6 +36,7 @@ pub use super::sizes::{
     K_LARGE_BUFFER, K_MIN_BLOCK_SIZE, K_MIN_LARGE_ALLOC, K_ROUND_LARGE, K_SMALL_BUFFER,
     K_SMALL_SIZE, MAX_BLOCK_SIZE,
 };
+use super::state::Side;
 pub use super::state::{Action, DeviceCachingAllocator, HistoryEntry};
 
 struct Params {
@@ -63,15 +64,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if size >= MAX_BLOCK_SIZE {
             let (device_free, device_total) = self.dev.mem_info()?;
             self.stats.num_ooms += 1;
-            return Err(AllocError::OutOfMemory(Box::new(OutOfMemory {
-                tried: size,
-                requested: orig_size,
-                capacity: device_total,
-                device_free,
-                allocated: self.stats.allocated_bytes[0].current as u64,
-                reserved: self.stats.reserved_bytes[0].current as u64,
-                allowed: self.set_fraction.then_some(self.allowed_memory_maximum),
-            })));
+            return Err(self.out_of_memory(size, orig_size, (device_free, device_total)));
         }
         if self.streams.len() >= u16::MAX as usize && self.streams.binary_search(&stream).is_err() {
             return Err(AllocError::Device {
@@ -105,19 +98,25 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let (device_free, device_total) = self.dev.mem_info()?;
             self.stats.num_ooms += 1;
             self.record(Action::Oom, device_free, p.alloc_size, stream);
-            return Err(AllocError::OutOfMemory(Box::new(OutOfMemory {
-                tried: p.alloc_size,
-                requested: orig_size,
-                capacity: device_total,
-                device_free,
-                allocated: self.stats.allocated_bytes[0].current as u64,
-                reserved: self.stats.reserved_bytes[0].current as u64,
-                allowed: self.set_fraction.then_some(self.allowed_memory_maximum),
-            })));
+            return Err(self.out_of_memory(p.alloc_size, orig_size, (device_free, device_total)));
         };
         let split = self.should_split(block, size);
         let i = self.alloc_found_block(block, &p, orig_size, split);
         Ok(self.handle(i))
+    }
+
+    /// The out-of-memory error of a request of `orig_size` bytes that tried `tried`, with
+    /// the device's (free, total) memory and the allocator's own figures.
+    fn out_of_memory(&self, tried: u64, orig_size: u64, info: (u64, u64)) -> AllocError {
+        AllocError::OutOfMemory(Box::new(OutOfMemory {
+            tried,
+            requested: orig_size,
+            capacity: info.1,
+            device_free: info.0,
+            allocated: self.stats.allocated_bytes[0].current as u64,
+            reserved: self.stats.reserved_bytes[0].current as u64,
+            allowed: self.set_fraction.then_some(self.allowed_memory_maximum),
+        }))
     }
 
     #[inline]
@@ -145,9 +144,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if gc_on {
             pool.get_free_blocks_call_count += 1;
         }
-        let mut it = pool.blocks.range(fkey(p.rank, p.size, 0)..);
+        let mut it = pool.blocks.from(&fkey(p.rank, p.size, 0)).iter();
         let (mut key, mut idx) = match it.next() {
-            Some((k, &v)) if key_rank(*k) == p.rank => (*k, v),
+            Some(&(k, v)) if key_rank(k) == p.rank => (k, v),
             _ => return None,
         };
         if blocks[idx as usize].seg != NIL {
@@ -161,12 +160,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                             0
                         }
                 };
-                for (k, &v) in it {
+                for &(k, v) in it {
                     if blocks[idx as usize].seg != NIL
-                        && key_rank(*k) == p.rank
+                        && key_rank(k) == p.rank
                         && exp_size(v) < exp_size(idx)
                     {
-                        key = *k;
+                        key = k;
                         idx = v;
                     } else {
                         break;
@@ -174,12 +173,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 }
             } else {
                 let mut found = false;
-                for (k, &v) in it {
-                    if key_rank(*k) != p.rank {
+                for &(k, v) in it {
+                    if key_rank(k) != p.rank {
                         return None;
                     }
                     if blocks[v as usize].seg == NIL {
-                        key = *k;
+                        key = k;
                         idx = v;
                         found = true;
                         break;
@@ -215,7 +214,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             };
             let mut nb = Self::blank(p.stream, p.rank, size, p.pool, r_ptr);
             nb.seg = r_seg;
-            block = self.link_before(remaining, nb);
+            block = self.link(remaining, nb, Side::Before);
             {
                 let rb = &mut self.blocks[remaining as usize];
                 rb.ptr += size;
@@ -299,9 +298,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         // Blocks inside expandable segments are never released here: they are not device
         // allocations of their own (PyTorch skips them too, since pytorch/pytorch#134338;
         // its free pages are unmapped by the release-everything retry that follows).
-        let at = pool.blocks.range(fkey(p.rank, want, 0)..).next();
+        let at = pool.blocks.from(&fkey(p.rank, want, 0)).first().copied();
         match at {
-            Some((k, &v)) if key_rank(*k) == p.rank && self.blocks[v as usize].seg == NIL => {
+            Some((k, v)) if key_rank(k) == p.rank && self.blocks[v as usize].seg == NIL => {
                 self.release_block(v)?;
                 Ok(true)
             }
@@ -309,9 +308,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 // No single block is large enough: free oversize blocks from the largest down.
                 let candidates: Vec<(u128, u32)> = pool
                     .blocks
-                    .range(..fkey(p.rank, want, 0))
+                    .below(&fkey(p.rank, want, 0))
+                    .iter()
                     .rev()
-                    .map(|(k, &v)| (*k, v))
+                    .copied()
                     .collect();
                 if candidates.is_empty() {
                     return Ok(false);
@@ -340,7 +340,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 
     fn release_blocks(&mut self, pool: PoolKind) -> AllocResult<()> {
-        let list: Vec<u32> = self.pool_mut(pool).blocks.values().copied().collect();
+        let list: Vec<u32> = self.pool_mut(pool).blocks.values().collect();
         let mut to_unmap = Vec::new();
         for i in list {
             let b = &self.blocks[i as usize];
@@ -392,7 +392,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let age = |b: &Block| (count_now - b.gc_count_base) as i32 as i64 as u64;
         let mut total_age = 0u64;
         let mut freeable = 0i64;
-        for &i in self.large.blocks.values() {
+        for i in self.large.blocks.values() {
             let b = &self.blocks[i as usize];
             if !b.is_split() && b.seg == NIL {
                 total_age += age(b);
@@ -406,7 +406,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         while reclaimed < target && block_freed && freeable > 0 {
             let age_threshold = total_age as f64 / freeable as f64;
             block_freed = false;
-            let list: Vec<u32> = self.large.blocks.values().copied().collect();
+            let list: Vec<u32> = self.large.blocks.values().collect();
             for i in list {
                 let b = &self.blocks[i as usize];
                 if !b.is_split() && b.seg == NIL && age(b) as f64 >= age_threshold {

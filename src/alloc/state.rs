@@ -3,7 +3,7 @@
 //! decision; the layers above it do: the expandable segments (`expandable.rs`),
 //! stridekit's stitching (`stitch.rs`) and the policy (`policy.rs`).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::block::{
     Block, BlockHandle, BlockPool, ExpandableSegment, NIL, PoolKind, StreamUses, fkey,
@@ -12,6 +12,7 @@ use super::config::AllocConfig;
 use super::device::{EventId, RawDevice, StreamId};
 use super::error::{AllocError, AllocResult};
 use super::rounding::round_size;
+use super::scratch::Scratch;
 use super::stats::DeviceStats;
 
 /// The per-device caching allocator (not thread-safe; wrap it in
@@ -38,6 +39,15 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     /// Sizes of the chunks unmapped with their physical memory kept (stridekit's policy),
     /// in the order they are to be mapped again; the device holds the same spares.
     pub(crate) spare_chunks: Vec<u64>,
+    /// Buffers the decisions reuse (nothing is allocated per request in steady state).
+    pub(crate) scratch: Scratch,
+}
+
+/// Which side of a block a new block is linked on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Before,
+    After,
 }
 
 /// What a history entry records (PyTorch's `TraceEntry` actions).
@@ -109,6 +119,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             last_stream: (StreamId::MAX, u16::MAX),
             history: None,
             spare_chunks: Vec::new(),
+            scratch: Scratch::default(),
         };
         if let Some(f) = a.cfg.per_process_memory_fraction {
             a.set_memory_fraction(f)?;
@@ -204,29 +215,21 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
     }
 
-    /// Adds `b` to the block table and links it into `at`'s segment list just before `at`.
-    pub(super) fn link_before(&mut self, at: u32, mut b: Block) -> u32 {
-        let prev = self.blocks[at as usize].prev;
+    /// Adds `b` to the block table and links it into `at`'s segment list on `side` of `at`.
+    pub(super) fn link(&mut self, at: u32, mut b: Block, side: Side) -> u32 {
+        let (prev, next) = match side {
+            Side::Before => (self.blocks[at as usize].prev, at),
+            Side::After => (at, self.blocks[at as usize].next),
+        };
         b.prev = prev;
-        b.next = at;
+        b.next = next;
         let bi = self.new_block(b);
         if prev != NIL {
             self.blocks[prev as usize].next = bi;
         }
-        self.blocks[at as usize].prev = bi;
-        bi
-    }
-
-    /// Adds `b` to the block table and links it into `at`'s segment list just after `at`.
-    pub(super) fn link_after(&mut self, at: u32, mut b: Block) -> u32 {
-        let next = self.blocks[at as usize].next;
-        b.prev = at;
-        b.next = next;
-        let bi = self.new_block(b);
         if next != NIL {
             self.blocks[next as usize].prev = bi;
         }
-        self.blocks[at as usize].next = bi;
         bi
     }
 
@@ -356,15 +359,13 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 b.rank = r as u16;
             }
         }
-        for pool in [PoolKind::Small, PoolKind::Large] {
-            let old = std::mem::take(&mut self.pool_mut(pool).blocks);
-            let mut new = BTreeMap::new();
-            for (_, i) in old {
-                let b = &self.blocks[i as usize];
-                new.insert(fkey(b.rank, b.size, b.ptr), i);
-            }
-            self.pool_mut(pool).blocks = new;
-        }
+        let blocks = &self.blocks;
+        let key = |i: u32| {
+            let b = &blocks[i as usize];
+            fkey(b.rank, b.size, b.ptr)
+        };
+        self.small.blocks.rekey(key);
+        self.large.blocks.rekey(key);
     }
 
     /// Merge `src` into `dst` if `src` is a free neighbour in the same mapping state.

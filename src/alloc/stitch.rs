@@ -42,34 +42,22 @@ use super::block::{NIL, PoolKind};
 use super::chunks::max_chunk;
 use super::device::{RawDevice, StreamId};
 use super::error::{AllocError, AllocResult};
+use super::scratch::{Gap, Idle};
 use super::state::DeviceCachingAllocator;
 
 pub use super::chunks::{LARGE_MAX_CHUNK, LARGE_MIN_CHUNK};
 pub use super::sizes::GRANULE;
 
-/// An unmapped stretch a request lands on: the bytes it must map there, and the room
-/// (the unmapped block's size) a chunk mapped there may take.
-#[derive(Debug, Clone, Copy)]
-struct Gap {
-    need: u64,
-    room: u64,
-}
-
 /// What a placement costs: (bytes to create, chunks moved, bytes mapped).
 type Cost = (u64, usize, u64);
 
-/// A whole chunk inside a free mapped block (a candidate to move).
-#[derive(Debug, Clone, Copy)]
-struct Idle {
-    ptr: u64,
-    size: u64,
-}
-
 impl<D: RawDevice> DeviceCachingAllocator<D> {
     /// The gaps a request of `size` bytes starting at free block `c` maps, walking the
-    /// free blocks after it as the mapping will; None when they do not reach `size`.
-    fn gaps(&self, c: u32, size: u64) -> Option<Vec<Gap>> {
-        let (mut bytes, mut gaps, mut i) = (0u64, Vec::new(), c);
+    /// free blocks after it as the mapping will, into `gaps`; false (and `gaps` empty)
+    /// when they do not reach `size`.
+    fn gaps(&self, c: u32, size: u64, gaps: &mut Vec<Gap>) -> bool {
+        gaps.clear();
+        let (mut bytes, mut i) = (0u64, c);
         while bytes < size && self.allocatable(i) {
             let b = &self.blocks[i as usize];
             let take = b.size.min(size - bytes);
@@ -82,64 +70,74 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             bytes += take;
             i = b.next;
         }
-        (bytes >= size).then_some(gaps)
+        if bytes < size {
+            gaps.clear();
+        }
+        bytes >= size
     }
 
     /// Where a request of `size` bytes lands in the pool's expandable segments: of the
     /// places with enough free address space, the one that maps the fewest new bytes
-    /// (then the lowest address); returns (first block, extent to keep clear, gaps).
+    /// (then the lowest address); returns (first block, extent to keep clear) and leaves
+    /// the gaps it maps in `scratch.best_gaps`.
     fn placement(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
         size: u64,
-    ) -> AllocResult<(u32, (u64, u64), Vec<Gap>)> {
-        let unmapped: Vec<u32> = match pool {
+    ) -> AllocResult<(u32, (u64, u64))> {
+        let mut s = std::mem::take(&mut self.scratch);
+        self.idle_chunks(stream, pool, None, &mut s.idle);
+        s.best_gaps.clear();
+        let mut best: Option<(Cost, u32)> = None;
+        let unmapped = match pool {
             PoolKind::Small => &self.small,
             PoolKind::Large => &self.large,
         }
         .unmapped
-        .range((stream, 0)..)
-        .take_while(|(k, _)| k.0 == stream)
-        .map(|(_, &v)| v)
-        .collect();
-        let idle = self.idle_chunks(stream, pool, None);
-        let mut best: Option<(Cost, u32, Vec<Gap>)> = None;
-        for u in unmapped {
+        .from(&(stream, 0));
+        for &(_, u) in unmapped.iter().take_while(|((st, _), _)| *st == stream) {
             let prev = self.blocks[u as usize].prev;
             let c = if self.allocatable(prev) { prev } else { u };
-            if let Some(g) = self.gaps(c, size) {
-                let score = placement_cost(&idle, &g, self.cfg.stridekit.max_moves);
-                if best.as_ref().is_none_or(|(m, _, _)| score < *m) {
-                    best = Some((score, c, g));
+            if self.gaps(c, size, &mut s.gaps) {
+                let score = placement_cost(
+                    &s.idle,
+                    &s.gaps,
+                    self.cfg.stridekit.max_moves,
+                    (&mut s.trial, &mut s.chosen),
+                );
+                if best.is_none_or(|(m, _)| score < m) {
+                    best = Some((score, c));
+                    std::mem::swap(&mut s.best_gaps, &mut s.gaps);
                 }
             }
         }
-        let (c, gaps) = match best {
-            Some((_, c, g)) => (c, g),
-            None => {
-                let c = self.find_expandable_block(stream, pool, size)?;
-                (c, self.gaps(c, size).unwrap_or_default())
-            }
+        let c = match best {
+            Some((_, c)) => Ok(c),
+            None => self
+                .find_expandable_block(stream, pool, size)
+                .inspect(|&c| {
+                    self.gaps(c, size, &mut s.best_gaps);
+                }),
         };
+        self.scratch = s;
+        let c = c?;
         let b = &self.blocks[c as usize];
-        Ok((
-            c,
-            (b.ptr.saturating_sub(GRANULE), b.ptr + size + GRANULE),
-            gaps,
-        ))
+        Ok((c, (b.ptr.saturating_sub(GRANULE), b.ptr + size + GRANULE)))
     }
 
     /// The whole chunks of free mapped blocks of the pool's expandable segments on
-    /// `stream` that may move: not overlapping `keep` (the extent a request is about to
-    /// use), and not in the neighbours of the request's first block `c` or of the
-    /// unmapped block after it (so that neither is merged away).
+    /// `stream` that may move, into `idle` by address: not overlapping `keep` (the extent
+    /// a request is about to use), and not in the neighbours of the request's first block
+    /// `c` or of the unmapped block after it (so that neither is merged away).
     fn idle_chunks(
         &self,
         stream: StreamId,
         pool: PoolKind,
         exclude: Option<((u64, u64), u32)>,
-    ) -> Vec<Idle> {
+        idle: &mut Vec<Idle>,
+    ) {
+        idle.clear();
         let (keep, c) = exclude.unwrap_or(((0, 0), NIL));
         let u = match c {
             NIL => NIL,
@@ -153,7 +151,6 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         // Physical memory is not tied to a pool: the other pool's idle chunks may move
         // here too, those no larger than the chunks this pool creates.
         let most = max_chunk(&self.cfg.stridekit, pool);
-        let mut idle = Vec::new();
         for i in self.free_blocks_of_both_pools() {
             let b = &self.blocks[i as usize];
             if b.seg == NIL || b.stream != stream || !self.allocatable(i) {
@@ -170,44 +167,51 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             );
         }
         idle.sort_unstable_by_key(|k| k.ptr);
-        idle
     }
 
-    /// Unmap idle chunks (keeping their physical memory) to be mapped again in `gaps`;
-    /// leaves their sizes in `spare_chunks` in the order the gaps take them.
+    /// Unmap idle chunks (keeping their physical memory) to be mapped again in the gaps
+    /// the placement left in `scratch.best_gaps`; leaves their sizes in `spare_chunks` in
+    /// the order the gaps take them.
     fn take_idle_chunks(
         &mut self,
         stream: StreamId,
         pool: PoolKind,
-        gaps: &[Gap],
         keep: (u64, u64),
         c: u32,
     ) -> AllocResult<()> {
-        let mut idle = self.idle_chunks(stream, pool, Some((keep, c)));
-        let mut chosen: Vec<Idle> = Vec::new();
-        for g in gaps {
-            chosen.extend(choose_chunks(
-                &mut idle,
+        let mut s = std::mem::take(&mut self.scratch);
+        self.idle_chunks(stream, pool, Some((keep, c)), &mut s.idle);
+        s.chosen.clear();
+        for g in &s.best_gaps {
+            choose_chunks(
+                &mut s.idle,
                 g.need,
                 g.room,
                 self.cfg.stridekit.max_moves,
-            ));
+                &mut s.chosen,
+            );
         }
-        for k in &chosen {
+        let r = self.unmap_chosen(&s.chosen);
+        if r.is_ok() {
+            self.spare_chunks.clear();
+            self.spare_chunks.extend(s.chosen.iter().map(|k| k.size));
+        }
+        self.scratch = s;
+        r
+    }
+
+    /// Unmap each of `chosen`, keeping its physical memory.
+    fn unmap_chosen(&mut self, chosen: &[Idle]) -> AllocResult<()> {
+        for k in chosen {
             let i = self.mapped_block_at(k.ptr)?;
             self.unmap_block_chunks(i, (k.ptr, k.ptr + k.size), true)?;
         }
-        self.spare_chunks = chosen.iter().map(|k| k.size).collect();
         Ok(())
     }
 
     /// Every free block of both pools (physical chunks move between pools).
     fn free_blocks_of_both_pools(&self) -> impl Iterator<Item = u32> + '_ {
-        self.small
-            .blocks
-            .values()
-            .chain(self.large.blocks.values())
-            .copied()
+        self.small.blocks.values().chain(self.large.blocks.values())
     }
 
     /// The free mapped block holding address `ptr` (the start of an idle chunk chosen
@@ -229,9 +233,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         pool: PoolKind,
         size: u64,
     ) -> AllocResult<Option<u32>> {
-        let (c, keep, gaps) = self.placement(stream, pool, size)?;
-        if !gaps.is_empty() {
-            self.take_idle_chunks(stream, pool, &gaps, keep, c)?;
+        let (c, keep) = self.placement(stream, pool, size)?;
+        if !self.scratch.best_gaps.is_empty() {
+            self.take_idle_chunks(stream, pool, keep, c)?;
         }
         let found = self.allocate_expandable_at(c, size);
         // Chunks taken but not mapped again (the request failed) go back to the device.
@@ -242,12 +246,21 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
 }
 
 /// What landing on `gaps` costs with `idle` chunks to move: (bytes to create, chunks
-/// moved, bytes mapped), compared in that order.
-fn placement_cost(idle: &[Idle], gaps: &[Gap], max_moves: usize) -> Cost {
-    let mut idle = idle.to_vec();
+/// moved, bytes mapped), compared in that order. `work` holds a copy of `idle` the trial
+/// takes chunks from and the chunks it takes for one gap.
+fn placement_cost(
+    idle: &[Idle],
+    gaps: &[Gap],
+    max_moves: usize,
+    work: (&mut Vec<Idle>, &mut Vec<Idle>),
+) -> Cost {
+    let (trial, chosen) = work;
+    trial.clear();
+    trial.extend_from_slice(idle);
     let (mut created, mut moved, mut mapped) = (0, 0, 0);
     for g in gaps {
-        let chosen = choose_chunks(&mut idle, g.need, g.room, max_moves);
+        chosen.clear();
+        choose_chunks(trial, g.need, g.room, max_moves, chosen);
         let covered: u64 = chosen.iter().map(|k| k.size).sum();
         created += g.need.saturating_sub(covered);
         moved += chosen.len();
@@ -257,10 +270,16 @@ fn placement_cost(idle: &[Idle], gaps: &[Gap], max_moves: usize) -> Cost {
 }
 
 /// Which idle chunks fill a gap of `need` bytes with `room` bytes of address space
-/// (removed from `idle`): one chunk that covers it if there is one (the smallest), else
-/// the largest that fit, up to `max_moves`, topped up by the smallest that covers the
-/// rest; what they leave uncovered is created.
-fn choose_chunks(idle: &mut Vec<Idle>, need: u64, room: u64, max_moves: usize) -> Vec<Idle> {
+/// (removed from `idle`, appended to `out`): one chunk that covers it if there is one
+/// (the smallest), else the largest that fit, up to `max_moves`, topped up by the smallest
+/// that covers the rest; what they leave uncovered is created.
+fn choose_chunks(
+    idle: &mut Vec<Idle>,
+    need: u64,
+    room: u64,
+    max_moves: usize,
+    out: &mut Vec<Idle>,
+) {
     let covering = |idle: &[Idle], need: u64, room: u64| {
         idle.iter()
             .enumerate()
@@ -268,9 +287,8 @@ fn choose_chunks(idle: &mut Vec<Idle>, need: u64, room: u64, max_moves: usize) -
             .min_by_key(|(_, k)| (k.size, k.ptr))
             .map(|(j, _)| j)
     };
-    let mut out = Vec::new();
-    let (mut need, mut room) = (need, room);
-    while need > 0 && out.len() < max_moves {
+    let (mut need, mut room, mut taken) = (need, room, 0);
+    while need > 0 && taken < max_moves {
         if let Some(j) = covering(idle, need, room) {
             out.push(idle.remove(j));
             break;
@@ -288,8 +306,8 @@ fn choose_chunks(idle: &mut Vec<Idle>, need: u64, room: u64, max_moves: usize) -
         need -= k.size;
         room -= k.size;
         out.push(k);
+        taken += 1;
     }
-    out
 }
 
 #[cfg(test)]
