@@ -125,7 +125,7 @@ impl<K: Ord + Copy, V: Copy> SortedMap<K, V> {
         for e in self.items.iter_mut() {
             e.0 = f(e.1);
         }
-        self.items.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.items.sort_unstable_by_key(|e| e.0);
         debug_assert!(self.items.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }
