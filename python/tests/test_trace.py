@@ -405,3 +405,73 @@ def test_session_refuses_hostile_metadata():
         s.storage_created(1, 8)
     with pytest.raises(stridekit.StridekitError, match="unknown warning kind"):
         s.warn(0, 1, "made_up", "x")
+
+
+def _alloc(rep, key="allocated_bytes.all.current"):
+    return [s["allocator"][key] for s in rep["steps"]]
+
+
+def test_sim_a_returned_functions_locals_are_freed(tmp_path):
+    # The line tracer must not keep a returned frame (and its locals) alive.
+    _, t = run_prog(tmp_path, """\
+        import torch
+        def rows(t, k=1):
+            return t[k:]
+        x = torch.zeros(1000)
+        v = rows(x.clone())
+        v = rows(x.clone())
+        """, "sim", function_steps=False)
+    assert _alloc(t.to_json()) == [0, 0, 4096, 8192, 8192]
+
+
+def test_sim_equal_makes_cuda_equals_two_temporaries(tmp_path):
+    # cuda_equal: at::eq(self, src).all().item(), unless same sizes fail or it is the same view.
+    _, t = run_prog(tmp_path, """\
+        import torch
+        a = torch.arange(4.)
+        b = a.clone()
+        r = torch.equal(a, b)
+        s = torch.equal(a, a)
+        q = torch.equal(a, b[:2])
+        """, "sim")
+    peaks = _alloc(t.to_json(), "allocated_bytes.all.peak")
+    assert peaks == [0, 512, 1024, 2048, 2048, 2048]
+    assert _alloc(t.to_json())[-1] == 1024
+    _, t = run_prog(tmp_path, "import torch\na = torch.arange(4.)\ns = torch.equal(a, a)\n", "sim")
+    assert _alloc(t.to_json(), "allocated_bytes.all.peak") == [0, 512, 512]
+
+
+def test_sim_roll_intermediates_and_contiguous_copy(tmp_path):
+    # roll_cuda: several dims roll one at a time (each intermediate alive until the output
+    # exists); a non-contiguous input is copied contiguous first.
+    _, t = run_prog(tmp_path, """\
+        import torch
+        x = torch.arange(24.).view(2, 3, 4)
+        h = x.roll((1, 2), (1, 2))
+        p = x.permute(2, 0, 1)
+        f = p.roll(1, 0)
+        g = x.roll(1)
+        """, "sim")
+    rep = t.to_json()
+    assert _alloc(rep) == [0, 512, 1024, 1024, 1536, 2048]
+    assert _alloc(rep, "allocated_bytes.all.peak") == [0, 512, 1536, 1536, 2048, 2048]
+
+
+def test_sim_index_error_checked_on_the_device_allocates_the_output(tmp_path):
+    # The CPU kernel refuses index 5 before its output; CUDA's allocates the output and
+    # asserts on the device. A dtype error is a host check on both: nothing allocated.
+    src = """\
+        import torch
+        x = torch.arange(6.).view(2, 3)
+        i = torch.tensor([5])
+        y = x.index_select(0, i)
+        """
+    _, t = run_prog(tmp_path, src, "sim")
+    rep = t.to_json()
+    assert rep["error"]["class"] == "IndexError"
+    assert rep["allocator"]["allocated_bytes.all.peak"] == 1536
+    assert rep["allocator"]["allocated_bytes.all.current"] == 1024
+    _, t = run_prog(tmp_path, src.replace("[5]", "[0.0]"), "sim")
+    assert t.to_json()["allocator"]["allocated_bytes.all.peak"] == 1024
+    _, t = run_prog(tmp_path, src, "cpu")
+    assert t.to_json()["allocator"] is None
