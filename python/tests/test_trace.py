@@ -475,3 +475,46 @@ def test_sim_index_error_checked_on_the_device_allocates_the_output(tmp_path):
     assert t.to_json()["allocator"]["allocated_bytes.all.peak"] == 1024
     _, t = run_prog(tmp_path, src, "cpu")
     assert t.to_json()["allocator"] is None
+
+
+def test_a_panic_in_the_trace_session_is_a_stridekit_error():
+    s = stridekit._stridekit.TraceSession()
+    with pytest.raises(stridekit.StridekitError, match="internal error.*boom"):
+        s._panic_for_test("boom")
+    # The session's books may be half written: it refuses every later call.
+    with pytest.raises(stridekit.StridekitError, match="poisoned"):
+        s.storage_created(1, 8)
+
+
+def _panicking_tracer(*args, **kwargs):
+    """A Tracer whose Rust session panics at the first storage (the panic barrier's path)."""
+    t = Tracer(*args, **kwargs)
+    real = t.session
+
+    class Panicky:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def storage_created(self, key, nbytes):
+            real._panic_for_test("planted")
+
+    t.session = Panicky()
+    return t
+
+
+def test_a_panic_while_tracing_never_hides_the_program(tmp_path, monkeypatch, capsys):
+    import stridekit.__main__ as cli_main
+    import stridekit.trace_run as trace_run
+
+    p = tmp_path / "prog.py"
+    p.write_text("import torch\nx = torch.ones(2)\nprint('ran', x.sum().item())\nraise ValueError('mine')\n")
+    monkeypatch.setattr(trace_run, "Tracer", _panicking_tracer)
+    status = cli_main.trace_main(["--device", "sim", str(p)])
+    out, err = capsys.readouterr()
+    assert status == 1 and "ran 2.0" in out
+    assert "the report failed: StridekitError" in err
+    assert "the program raised ValueError at line 4, column 1: mine" in err
+    # A program that ended normally: status 3 says the report failed (and why).
+    p.write_text("import torch\nx = torch.ones(2)\n")
+    assert cli_main.trace_main([str(p)]) == 3
+    assert "the report failed: StridekitError: trace session poisoned" in capsys.readouterr().err
