@@ -518,3 +518,49 @@ def test_a_panic_while_tracing_never_hides_the_program(tmp_path, monkeypatch, ca
     p.write_text("import torch\nx = torch.ones(2)\n")
     assert cli_main.trace_main([str(p)]) == 3
     assert "the report failed: StridekitError: trace session poisoned" in capsys.readouterr().err
+
+
+def _stridekit_cli():
+    """The stridekit binary of this checkout (cargo test builds it before scripts/test-python
+    runs; built here when missing)."""
+    repo = os.path.abspath(os.path.join(HERE, "..", ".."))
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(repo, "target"))
+    exe = os.path.join(target, "debug", "stridekit")
+    if not os.path.exists(exe):
+        subprocess.run(["cargo", "build", "--locked", "--bin", "stridekit"], cwd=repo, check=True)
+    return exe
+
+
+def test_saved_trace_end_to_end_through_alloc_replay_and_alloc_tune(tmp_path):
+    r = cli(tmp_path, """\
+        import torch
+        m = torch.nn.Linear(256, 256)
+        for i in range(3):
+            x = torch.randn(64, 256)
+            y = m(x).relu().sum()
+            y.backward()
+        """, "--device", "sim", "--json", "rep.json", "--save-trace", "t.csv")
+    assert r.returncode == 0, r.stderr
+    predicted = json.loads((tmp_path / "rep.json").read_text())["allocator"]
+    exe = _stridekit_cli()
+    rep = subprocess.run([exe, "alloc", "replay", "--json", "t.csv"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    (run,) = json.loads(rep.stdout)
+    for k in ("allocated_bytes.all.peak", "reserved_bytes.all.peak", "allocated_bytes.all.current",
+              "reserved_bytes.all.current", "segment.all.current"):
+        assert run["stats"][k] == predicted[k], k
+    (tmp_path / "grid.txt").write_text("default\nexpandable_segments:True\npolicy:stridekit\n")
+    tune = subprocess.run([exe, "alloc", "tune", "--grid", "grid.txt", "--json", "t.csv"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert tune.returncode == 0, tune.stderr
+    rows = {row["setting"]: row for row in json.loads(tune.stdout)}
+    assert set(rows) == {"default", "expandable_segments:True", "policy:stridekit"}
+    assert rows["default"]["stats"]["reserved_bytes.all.peak"] == predicted["reserved_bytes.all.peak"]
+    # The same trace under --alloc-conf policy:stridekit predicts what tune's row replays.
+    r = cli(tmp_path, (tmp_path / "prog.py").read_text(), "--device", "sim", "--alloc-conf",
+            "policy:stridekit", "--json", "rep2.json")
+    assert r.returncode == 0, r.stderr
+    predicted = json.loads((tmp_path / "rep2.json").read_text())["allocator"]
+    assert rows["policy:stridekit"]["stats"]["reserved_bytes.all.peak"] == predicted["reserved_bytes.all.peak"]
+    assert rows["policy:stridekit"]["stats"]["allocated_bytes.all.peak"] == predicted["allocated_bytes.all.peak"]
