@@ -120,7 +120,10 @@ class Tracer:
         self._keys: dict[int, int] = {}  # id(storage) -> key
         self._sizes: dict[int, int] = {}  # key -> nbytes when last seen
         self._next_key = 0
-        self._packed = weakref.WeakSet()
+        # The tensors autograd saved, in the order it saved them (a dict of weak references,
+        # each removed when its graph node goes: a WeakSet's order is arbitrary).
+        self._packed: dict[int, weakref.ref] = {}
+        self._packed_n = 0
         self._active = False
         self._lines: _Lines | None = None
         self._filename: str | None = None
@@ -274,7 +277,9 @@ class Tracer:
     def _pack(self, t):
         p = _Packed(t)
         if self._active:
-            self._packed.add(p)
+            n = self._packed_n
+            self._packed_n += 1
+            self._packed[n] = weakref.ref(p, lambda _, n=n, d=self._packed: d.pop(n, None))
         return p
 
     @staticmethod
@@ -569,7 +574,8 @@ class Tracer:
             return (id(x.untyped_storage()), tuple(x.shape), tuple(x.stride()), x.storage_offset())
 
         by_key = {}
-        for p in list(self._packed):
+        packed = [p for p in (r() for r in list(self._packed.values())) if p is not None]
+        for p in packed:
             try:
                 by_key.setdefault(key(p.t), []).append(p)
             except Exception:
@@ -602,7 +608,7 @@ class Tracer:
                             p.grad_fn = f"{type(node).__name__}.{attr}"
                             break
             todo += [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
-        return [(self._meta("saved", p.t), p.grad_fn or "?") for p in list(self._packed)
+        return [(self._meta("saved", p.t), p.grad_fn or "?") for p in packed
                 if _has_storage(p.t)]
 
     def _values(self, t) -> str:
