@@ -64,6 +64,8 @@ def test_seed001_linear_layer_parameters_and_saved_tensors(tmp_path):
     ns = {}
     exec(compile(SEED001, "seed001", "exec"), ns)
     node = ns["logits"].grad_fn
+    named = {"model.weight": ns["model"].weight, "model.bias": ns["model"].bias,
+             "features": ns["features"], "logits": ns["logits"]}
     saved = []
     todo, seen = [node], set()
     while todo:
@@ -75,12 +77,23 @@ def test_seed001_linear_layer_parameters_and_saved_tensors(tmp_path):
             if a.startswith("_saved_"):
                 v = getattr(n, a)
                 if isinstance(v, torch.Tensor):
-                    saved.append((f"{type(n).__name__}.{a}", list(v.shape), v.untyped_storage().nbytes()))
+                    ptr = v.untyped_storage().data_ptr()
+                    owners = sorted(k for k, t in named.items() if t.untyped_storage().data_ptr() == ptr)
+                    saved.append((f"{type(n).__name__}.{a}", list(v.shape), list(v.stride()), v.storage_offset(),
+                                  v.numel() * v.element_size(), v.untyped_storage().nbytes(), owners))
         todo += [m for m, _ in n.next_functions]
-    got = [(s["grad_fn"], s["shape"], s["storage_nbytes"]) for s in rep["autograd"]["saved_tensors"]]
-    assert sorted(got) == sorted(saved) and saved
+    # addmm(bias, input, weight.t()) saves the input for the weight's gradient (the weight
+    # only when the input needs a gradient too, which `features` does not).
+    assert [x[0] for x in saved] == ["AddmmBackward0._saved_mat1"]
+    by_storage = {}
+    for t in rep["tensors"]:
+        by_storage.setdefault(t["storage"], []).append(t["name"])
+    got = [(s["grad_fn"], s["shape"], s["strides"], s["storage_offset"], s["bytes"], s["storage_nbytes"],
+            sorted(by_storage.get(s["storage"], []))) for s in rep["autograd"]["saved_tensors"]]
+    assert sorted(got) == sorted(saved)
+    assert got[0][1:] == ([1, 3], [3, 1], 0, 12, 12, ["features"])
     # addmm saves the input (for the weight's gradient): the features' storage, named.
-    assert rep["autograd"]["saved_storage_bytes"] == sum({s[2] for s in saved})
+    assert rep["autograd"]["saved_storage_bytes"] == sum(s[5] for s in saved) == 12
     assert rep["autograd"]["graph_only_storage_bytes"] == 0
     assert all(s["storage"] is not None for s in rep["autograd"]["saved_tensors"])
 
