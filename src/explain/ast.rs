@@ -333,6 +333,22 @@ impl BinOp {
             BinOp::BitXor => "^",
         }
     }
+
+    /// The ATen op the operator calls on tensors (autograd names its node after it).
+    pub fn aten_name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::FloorDiv => "floor_divide",
+            BinOp::Mod => "remainder",
+            BinOp::Pow => "pow",
+            BinOp::BitAnd => "bitwise_and",
+            BinOp::BitOr => "bitwise_or",
+            BinOp::BitXor => "bitwise_xor",
+        }
+    }
 }
 
 impl Expr {

@@ -8,7 +8,7 @@ use super::ast::{
     BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span, UnaryOp,
 };
 use super::pyops;
-use super::value::{Lambda, Value, type_error, unsupported};
+use super::value::{Lambda, Value, type_error};
 use crate::bench::rng::SplitMix64;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::storage::Device;
@@ -51,6 +51,8 @@ pub struct Env {
     pub(super) pending: RefCell<Option<super::exec::Exc>>,
     /// The exceptions being handled (`except` bodies running), innermost last.
     pub(super) handling: RefCell<Vec<super::exec::Exc>>,
+    /// Autograd: which tensors require grad, the graph, grad mode.
+    pub grad: super::autograd::State,
 }
 
 /// The deepest nesting of function and lambda calls (each level costs the interpreter's
@@ -98,6 +100,7 @@ impl Env {
             budget: Cell::new(MAX_EXECUTED),
             pending: RefCell::new(None),
             handling: RefCell::new(Vec::new()),
+            grad: super::autograd::State::default(),
         }
     }
 
@@ -152,6 +155,12 @@ impl Env {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Forgets the autograd state of tensors the program can no longer reach.
+    pub(super) fn prune_autograd(&self) {
+        let live = super::autograd::calls::live_ids(self.vars.borrow().iter().map(|(_, v)| v));
+        self.grad.prune(&live);
     }
 
     pub(super) fn write_output(&self, text: &str) {
@@ -266,6 +275,7 @@ pub(super) struct Scope<'a> {
 /// `super::pycalls::NAMES`).
 const BUILTINS: &[&str] = &[
     "print", "len", "int", "float", "bool", "abs", "str", "tuple", "list", "min", "max", "repr",
+    "type",
 ];
 
 impl<'a> Scope<'a> {
@@ -407,11 +417,17 @@ impl<'a> Scope<'a> {
                 let v = self.eval(operand)?;
                 match op {
                     UnaryOp::Not => Value::Bool(!pyops::truthy(&v)?),
+                    UnaryOp::Neg => self.env.grad.operator("neg", &v, None, || {
+                        super::operators::unary(*op, v.clone())
+                    })?,
                     _ => super::operators::unary(*op, v)?,
                 }
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                super::operators::binary(*op, self.eval(lhs)?, self.eval(rhs)?)?
+                let (a, b) = (self.eval(lhs)?, self.eval(rhs)?);
+                self.env.grad.operator(op.aten_name(), &a, Some(&b), || {
+                    super::operators::binary(*op, a.clone(), b.clone())
+                })?
             }
             ExprKind::Compare { first, rest } => self.compare(first, rest)?,
             ExprKind::BoolOp { op, values } => {
@@ -433,10 +449,26 @@ impl<'a> Scope<'a> {
                 params: params.clone(),
                 body: (**body).clone(),
             })),
-            ExprKind::Attr { base, name } => super::attrs::attribute(self.eval(base)?, name)?,
+            ExprKind::Attr { base, name } => match self.eval(base)? {
+                Value::Tensor(t) => {
+                    let warn = |m: String| self.env.warn("non_leaf_grad", m);
+                    match self.env.grad.attribute(&t, name, &warn) {
+                        Some(v) => v,
+                        None => {
+                            let v = super::attrs::attribute(Value::Tensor(t.clone()), name)?;
+                            self.env.grad.view(name, &t, &v)?;
+                            v
+                        }
+                    }
+                }
+                base => super::attrs::attribute(base, name)?,
+            },
             ExprKind::Subscript { base, items, .. } => match self.eval(base)? {
                 Value::Tensor(t) => {
-                    Value::Tensor(super::indexing::getitem(&t, &self.index_items(items)?)?)
+                    let items = self.index_items(items)?;
+                    let v = Value::Tensor(super::indexing::getitem(&t, &items)?);
+                    self.env.grad.view(super::indexing::view_op(&items), &t, &v)?;
+                    v
                 }
                 seq @ (Value::Tuple(_)
                 | Value::List(_)
@@ -547,16 +579,23 @@ impl<'a> Scope<'a> {
     fn call(&self, func: &Expr, args: &[Expr], kwargs: &[(String, Expr)]) -> Result<Value> {
         let positional = self.eval_all(args)?;
         let mut kw = Vec::new();
+        let mut requires_grad = false;
         for (k, v) in kwargs {
             let v = self.eval(v)?;
             if k == "requires_grad" {
-                if pyops::truthy(&v)? {
-                    return Err(unsupported("requires_grad=True"));
-                }
-                continue; // requires_grad=False is what every tensor here already is
+                requires_grad = pyops::truthy(&v)?;
+                continue;
             }
             kw.push((k.clone(), v));
         }
+        let result = self.call_with(func, positional, kw)?;
+        if requires_grad {
+            self.env.grad.factory(&result)?;
+        }
+        Ok(result)
+    }
+
+    fn call_with(&self, func: &Expr, positional: Vec<Value>, kw: Vec<(String, Value)>) -> Result<Value> {
         let named = |name: &str| Args {
             name: name.to_string(),
             positional: positional.clone(),
@@ -577,8 +616,20 @@ impl<'a> Scope<'a> {
             },
             ExprKind::Attr { base, name } => match self.eval(base)? {
                 Value::Torch if name == "Generator" => super::pycalls::new_generator(named(name)),
-                Value::Torch => super::ops::torch_function(name, named(name), self.env),
-                Value::Tensor(t) => super::ops::tensor_method(&t, name, named(name)),
+                Value::Torch => match name.as_str() {
+                    "no_grad" | "enable_grad" => {
+                        named(name).bind(&[])?;
+                        Ok(Value::GradMode(name == "enable_grad"))
+                    }
+                    "is_grad_enabled" => Ok(Value::Bool(self.env.grad.enabled())),
+                    _ => self.env.grad.function(name, named(name), |a| {
+                        super::ops::torch_function(name, a, self.env)
+                    }),
+                },
+                Value::Tensor(t) => self.env.grad.method(&t, name, named(name), |a| {
+                    super::ops::tensor_method(&t, name, a)
+                }),
+                Value::GradFn(n) => super::autograd::calls::node_method(&n, name, named(name)),
                 Value::Storage(s) => super::attrs::storage_method(&s, name, named(name)),
                 Value::TypedStorage(s, d) => {
                     super::attrs::typed_storage_method(&s, d, name, named(name))

@@ -391,6 +391,7 @@ pub(super) fn assign(scope: &Scope, target: &Expr, value: Value) -> Result<()> {
                 }
                 _ => {
                     let t = base.as_tensor("indexed object")?;
+                    scope.env.grad.check_setitem(t, &value)?;
                     let items = scope.index_items(items)?;
                     super::indexing::setitem(t, &items, value)
                 }

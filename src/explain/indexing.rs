@@ -73,3 +73,28 @@ pub fn setitem(t: &Tensor, items: &[AdvancedItem], value: Value) -> Result<()> {
     };
     t.setitem(&basic(items), &rhs)
 }
+
+/// The view op basic indexing ends with, as autograd names it: the last integer (`select`),
+/// slice other than `:` (`slice`) or `None` (`unsqueeze`); `alias` when every item is
+/// trivial. Advanced indexing is no view.
+pub fn view_op(items: &[AdvancedItem]) -> &'static str {
+    if Tensor::is_advanced(items) {
+        return "getitem_advanced";
+    }
+    let full = |i: &IndexItem| {
+        matches!(
+            i,
+            IndexItem::Slice {
+                start: None,
+                stop: None,
+                step: None | Some(1)
+            } | IndexItem::Ellipsis
+        )
+    };
+    match basic(items).iter().rev().find(|i| !full(i)) {
+        Some(IndexItem::Int(_)) => "getitem_select",
+        Some(IndexItem::NewAxis) => "getitem_unsqueeze",
+        Some(_) => "getitem_slice",
+        None => "getitem_alias",
+    }
+}

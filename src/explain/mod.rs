@@ -6,6 +6,7 @@ pub mod args;
 mod arith_ops;
 pub mod ast;
 mod attrs;
+pub mod autograd;
 mod builtins;
 mod copy_ops;
 pub mod eval;

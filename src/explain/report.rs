@@ -60,6 +60,8 @@ pub struct Report {
     /// The caching allocator's figures when the program stopped (`--device sim` or
     /// `cuda`); None on the CPU.
     pub allocator: Option<Account>,
+    /// What the autograd graph keeps alive when the program stopped.
+    pub autograd: super::autograd::usage::Usage,
     /// The source of the statement starting on each line, for the text report.
     #[serde(skip)]
     pub sources: std::collections::BTreeMap<usize, String>,
@@ -124,6 +126,7 @@ impl Report {
             warnings: env.warnings(),
             sources: program.line_sources(),
             allocator: allocator.account(),
+            autograd: env.grad.usage(&live),
             allocator_name: allocator.describe(),
             error: error.map(|e| ErrorReport {
                 statement: e.statement,

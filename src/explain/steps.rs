@@ -42,6 +42,8 @@ pub struct Step {
     /// The caching allocator's figures at that moment (`--device sim` or `cuda`); None on
     /// the CPU.
     pub allocator: Option<super::allocator::Account>,
+    /// What the autograd graph keeps alive at that moment.
+    pub autograd: super::autograd::usage::Usage,
 }
 
 /// The step after which the unique storage bytes were highest (the first such one).
@@ -89,6 +91,7 @@ impl Steps {
     /// Measures the namespace after the step on `line` of the statement running, with the
     /// allocator's figures.
     pub fn record(&mut self, line: usize, env: &Env, allocator: Option<super::allocator::Account>) {
+        env.prune_autograd();
         let tensors = env.tensors();
         let key: Vec<LayoutKey> = tensors.iter().map(|(n, t)| layout_key(n, t)).collect();
         let acc = match &self.last {
@@ -107,6 +110,7 @@ impl Steps {
             live_tensors: tensors.len(),
             live_storages: acc.storages.len(),
             allocator,
+            autograd: env.grad.usage(&tensors),
         };
         let bytes = step.totals.unique_storage_bytes;
         if self
