@@ -288,6 +288,43 @@ def live_tensors(ns: dict) -> list[tuple[str, torch.Tensor]]:
     return [(n, v) for n, v in ns.items() if isinstance(v, torch.Tensor)]
 
 
+def autograd_usage(live: list[tuple[str, torch.Tensor]]) -> dict:
+    """What the autograd graph behind the live tensors keeps alive: every tensor its nodes
+    saved (`_saved_*` attributes; freed ones raise and are skipped), the bytes of their
+    distinct storages, and the bytes of those storages no live name is on."""
+    named = {t.untyped_storage()._cdata for _, t in live}
+    todo = [t.grad_fn for _, t in live if t.grad_fn is not None]
+    seen: set[int] = set()
+    kept = []  # the node objects visited, alive so that their id()s stay unique
+    storages: dict[int, int] = {}
+    count = 0
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        kept.append(node)
+        for attr in dir(node):
+            if not attr.startswith("_saved_"):
+                continue
+            try:
+                value = getattr(node, attr)
+            except RuntimeError:  # freed by a backward without retain_graph
+                continue
+            values = value if isinstance(value, (tuple, list)) else [value]
+            for v in values:
+                if isinstance(v, torch.Tensor):
+                    count += 1
+                    st = v.untyped_storage()
+                    storages[st._cdata] = st.nbytes()
+        todo.extend(n for n, _ in node.next_functions if n is not None)
+    return {
+        "saved_tensors": count,
+        "saved_storage_bytes": sum(storages.values()),
+        "graph_only_storage_bytes": sum(b for k, b in storages.items() if k not in named),
+    }
+
+
 def step(index: int, line: int, ns: dict) -> dict:
     """One entry of the report's `steps`: the totals after the simple statement on `line` of
     top-level statement `index` ran."""
@@ -298,6 +335,7 @@ def step(index: int, line: int, ns: dict) -> dict:
         **r["totals"],
         "live_tensors": len(r["tensors"]),
         "live_storages": len(r["storages"]),
+        "autograd": r["autograd"],
     }
 
 
@@ -376,6 +414,7 @@ def report(ns: dict, error: dict | None, steps: Steps | None = None, output: str
         # occur in golden programs.
         "warnings": [],
         "error": error,
+        "autograd": autograd_usage(live),
     }
 
 

@@ -81,6 +81,11 @@ pub enum StmtKind {
     Pass,
     /// `raise` (re-raise the exception being handled) or `raise value`.
     Raise(Option<Expr>),
+    /// `with context: body` (`torch.no_grad()` / `torch.enable_grad()`).
+    With {
+        context: Expr,
+        body: Vec<Stmt>,
+    },
     /// `try: body` with its `except` handlers, `else:` and `finally:`.
     Try {
         body: Vec<Stmt>,
@@ -717,6 +722,10 @@ fn write_block_stmt(f: &mut fmt::Formatter<'_>, stmt: &Stmt, indent: usize) -> f
             write_body(f, body, indent)?;
             write_else(f, orelse, indent)
         }
+        StmtKind::With { context, body } => {
+            writeln!(f, "{pad}with {context}:")?;
+            write_body(f, body, indent)
+        }
         StmtKind::Def(def) => {
             write!(f, "{pad}def {}(", def.name)?;
             for (i, p) in def.params.iter().enumerate() {
@@ -777,6 +786,7 @@ impl StmtKind {
             StmtKind::If { .. }
                 | StmtKind::For { .. }
                 | StmtKind::While { .. }
+                | StmtKind::With { .. }
                 | StmtKind::Def(_)
                 | StmtKind::Try { .. }
         )
@@ -796,6 +806,7 @@ impl Stmt {
                 body.iter().chain(orelse).collect()
             }
             StmtKind::Def(def) => def.body.iter().collect(),
+            StmtKind::With { body, .. } => body.iter().collect(),
             StmtKind::Try {
                 body,
                 handlers,

@@ -64,7 +64,7 @@ pub const MAX_DEPTH: usize = 64;
 
 /// Statement keywords outside the subset.
 const UNSUPPORTED_STATEMENTS: &[&str] = &[
-    "class", "with", "global", "nonlocal", "async", "yield", "await",
+    "class", "global", "nonlocal", "async", "yield", "await",
 ];
 
 /// Positional and keyword arguments of a call.
@@ -254,6 +254,7 @@ impl<'a> Parser<'a> {
             "if" => self.if_stmt(&first)?,
             "for" => self.for_stmt(&first)?,
             "while" => self.while_stmt(&first)?,
+            "with" => self.with_stmt(&first)?,
             "def" => self.def_stmt(&first)?,
             "try" => self.try_stmt(&first)?,
             "elif" | "else" | "except" | "finally" => {
@@ -396,6 +397,17 @@ impl<'a> Parser<'a> {
                 orelse,
             },
         ))
+    }
+
+    /// `with context:` and its block (one context, no `as`).
+    fn with_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {
+        self.bump();
+        let context = self.expr()?;
+        if !self.at(&TokenKind::Colon) {
+            return Err(self.unexpected("':' (one context and no 'as' after 'with')"));
+        }
+        let (header, body) = self.block(first, "'with' statement")?;
+        Ok(Self::compound(first, header, StmtKind::With { context, body }))
     }
 
     fn while_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {

@@ -12,7 +12,8 @@ use std::rc::Rc;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Usage {
     /// Saved tensors of the nodes reachable from the live tensors' `grad_fn` (a node's
-    /// saved slots each count; a backward without `retain_graph` frees them).
+    /// saved slots each count; a backward without `retain_graph` frees them; one written in
+    /// place after it was saved is left out: it can no longer be unpacked).
     pub saved_tensors: usize,
     /// Bytes of the distinct storages those saved tensors are on.
     pub saved_storage_bytes: u64,
@@ -33,7 +34,13 @@ impl State {
             if !seen.insert(Rc::as_ptr(&n)) {
                 continue;
             }
+            // A saved tensor written in place since can never be unpacked again (backward
+            // raises the version error instead); PyTorch shows it to no one, so it is not
+            // counted here either.
             for s in n.saved.borrow().iter() {
+                if !s.wrapped_number && s.tensor.version() != s.version {
+                    continue;
+                }
                 usage.saved_tensors += 1;
                 let st = s.tensor.storage();
                 storages.insert(st.id(), st.nbytes() as u64);
