@@ -467,7 +467,7 @@ impl<'a> Scope<'a> {
                 Value::Tensor(t) => {
                     let items = self.index_items(items)?;
                     let v = Value::Tensor(super::indexing::getitem(&t, &items)?);
-                    self.env.grad.view(super::indexing::view_op(&items), &t, &v)?;
+                    self.env.grad.view(super::indexing::view_op(&t, &items), &t, &v)?;
                     v
                 }
                 seq @ (Value::Tuple(_)

@@ -74,27 +74,41 @@ pub fn setitem(t: &Tensor, items: &[AdvancedItem], value: Value) -> Result<()> {
     t.setitem(&basic(items), &rhs)
 }
 
-/// The view op basic indexing ends with, as autograd names it: the last integer (`select`),
-/// slice other than `:` (`slice`) or `None` (`unsqueeze`); `alias` when every item is
-/// trivial. Advanced indexing is no view.
-pub fn view_op(items: &[AdvancedItem]) -> &'static str {
+/// The view op basic indexing of `t` ends with, as autograd names it: the last integer
+/// (`select`), slice that is not the whole dim (`slice`) or `None` (`unsqueeze`); `alias`
+/// when every item is trivial. Advanced indexing is no view.
+pub fn view_op(t: &Tensor, items: &[AdvancedItem]) -> &'static str {
     if Tensor::is_advanced(items) {
         return "getitem_advanced";
     }
-    let full = |i: &IndexItem| {
-        matches!(
-            i,
-            IndexItem::Slice {
-                start: None,
-                stop: None,
-                step: None | Some(1)
-            } | IndexItem::Ellipsis
-        )
-    };
-    match basic(items).iter().rev().find(|i| !full(i)) {
-        Some(IndexItem::Int(_)) => "getitem_select",
-        Some(IndexItem::NewAxis) => "getitem_unsqueeze",
-        Some(_) => "getitem_slice",
-        None => "getitem_alias",
+    let items = basic(items);
+    let used = items
+        .iter()
+        .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. }))
+        .count();
+    let sizes = t.sizes();
+    let mut dim = 0usize;
+    let mut last = "getitem_alias";
+    for item in &items {
+        match item {
+            IndexItem::Int(_) => {
+                last = "getitem_select";
+                dim += 1;
+            }
+            IndexItem::NewAxis => last = "getitem_unsqueeze",
+            IndexItem::Ellipsis => dim += sizes.len().saturating_sub(used),
+            IndexItem::Slice { start, stop, step } => {
+                let size = sizes.get(dim).copied().unwrap_or(0);
+                let norm = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+                let whole = step.unwrap_or(1) == 1
+                    && start.map_or(0, norm) == 0
+                    && stop.map_or(size, norm) == size;
+                if !whole {
+                    last = "getitem_slice";
+                }
+                dim += 1;
+            }
+        }
     }
+    last
 }

@@ -40,24 +40,36 @@ pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// Every node reachable from `root`, each once, with how many edges point at it.
-fn dependencies(root: &Rc<Node>) -> (Vec<Rc<Node>>, HashMap<*const Node, usize>) {
+/// How many edges of the nodes reachable from `root` point at each node, and at each leaf
+/// (by its state's address): a node (or a leaf's accumulator) runs once all have arrived.
+fn dependencies(root: &Rc<Node>) -> (HashMap<*const Node, usize>, HashMap<usize, usize>) {
     let mut seen: HashMap<*const Node, usize> = HashMap::new();
+    let mut leaves: HashMap<usize, usize> = HashMap::new();
     let mut order = vec![root.clone()];
     seen.insert(key(root), 0);
     let mut i = 0;
     while i < order.len() {
         let n = order[i].clone();
-        for next in n.next_nodes() {
-            let count = seen.entry(key(next)).or_insert_with(|| {
-                order.push(next.clone());
-                0
-            });
-            *count += 1;
+        for input in &n.inputs {
+            match &input.edge {
+                Some(Edge::Node(next)) => {
+                    let count = seen.entry(key(next)).or_insert_with(|| {
+                        order.push(next.clone());
+                        0
+                    });
+                    *count += 1;
+                }
+                Some(Edge::Leaf(meta, _)) => *leaves.entry(leaf_key(meta)).or_default() += 1,
+                None => {}
+            }
         }
         i += 1;
     }
-    (order, seen)
+    (seen, leaves)
+}
+
+fn leaf_key(m: &MetaRef) -> usize {
+    Rc::as_ptr(m) as usize
 }
 
 /// Backward from a tensor made by `root` with output gradient `grad`. `retained` are the
@@ -68,7 +80,8 @@ pub fn run(
     retain_graph: bool,
     retained: &[(Rc<Node>, MetaRef)],
 ) -> Result<()> {
-    let (_, mut pending_edges) = dependencies(root);
+    let (mut pending_edges, mut pending_leaves) = dependencies(root);
+    let mut leaf_grads: HashMap<usize, Tensor> = HashMap::new();
     let mut grads: HashMap<*const Node, Tensor> = HashMap::new();
     grads.insert(key(root), grad);
     let mut ready = vec![root.clone()];
@@ -95,7 +108,23 @@ pub fn run(
         };
         for (input, ig) in node.inputs.iter().zip(input_grads) {
             match (&input.edge, ig) {
-                (Some(Edge::Leaf(meta, leaf)), Some(ig)) => accumulate(meta, leaf, &ig)?,
+                (Some(Edge::Leaf(meta, leaf)), ig) => {
+                    let k = leaf_key(meta);
+                    if let Some(ig) = ig {
+                        let summed = match leaf_grads.remove(&k) {
+                            Some(old) => add(old, &ig)?,
+                            None => ig,
+                        };
+                        leaf_grads.insert(k, summed);
+                    }
+                    let left = pending_leaves.entry(k).or_insert(1);
+                    *left = left.saturating_sub(1);
+                    if *left == 0
+                        && let Some(g) = leaf_grads.remove(&k)
+                    {
+                        accumulate(meta, leaf, &g)?;
+                    }
+                }
                 (Some(Edge::Node(next)), ig) => {
                     let k = key(next);
                     if let Some(ig) = ig {

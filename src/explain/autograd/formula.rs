@@ -37,8 +37,10 @@ pub enum Formula {
         keepdim: bool,
         mean: bool,
     },
-    /// A view: the gradient lands on the input's elements the output's elements are.
-    View,
+    /// A view: the gradient lands on the input's elements the output's elements are;
+    /// `summed` for the views whose PyTorch backward is a sum into zeros (expand, unfold:
+    /// a -0.0 that lands alone becomes 0.0 there).
+    View { summed: bool },
     /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
     Copy,
 }
@@ -192,7 +194,7 @@ impl Formula {
                 }
                 out[0] = Some(expanded);
             }
-            Formula::View => out[0] = Some(view_backward(grad, &inputs[0])?),
+            Formula::View { summed } => out[0] = Some(view_backward(grad, &inputs[0], *summed)?),
             Formula::Copy => out[0] = Some(grad.reshape(&size(0))?),
         }
         // Every gradient in its input's dtype (the engine's cast).
@@ -234,7 +236,7 @@ fn element_offsets(layout: &crate::layout::Layout) -> Vec<i64> {
 
 /// A view's backward: each output element's gradient is added to the input element on the
 /// same storage element (summed where the view repeats one: `expand`, overlapping `unfold`).
-fn view_backward(grad: &Tensor, input: &Input) -> Result<Tensor> {
+fn view_backward(grad: &Tensor, input: &Input, summed: bool) -> Result<Tensor> {
     let out_layout = grad_view_layout(input);
     if has_internal_overlap(&input.layout) {
         return Err(TensorError::new(
@@ -251,13 +253,16 @@ fn view_backward(grad: &Tensor, input: &Input) -> Result<Tensor> {
     acc.try_reserve_exact(span).map_err(|_| {
         TensorError::new(ErrorKind::OutOfMemory, "autograd: a view's gradient buffer")
     })?;
-    acc.resize(span, 0.0f64);
+    // None until a gradient lands there: the first one is kept as it is (a -0.0 stays -0.0,
+    // as PyTorch's copy into zeros), later ones are added.
+    acc.resize(span, summed.then_some(0.0f64));
     for (o, v) in outs.iter().zip(grad.values()?) {
-        acc[(o - lo) as usize] += v.to_f64();
+        let slot = &mut acc[(o - lo) as usize];
+        *slot = Some(slot.map_or(v.to_f64(), |a| a + v.to_f64()));
     }
     let values: Vec<Scalar> = ins
         .iter()
-        .map(|o| Scalar::Float(acc[(o - lo) as usize]))
+        .map(|o| Scalar::Float(acc[(o - lo) as usize].unwrap_or(0.0)))
         .collect();
     Tensor::from_values(&input.sizes, &values, Some(input.dtype))?.placed_on(grad.device())
 }

@@ -194,7 +194,8 @@ pub fn node_for(state: &State, name: &str, call: &Call, result: &Tensor) -> Resu
         _ if result.shares_storage(this) => match view_name(name) {
             Some(n) => {
                 inputs[0] = input(state, this, Some(result));
-                (n, Formula::View)
+                let summed = matches!(n, "ExpandBackward0" | "UnfoldBackward0");
+                (n, Formula::View { summed })
             }
             None => return Err(no_derivative(&format!("`{name}`"))),
         },
