@@ -157,7 +157,7 @@ impl Env {
             .collect()
     }
 
-    /// Forgets the autograd state of tensors the program can no longer reach.
+    /// Forgets the autograd state of tensors no name can reach any more.
     pub(super) fn prune_autograd(&self) {
         let live = super::autograd::calls::live_ids(self.vars.borrow().iter().map(|(_, v)| v));
         self.grad.prune(&live);
@@ -251,6 +251,9 @@ pub fn run_observed(
             );
         }
         env.done.set(i + 1);
+        // Between top-level statements no temporary of the program is alive (a loop's
+        // iterable, say), so only the names can still reach a tensor.
+        env.prune_autograd();
     }
     (env, None)
 }

@@ -645,8 +645,8 @@ impl<'a> Parser<'a> {
                     first.span,
                     format!(
                         "'{n}' statements are not supported; a program is made of assignments, \
-                         'del', 'assert', expression statements, 'if', 'for', 'while', 'def', \
-                         'try', 'raise', 'pass', 'break', 'continue' and 'return'"
+                         'del', 'assert', expression statements, 'if', 'for', 'while', 'with', \
+                         'def', 'try', 'raise', 'pass', 'break', 'continue' and 'return'"
                     ),
                 ));
             }

@@ -91,7 +91,6 @@ impl Steps {
     /// Measures the namespace after the step on `line` of the statement running, with the
     /// allocator's figures.
     pub fn record(&mut self, line: usize, env: &Env, allocator: Option<super::allocator::Account>) {
-        env.prune_autograd();
         let tensors = env.tensors();
         let key: Vec<LayoutKey> = tensors.iter().map(|(n, t)| layout_key(n, t)).collect();
         let acc = match &self.last {
