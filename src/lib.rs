@@ -37,3 +37,10 @@ pub const BUILD: &str = match option_env!("STRIDEKIT_BUILD") {
         " (built without STRIDEKIT_BUILD)"
     ),
 };
+
+/// The Rust examples of README.md and docs/architecture.md run as doc tests
+/// (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+#[doc = include_str!("../docs/architecture.md")]
+pub struct DocsExamples;

@@ -1,4 +1,4 @@
-//! The C ABI from C: examples/c/stridekit_example.c (and the C snippet of the README) are
+//! The C ABI from C: examples/c/stridekit_example.c (and the C snippet of docs/embedding.md) are
 //! compiled with the system C compiler (`cc`, or $CC) against include/stridekit.h and
 //! linked with libstridekit, once as the cdylib and once as the staticlib, then run. Every
 //! check in the example fails the run. The library is built first with
@@ -154,14 +154,15 @@ fn header_compiles_as_cpp_and_links() {
     assert!(run(&exe).starts_with("0 v"));
 }
 
-/// The C block of the README's "Use from C, Python and PyTorch" section.
+/// The C block of docs/embedding.md (moved there from the README's "Use from C, Python and
+/// PyTorch" section).
 #[test]
-fn readme_c_snippet_runs() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme
+fn embedding_page_c_snippet_runs() {
+    let page = std::fs::read_to_string(root().join("docs/embedding.md")).unwrap();
+    let start = page
         .find("```c\n")
-        .expect("README has a ```c block (Use from C, Python and PyTorch)");
-    let body = &readme[start + 5..];
+        .expect("docs/embedding.md has a ```c block (C ABI over DLPack)");
+    let body = &page[start + 5..];
     let snippet = &body[..body.find("```").unwrap()];
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c_example");
     std::fs::create_dir_all(&dir).unwrap();

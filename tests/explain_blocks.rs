@@ -241,12 +241,13 @@ proptest! {
     }
 }
 
-/// The fenced block of `lang` that follows `marker` in the README, unindented.
-fn readme_block(marker: &str, lang: &str) -> String {
-    let readme = std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR")))
-        .expect("README.md");
-    let at = readme.find(marker).expect("README example marker");
-    let rest = &readme[at..];
+/// The fenced block of `lang` that follows `marker` in docs/explain.md (the explain reference,
+/// moved there from the README), unindented.
+fn docs_block(marker: &str, lang: &str) -> String {
+    let page = std::fs::read_to_string(format!("{}/docs/explain.md", env!("CARGO_MANIFEST_DIR")))
+        .expect("docs/explain.md");
+    let at = page.find(marker).expect("docs/explain.md example marker");
+    let rest = &page[at..];
     let open = format!("```{lang}\n");
     let start = rest.find(&open).expect("opening fence") + open.len();
     let end = start + rest[start..].find("```").expect("closing fence");
@@ -259,13 +260,13 @@ fn readme_block(marker: &str, lang: &str) -> String {
 }
 
 #[test]
-fn the_readme_blocks_example_runs_as_shown() {
+fn the_docs_blocks_example_runs_as_shown() {
     let marker = "a view made in a loop keeps the previous iteration's clone alive";
-    let program = readme_block(marker, "python");
+    let program = docs_block(marker, "python");
     let report = stridekit::explain::run(&program);
     assert!(report.error.is_none(), "{:?}", report.error);
     let text = report.to_text();
-    for line in readme_block(marker, "text").lines() {
+    for line in docs_block(marker, "text").lines() {
         assert!(text.contains(line), "{line:?} not in\n{text}");
     }
     let json = report.to_json();

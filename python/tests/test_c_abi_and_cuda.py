@@ -1,5 +1,5 @@
 """The C ABI from Python (ctypes over the extension module's own file, which exports it),
-the README's Python snippets, and the CUDA paths (skipped without a GPU; failing under
+the Python snippets of docs/embedding.md, and the CUDA paths (skipped without a GPU; failing under
 STRIDEKIT_REQUIRE_GPU=1): copies with CUDA tensors on the default and on an external
 stream, contiguous() on CUDA, and the pluggable allocator's fail-clean behaviour."""
 
@@ -15,7 +15,8 @@ import torch
 
 import stridekit
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EMBEDDING = ROOT / "docs" / "embedding.md"
 
 
 class DLDevice(ctypes.Structure):
@@ -80,7 +81,7 @@ def test_pluggable_allocator_fails_cleanly_without_a_gpu():
 def test_pluggable_check_script_says_when_there_is_no_gpu():
     if torch.cuda.is_available():
         pytest.skip("a GPU is present: gpu-check runs the script itself")
-    script = README.parent / "scripts" / "torch_pluggable_check.py"
+    script = ROOT / "scripts" / "torch_pluggable_check.py"
     p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert p.returncode == 2, p.stdout + p.stderr
     assert "no GPU" in p.stderr
@@ -93,12 +94,25 @@ def test_torch_loads_the_pluggable_allocator():
     assert alloc.allocator() is not None
 
 
+def test_embedding_page_python_snippets_run():
+    # docs/embedding.md holds what was the README's "Use from C, Python and PyTorch" section.
+    text = EMBEDDING.read_text()
+    section = text[text.index("## Python\n") :]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) >= 2, "docs/embedding.md: the Python and pluggable-allocator blocks"
+    for code in blocks:
+        if "torch.cuda" in code and not torch.cuda.is_available():
+            continue
+        exec(compile(code, "docs/embedding.md", "exec"), {})
+
+
 def test_readme_python_snippets_run():
-    text = README.read_text()
-    section = text[text.index("## Use from C, Python and PyTorch") :]
+    # The README's "Embed it" examples (tv209.py's block is checked by tests/docs.rs).
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Embed it") :]
     section = section[: section.index("\n## ", 10)]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert blocks, "the README section has no python block"
+    assert len(blocks) >= 2, "README.md: the Embed it section's Python blocks"
     for code in blocks:
         if "torch.cuda" in code and not torch.cuda.is_available():
             continue

@@ -12,7 +12,7 @@
 //! only for the record.
 
 use super::error::{AllocError, AllocResult};
-use super::policy::K_LARGE_BUFFER;
+use super::sizes::K_LARGE_BUFFER;
 
 const MB: u64 = 1 << 20;
 /// Number of power-of-two intervals for `roundup_power2_divisions` (1 MiB .. 64 GiB).
@@ -64,7 +64,7 @@ pub enum Policy {
     /// PyTorch 2.11's caching allocator, reproduced exactly.
     #[default]
     PyTorch,
-    /// stridekit's page-stitching policy ([`super::stitch`]).
+    /// stridekit's page-stitching policy (`stitch.rs`).
     Stridekit,
 }
 

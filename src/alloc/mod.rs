@@ -13,17 +13,23 @@
 //! assert_eq!(s.allocated_bytes[0].current, 0);
 //! ```
 
+pub mod block;
+pub mod chunks;
 pub mod cli;
 pub mod config;
 pub mod cuda_device;
 pub mod device;
 pub mod error;
+pub mod expandable;
 pub mod grid;
 pub mod host_device;
 pub mod policy;
 pub mod replay;
 pub mod report;
+pub mod rounding;
+pub mod sizes;
 pub mod snapshot;
+pub mod state;
 pub mod stats;
 pub mod stitch;
 pub mod trace;

@@ -26,7 +26,8 @@ use std::time::Instant;
 use super::config::AllocConfig;
 use super::device::{DeviceCalls, RawDevice, SimulatedDevice};
 use super::error::{AllocError, AllocResult};
-use super::policy::{BlockHandle, DeviceCachingAllocator, K_LARGE_BUFFER};
+use super::policy::{BlockHandle, DeviceCachingAllocator};
+use super::sizes::K_LARGE_BUFFER;
 use super::stats::DeviceStats;
 use super::trace::{Op, Trace};
 

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::device::RawDevice;
 use super::error::format_size;
-use super::policy::DeviceCachingAllocator;
+use super::state::DeviceCachingAllocator;
 use super::stats::{DeviceStats, POOL_NAMES, Stat};
 
 /// Segments (for expandable segments: each mapped range) with their blocks, sorted by

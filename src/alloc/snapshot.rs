@@ -8,9 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::block::{NIL, PoolKind};
 use super::device::RawDevice;
 use super::error::{AllocError, AllocResult};
-use super::policy::{DeviceCachingAllocator, NIL, PoolKind};
+use super::state::{Action, DeviceCachingAllocator};
 
 /// A stack frame of a snapshot (never filled by stridekit).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -197,7 +198,7 @@ pub fn from_allocator<D: RawDevice>(a: &DeviceCachingAllocator<D>) -> Snapshot {
             stream: e.stream,
             time_us: k as i64,
             frames: Vec::new(),
-            device_free: (e.action == super::policy::Action::Oom).then_some(e.addr),
+            device_free: (e.action == Action::Oom).then_some(e.addr),
         })
         .collect();
     let cfg = a.config();

@@ -38,19 +38,15 @@
 //! `map_spare` maps a kept handle, `unmap_page_keep` unmaps keeping it); that path
 //! compiles but has not run on a GPU yet.
 
+use super::block::{NIL, PoolKind};
+use super::chunks::max_chunk;
 use super::device::{RawDevice, StreamId};
 use super::error::{AllocError, AllocResult};
-use super::policy::{DeviceCachingAllocator, K_SMALL_BUFFER, NIL, PoolKind};
+use super::state::DeviceCachingAllocator;
 
-/// CUDA's allocation granularity: every chunk is a multiple of it, at a multiple of it.
-pub const GRANULE: u64 = 2 << 20;
-/// The least a large-pool segment grows by when it must create memory (PyTorch's page is
-/// 20 MiB): requests below it share chunks, as they share PyTorch's pages.
-pub const LARGE_MIN_CHUNK: u64 = 18 << 20;
-/// The largest chunk the large pool creates (PyTorch's large page). A chunk moves or is
-/// released only as a whole, so the free part of one that also holds a live block is
-/// stranded while that block lives: larger chunks cost fewer calls but strand more.
-pub const LARGE_MAX_CHUNK: u64 = 20 << 20;
+pub use super::chunks::{LARGE_MAX_CHUNK, LARGE_MIN_CHUNK};
+pub use super::sizes::GRANULE;
+
 /// Most chunks moved into one gap; past it the rest of the gap is created.
 const MAX_MOVES: usize = 16;
 
@@ -223,48 +219,6 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             .ok_or_else(|| AllocError::Internal(format!("no free mapped block holds {ptr:#x}")))
     }
 
-    /// The chunks to map at the start of an unmapped block of `room` bytes so that
-    /// `size` bytes are mapped: the spare chunks taken for this request that fit, in
-    /// order, then one new chunk for the rest (at least the pool's least growth, as far
-    /// as the room allows). (size, whether it is a spare) each.
-    pub(crate) fn chunk_plan(
-        &mut self,
-        ptr: u64,
-        size: u64,
-        room: u64,
-        pool: PoolKind,
-    ) -> Vec<(u64, bool)> {
-        debug_assert_eq!(ptr % GRANULE, 0);
-        let need = size.div_ceil(GRANULE) * GRANULE;
-        let mut plan = Vec::new();
-        let mut at = 0u64;
-        let mut k = 0;
-        while at < need && k < self.spare_chunks.len() {
-            let s = self.spare_chunks[k];
-            if at + s <= room {
-                plan.push((s, true));
-                at += s;
-                self.spare_chunks.remove(k);
-            } else {
-                k += 1;
-            }
-        }
-        if at < need {
-            let least = match pool {
-                PoolKind::Small => K_SMALL_BUFFER,
-                PoolKind::Large => LARGE_MIN_CHUNK,
-            };
-            let mut rest = (need - at).max(least).min(room - at);
-            let most = max_chunk(pool);
-            while rest > 0 {
-                let c = rest.min(most);
-                plan.push((c, false));
-                rest -= c;
-            }
-        }
-        plan
-    }
-
     /// Allocate `size` bytes from the pool's expandable segment, mapping idle chunks moved
     /// from elsewhere before creating a new one.
     pub(crate) fn try_allocate_stitched_block(
@@ -282,14 +236,6 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.spare_chunks.clear();
         self.dev.release_spare_pages()?;
         found
-    }
-}
-
-/// The largest chunk `pool` creates.
-fn max_chunk(pool: PoolKind) -> u64 {
-    match pool {
-        PoolKind::Small => K_SMALL_BUFFER,
-        PoolKind::Large => LARGE_MAX_CHUNK,
     }
 }
 

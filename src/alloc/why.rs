@@ -17,8 +17,9 @@
 
 use serde::Serialize;
 
+use super::block::{NIL, PoolKind};
 use super::device::RawDevice;
-use super::policy::{DeviceCachingAllocator, NIL, PoolKind};
+use super::state::DeviceCachingAllocator;
 
 /// A segment that strands free bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
