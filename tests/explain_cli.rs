@@ -123,7 +123,10 @@ fn asserts_prints_and_autograd() {
     assert_eq!(rc, 1);
     assert_eq!(r["error"]["kind"], "unsupported");
     assert!(
-        r["error"]["message"].as_str().unwrap().contains("no derivative for"),
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no derivative for"),
         "{r}"
     );
 }

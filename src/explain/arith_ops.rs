@@ -214,10 +214,13 @@ pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
 fn allclose(a: &Tensor, b: &Bound) -> Result<bool> {
     let other = b.req("other")?.as_tensor("other")?;
     let num = |p: &str, d: f64| -> Result<f64> {
-        b.opt(p).map_or(Ok(d), |v| v.as_scalar(p).map(|s| s.to_f64()))
+        b.opt(p)
+            .map_or(Ok(d), |v| v.as_scalar(p).map(|s| s.to_f64()))
     };
     let (rtol, atol) = (num("rtol", 1e-05)?, num("atol", 1e-08)?);
-    let equal_nan = b.opt("equal_nan").map_or(Ok(false), |v| v.as_bool("equal_nan"))?;
+    let equal_nan = b
+        .opt("equal_nan")
+        .map_or(Ok(false), |v| v.as_bool("equal_nan"))?;
     if a.dtype() != other.dtype() {
         return Err(TensorError::new(
             ErrorKind::Other,
@@ -246,7 +249,8 @@ pub fn is_method(name: &str) -> bool {
         Some(b) => (b, true),
         None => (name, false),
     };
-    (is_function(base) || base == "masked_fill") && !(in_place && matches!(base, "equal" | "where" | "allclose"))
+    (is_function(base) || base == "masked_fill")
+        && !(in_place && matches!(base, "equal" | "where" | "allclose"))
 }
 
 /// `x.NAME(...)` for an element-wise method ([`is_method`]).

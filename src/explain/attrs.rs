@@ -21,10 +21,7 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
             if name == "testing" {
                 return Ok(Value::Testing);
             }
-            if matches!(
-                name,
-                "autograd" | "inference_mode"
-            ) {
+            if matches!(name, "autograd" | "inference_mode") {
                 return Err(unsupported(&format!("torch.{name}")));
             }
             Err(type_error(format!(

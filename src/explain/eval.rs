@@ -420,9 +420,10 @@ impl<'a> Scope<'a> {
                 let v = self.eval(operand)?;
                 match op {
                     UnaryOp::Not => Value::Bool(!pyops::truthy(&v)?),
-                    UnaryOp::Neg => self.env.grad.operator("neg", &v, None, || {
-                        super::operators::unary(*op, v.clone())
-                    })?,
+                    UnaryOp::Neg => self
+                        .env
+                        .grad
+                        .operator("neg", &v, None, || super::operators::unary(*op, v.clone()))?,
                     _ => super::operators::unary(*op, v)?,
                 }
             }
@@ -470,7 +471,9 @@ impl<'a> Scope<'a> {
                 Value::Tensor(t) => {
                     let items = self.index_items(items)?;
                     let v = Value::Tensor(super::indexing::getitem(&t, &items)?);
-                    self.env.grad.view(super::indexing::view_op(&t, &items), &t, &v)?;
+                    self.env
+                        .grad
+                        .view(super::indexing::view_op(&t, &items), &t, &v)?;
                     v
                 }
                 seq @ (Value::Tuple(_)
@@ -598,7 +601,12 @@ impl<'a> Scope<'a> {
         Ok(result)
     }
 
-    fn call_with(&self, func: &Expr, positional: Vec<Value>, kw: Vec<(String, Value)>) -> Result<Value> {
+    fn call_with(
+        &self,
+        func: &Expr,
+        positional: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
         let named = |name: &str| Args {
             name: name.to_string(),
             positional: positional.clone(),

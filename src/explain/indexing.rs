@@ -99,7 +99,13 @@ pub fn view_op(t: &Tensor, items: &[AdvancedItem]) -> &'static str {
             IndexItem::Ellipsis => dim += sizes.len().saturating_sub(used),
             IndexItem::Slice { start, stop, step } => {
                 let size = sizes.get(dim).copied().unwrap_or(0);
-                let norm = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+                let norm = |v: i64| {
+                    if v < 0 {
+                        (v + size).max(0)
+                    } else {
+                        v.min(size)
+                    }
+                };
                 let whole = step.unwrap_or(1) == 1
                     && start.map_or(0, norm) == 0
                     && stop.map_or(size, norm) == size;

@@ -63,9 +63,7 @@ pub fn parse(source: &str) -> Result<Program, ParseError> {
 pub const MAX_DEPTH: usize = 64;
 
 /// Statement keywords outside the subset.
-const UNSUPPORTED_STATEMENTS: &[&str] = &[
-    "class", "global", "nonlocal", "async", "yield", "await",
-];
+const UNSUPPORTED_STATEMENTS: &[&str] = &["class", "global", "nonlocal", "async", "yield", "await"];
 
 /// Positional and keyword arguments of a call.
 type CallArgs = (Vec<Expr>, Vec<(String, Expr)>);
@@ -407,7 +405,11 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected("':' (one context and no 'as' after 'with')"));
         }
         let (header, body) = self.block(first, "'with' statement")?;
-        Ok(Self::compound(first, header, StmtKind::With { context, body }))
+        Ok(Self::compound(
+            first,
+            header,
+            StmtKind::With { context, body },
+        ))
     }
 
     fn while_stmt(&mut self, first: &Token) -> Result<Stmt, ParseError> {

@@ -74,7 +74,10 @@ fn tensors_in<'a>(values: impl IntoIterator<Item = &'a Value>, out: &mut Vec<Ten
 fn non_differentiable(name: &str) -> bool {
     name.starts_with("new_")
         || name.ends_with("_like")
-        || matches!(name, "detach" | "argmax" | "argmin" | "sign" | "floor_divide")
+        || matches!(
+            name,
+            "detach" | "argmax" | "argmin" | "sign" | "floor_divide"
+        )
 }
 
 impl State {
@@ -158,7 +161,12 @@ impl State {
             _ => {}
         }
         let mut inputs = vec![this.clone()];
-        tensors_in(args.positional.iter().chain(args.kwargs.iter().map(|(_, v)| v)), &mut inputs);
+        tensors_in(
+            args.positional
+                .iter()
+                .chain(args.kwargs.iter().map(|(_, v)| v)),
+            &mut inputs,
+        );
         let call = call_of(this, &args.positional, &args.kwargs);
         if name.ends_with('_') && !name.starts_with('_') {
             self.check_inplace(this)?;
@@ -191,11 +199,20 @@ impl State {
         run: impl FnOnce(Args) -> Result<Value>,
     ) -> Result<Value> {
         let mut inputs = Vec::new();
-        tensors_in(args.positional.iter().chain(args.kwargs.iter().map(|(_, v)| v)), &mut inputs);
+        tensors_in(
+            args.positional
+                .iter()
+                .chain(args.kwargs.iter().map(|(_, v)| v)),
+            &mut inputs,
+        );
         if !self.involved(&inputs) {
             return run(args);
         }
-        let this = match args.positional.first().or_else(|| kw(&args.kwargs, "input")) {
+        let this = match args
+            .positional
+            .first()
+            .or_else(|| kw(&args.kwargs, "input"))
+        {
             Some(Value::Tensor(t)) => t.clone(),
             _ => return Err(no_derivative(&format!("torch.{name}"))),
         };
@@ -326,9 +343,15 @@ impl State {
         let grad = match b.opt("gradient") {
             None | Some(Value::None) => {
                 if this.numel() != 1 {
-                    return Err(runtime("grad can be implicitly created only for scalar outputs"));
+                    return Err(runtime(
+                        "grad can be implicitly created only for scalar outputs",
+                    ));
                 }
-                this.full_like(Scalar::Int(1), this.dtype(), crate::layout::MemoryFormat::Contiguous)?
+                this.full_like(
+                    Scalar::Int(1),
+                    this.dtype(),
+                    crate::layout::MemoryFormat::Contiguous,
+                )?
             }
             Some(Value::Tensor(g)) => {
                 super::engine::check_gradient(this, g)?;

@@ -40,7 +40,9 @@ pub enum Formula {
     /// A view: the gradient lands on the input's elements the output's elements are;
     /// `summed` for the views whose PyTorch backward is a sum into zeros (expand, unfold:
     /// a -0.0 that lands alone becomes 0.0 there).
-    View { summed: bool },
+    View {
+        summed: bool,
+    },
     /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
     Copy,
 }
@@ -93,7 +95,12 @@ pub fn sum_to(grad: Tensor, sizes: &[i64]) -> Result<Tensor> {
 
 impl Formula {
     /// The gradients of the inputs (None where an input needs none) from the output's.
-    pub fn apply(&self, grad: &Tensor, inputs: &[Input], saved: &[Saved]) -> Result<Vec<Option<Tensor>>> {
+    pub fn apply(
+        &self,
+        grad: &Tensor,
+        inputs: &[Input],
+        saved: &[Saved],
+    ) -> Result<Vec<Option<Tensor>>> {
         let wants = |i: usize| inputs.get(i).is_some_and(|x| x.edge.is_some());
         let size = |i: usize| inputs[i].sizes.clone();
         let g = tensor(grad);
@@ -104,7 +111,11 @@ impl Formula {
                     out[0] = Some(sum_to(grad.clone(), &size(0))?);
                 }
                 if wants(1) {
-                    let sign = if matches!(self, Formula::Sub(_)) { -1.0 } else { 1.0 };
+                    let sign = if matches!(self, Formula::Sub(_)) {
+                        -1.0
+                    } else {
+                        1.0
+                    };
                     let k = scale(*alpha, sign);
                     let gb = binary(ElementOp::Mul, g.clone(), Operand::Number(k))?;
                     out[1] = Some(sum_to(gb, &size(1))?);
@@ -160,17 +171,19 @@ impl Formula {
                 };
                 out[0] = Some(binary(ElementOp::Mul, g, tensor(&d))?);
             }
-            Formula::Reduce { dims, keepdim, mean } => {
+            Formula::Reduce {
+                dims,
+                keepdim,
+                mean,
+            } => {
                 let sizes = size(0);
                 let nd = sizes.len() as i64;
                 let mut shaped = grad.clone();
                 let mut count: i64 = 1;
                 match dims {
                     Some(ds) if !ds.is_empty() => {
-                        let mut wrapped: Vec<i64> = ds
-                            .iter()
-                            .map(|&d| if d < 0 { d + nd } else { d })
-                            .collect();
+                        let mut wrapped: Vec<i64> =
+                            ds.iter().map(|&d| if d < 0 { d + nd } else { d }).collect();
                         wrapped.sort_unstable();
                         for &d in &wrapped {
                             count = count.saturating_mul(sizes[d as usize]);
@@ -227,9 +240,9 @@ fn element_offsets(layout: &crate::layout::Layout) -> Vec<i64> {
     layout
         .indices()
         .map(|idx| {
-            idx.iter()
-                .zip(strides)
-                .fold(offset, |acc, (i, s)| acc.saturating_add(i.saturating_mul(*s)))
+            idx.iter().zip(strides).fold(offset, |acc, (i, s)| {
+                acc.saturating_add(i.saturating_mul(*s))
+            })
         })
         .collect()
 }

@@ -10,8 +10,8 @@ pub mod node;
 pub mod rules;
 pub mod usage;
 
-use node::{Edge, Meta, MetaRef, Node};
 use crate::tensor::Tensor;
+use node::{Edge, Meta, MetaRef, Node};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;

@@ -126,7 +126,9 @@ pub fn node_for(state: &State, name: &str, call: &Call, result: &Tensor) -> Resu
                 inputs.push(input(state, o, None));
             }
             let needs_this = state.requires_grad(this);
-            let needs_other = other_tensor.as_ref().is_some_and(|o| state.requires_grad(o));
+            let needs_other = other_tensor
+                .as_ref()
+                .is_some_and(|o| state.requires_grad(o));
             match name {
                 "add" => ("AddBackward0", Formula::Add(call.alpha)),
                 "sub" => ("SubBackward0", Formula::Sub(call.alpha)),
