@@ -55,7 +55,6 @@ pub fn allocation_size(size: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alloc::sizes::*;
 
     #[test]
     fn round_size_default() {

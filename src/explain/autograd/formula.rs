@@ -137,7 +137,7 @@ impl Formula {
                     let gb = if div {
                         // -grad * self / (other * other)
                         let other = operand(find(saved, "other")?)?;
-                        let neg = Tensor::elementwise(ElementOp::Neg, &[g.clone()])?;
+                        let neg = Tensor::elementwise(ElementOp::Neg, std::slice::from_ref(&g))?;
                         let num = binary(ElementOp::Mul, tensor(&neg), this)?;
                         let den = binary(ElementOp::Mul, other.clone(), other)?;
                         binary(ElementOp::Div, tensor(&num), tensor(&den))?
