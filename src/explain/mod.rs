@@ -9,6 +9,7 @@ mod attrs;
 pub mod autograd;
 mod builtins;
 mod copy_ops;
+mod env;
 pub mod eval;
 mod exceptions;
 mod exec;
