@@ -1,5 +1,8 @@
 //! Host cost of the caching allocator: one malloc+free pair, and trace replay throughput
-//! (events per second) on the recorded llm_serving run, on the simulated device.
+//! (events per second) on the simulated device: PyTorch's recorded histories of the
+//! llm_serving run under their own settings, and the llm_serving trace itself under
+//! PyTorch's default, expandable_segments:True and policy:stridekit (issue 22's targets:
+//! 10 M events/s for PyTorch's policy, 5 M for policy:stridekit).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -49,6 +52,27 @@ fn replay(c: &mut Criterion) {
         let opts = ReplayOptions::default();
         g.throughput(Throughput::Elements(t.ops.len() as u64));
         g.bench_function(format!("llm_serving_{setting}"), |b| {
+            b.iter_batched(
+                || {
+                    DeviceCachingAllocator::new(simulated_device_for(&t, &opts), cfg.clone())
+                        .unwrap()
+                },
+                |mut a| {
+                    let r = replay_on(&mut a, &t, &opts).unwrap();
+                    black_box(r.stats.reserved_bytes[0].peak);
+                    a
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    let f = "trace_llm_serving.csv";
+    let t = parse_trace_bytes(f, &std::fs::read(data(f)).unwrap()).unwrap();
+    let opts = ReplayOptions::default();
+    g.throughput(Throughput::Elements(t.ops.len() as u64));
+    for setting in ["default", "expandable_segments:True", "policy:stridekit"] {
+        let cfg = AllocConfig::parse(setting).unwrap();
+        g.bench_function(format!("llm_serving_trace_{setting}"), |b| {
             b.iter_batched(
                 || {
                     DeviceCachingAllocator::new(simulated_device_for(&t, &opts), cfg.clone())

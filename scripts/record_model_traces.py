@@ -454,6 +454,101 @@ class ResNet50(nn.Module):
         return self.fc(torch.flatten(self.avgpool(x), 1))
 
 
+class ViTBlock(nn.Module):
+    def __init__(self, d, heads, mlp, p):
+        super().__init__()
+        self.heads, self.d = heads, d
+        self.ln1, self.qkv, self.proj = nn.LayerNorm(d, eps=1e-6), nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.ln2, self.fc1, self.fc2 = nn.LayerNorm(d, eps=1e-6), nn.Linear(d, mlp), nn.Linear(mlp, d)
+        self.drop = Dropout(p)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, self.d // self.heads).permute(2, 0, 3, 1, 4)
+        w = F.softmax(torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.d // self.heads), dim=-1)
+        a = torch.matmul(self.drop(w), v).transpose(1, 2).reshape(b, t, self.d)
+        x = x + self.drop(self.proj(a))
+        return x + self.drop(self.fc2(F.gelu(self.fc1(self.ln2(x)))))
+
+
+class ViT(nn.Module):
+    """ViT-S/16: 12 layers, 384 wide, 6 heads, 1536 inner, class token, 1000 classes."""
+
+    def __init__(self, image=224, patch=16, d=384, layers=12, heads=6, mlp=1536, classes=1000, p=0.1):
+        super().__init__()
+        self.patch = nn.Conv2d(3, d, patch, patch)
+        self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        self.pos = nn.Parameter(torch.zeros(1, (image // patch) ** 2 + 1, d).normal_(std=0.02))
+        self.blocks = nn.ModuleList(ViTBlock(d, heads, mlp, p) for _ in range(layers))
+        self.ln, self.head = nn.LayerNorm(d, eps=1e-6), nn.Linear(d, classes)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat((self.cls.expand(x.size(0), -1, -1), x), dim=1) + self.pos
+        for blk in self.blocks:
+            x = blk(x)
+        return self.head(self.ln(x[:, 0]))
+
+
+class MoELayer(nn.Module):
+    """A top-2 mixture-of-experts feed-forward layer (Switch/Mixtral style) after an
+    attention-free token mixer: tokens are routed by a linear gate, gathered per expert
+    (index_select), run through the expert's MLP and scattered back (index_add_)."""
+
+    def __init__(self, d=512, inner=2048, experts=8, top=2):
+        super().__init__()
+        self.top = top
+        self.ln, self.gate = nn.LayerNorm(d), nn.Linear(d, experts, bias=False)
+        self.w1 = nn.ModuleList(nn.Linear(d, inner) for _ in range(experts))
+        self.w2 = nn.ModuleList(nn.Linear(inner, d) for _ in range(experts))
+
+    def forward(self, x, skew):
+        flat = x.reshape(-1, x.size(-1))
+        logits = self.gate(self.ln(flat)) + skew
+        weights, chosen = torch.topk(F.softmax(logits, dim=-1), self.top, dim=-1)
+        out = torch.zeros_like(flat)
+        for e in range(len(self.w1)):
+            rows, slot = torch.nonzero(chosen == e, as_tuple=True)
+            if rows.numel() == 0:
+                continue
+            h = self.w2[e](F.silu(self.w1[e](flat.index_select(0, rows))))
+            out = out.index_add(0, rows, h * weights[rows, slot].unsqueeze(-1))
+        return x + out.view_as(x)
+
+
+class SmallResNet(nn.Module):
+    """ResNet-18 (basic blocks [2, 2, 2, 2]) as an image-classification server runs it."""
+
+    def __init__(self, classes=1000):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1))
+        blocks, cin = [], 64
+        for width, stride in ((64, 1), (64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1)):
+            blocks.append(BasicBlock(cin, width, stride))
+            cin = width
+        self.blocks = nn.Sequential(*blocks)
+        self.fc = nn.Linear(512, classes)
+
+    def forward(self, x):
+        x = self.blocks(self.stem(x))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout)
+        self.c2, self.b2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        idt = x if self.down is None else self.down(x)
+        out = F.relu(self.b1(self.c1(x)))
+        return F.relu(self.b2(self.c2(out)) + idt)
+
+
 def state_tensors(model: nn.Module, opt=None) -> list[torch.Tensor]:
     """The model's parameters and buffers and the optimizer's per-parameter state (its step
     counters are host tensors)."""
@@ -621,11 +716,181 @@ def resnet50_train(cfg):
     )
 
 
+def llm_serve(cfg):
+    """Continuous batching: requests (random prompt lengths) join a running batch, every step
+    decodes one token for each, the KV caches grow by torch.cat, finished requests leave
+    (their rows dropped from every cache by index_select) and new ones are prefilled."""
+    gen = torch.Generator().manual_seed(cfg["seed"])
+    rnd = lambda lo, hi: int(torch.randint(lo, hi, (1,), generator=gen))
+    model = GPT2(ctx=1024, d=cfg["d"], layers=cfg["layers"], heads=cfg["heads"], p=0.0)
+    model.eval()
+
+    def prefill(n, plen):
+        with host():
+            ids = torch.randint(0, 50257, (n, plen))
+        logits, past = model(to_device(ids), last_only=True)
+        return logits, past
+
+    def run():
+        upload(model)
+        with torch.inference_mode():
+            past, left, logits = None, [], None
+            for step in range(cfg["steps"]):
+                if left and (len(left) >= cfg["max_batch"] or step % cfg["admit_every"]):
+                    pass
+                elif len(left) < cfg["max_batch"]:
+                    n = min(rnd(1, 5), cfg["max_batch"] - len(left))
+                    # A new group is padded to the running length (left-padding) so that it
+                    # joins the batch's caches; with no running batch it starts fresh.
+                    plen = past[0][0].size(-2) if past is not None else rnd(32, 257)
+                    nl, npast = prefill(n, plen)
+                    if past is None:
+                        past, logits = npast, nl
+                    else:
+                        past = [(torch.cat((k, nk), 0), torch.cat((v, nv), 0)) for (k, v), (nk, nv) in zip(past, npast)]
+                        logits = torch.cat((logits, nl), 0)
+                        del npast, nl
+                    left += [rnd(8, cfg["max_new"]) for _ in range(n)]
+                nxt = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+                del logits
+                logits, past = model(nxt, past, last_only=True)
+                left = [x - 1 for x in left]
+                keep = [i for i, x in enumerate(left) if x > 0]
+                if len(keep) < len(left):
+                    if not keep:
+                        past, logits, left = None, None, []
+                        continue
+                    idx = to_device(torch.tensor(keep))
+                    past = [(k.index_select(0, idx), v.index_select(0, idx)) for k, v in past]
+                    logits = logits.index_select(0, idx)
+                    left = [left[i] for i in keep]
+                    del idx
+                if past is not None and past[0][0].size(-2) >= 1000:
+                    past, logits, left = None, None, []
+            del past, logits
+
+    return (
+        f"decoder LLM serving (GPT-2 shape, {cfg['layers']} layers x {cfg['d']} wide, fp32) with continuous "
+        f"batching over {cfg['steps']} decode steps: up to {cfg['max_batch']} requests, KV caches grown by "
+        "torch.cat per layer and step, finished requests' rows dropped by index_select, new groups prefilled "
+        f"and concatenated in (request lengths from a generator seeded {cfg['seed']}); "
+        "starts with the model's upload",
+        run,
+        lambda: state_tensors(model),
+    )
+
+
+def moe_train(cfg):
+    """Training steps of a stack of top-2 MoE layers whose gate is skewed so that expert loads
+    are uneven (a few hot experts, some nearly idle), with varying batch x length."""
+    gen = torch.Generator().manual_seed(cfg["seed"])
+    model = nn.ModuleList(MoELayer(cfg["d"], cfg["inner"], cfg["experts"]) for _ in range(cfg["layers"]))
+    skew = torch.linspace(2.0, -2.0, cfg["experts"])
+    shapes = [([2, 4, 8][int(torch.randint(0, 3, (1,), generator=gen))], int(torch.randint(64, 257, (1,), generator=gen))) for _ in range(cfg["steps"])]
+    held = {}
+
+    def run():
+        upload(model)
+        s = to_device(skew)
+        opt = held["opt"] = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+        for b, t in shapes:
+            with host():
+                xs = torch.randn(b, t, cfg["d"])
+            x = to_device(xs)
+            for layer in model:
+                x = layer(x, s)
+            loss = x.float().pow(2).mean()
+            loss.backward()
+            with host_tensor_factories():
+                opt.step()
+            opt.zero_grad(set_to_none=True)
+            loss.item()
+            del x, loss
+        held["skew"] = s
+
+    desc = ", ".join(f"{b}x{t}" for b, t in shapes)
+    return (
+        f"mixture-of-experts training: {cfg['layers']} top-2 MoE layers of {cfg['experts']} experts "
+        f"({cfg['d']} -> {cfg['inner']} -> {cfg['d']}, SiLU), gate skewed linearly (+2 .. -2) so that expert "
+        f"loads are uneven, AdamW (foreach); {len(shapes)} steps of batch x length {desc}; starts with the upload",
+        run,
+        lambda: state_tensors(model, held["opt"]) + [held["skew"]],
+    )
+
+
+def vit_train(cfg):
+    steps, batch = cfg["steps"], cfg["batch"]
+    model = ViT()
+    model.train()
+    held = {}
+
+    def run():
+        upload(model)
+        opt = held["opt"] = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05, foreach=True)
+        for _ in range(steps):
+            with host():
+                images = torch.randn(batch, 3, 224, 224)
+                labels = torch.randint(0, 1000, (batch,))
+            x, y = to_device(images), to_device(labels)
+            loss = F.cross_entropy(model(x), y, label_smoothing=0.1)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
+            with host_tensor_factories():
+                opt.step()
+            opt.zero_grad(set_to_none=True)
+            loss.item()
+            del x, y, loss
+
+    return (
+        f"ViT-S/16 (22M, fp32) training: {steps} steps of batch {batch} at 224x224, dropout 0.1, label smoothing "
+        "0.1, AdamW (foreach, weight decay 0.05), clip_grad_norm_ 1.0; starts with the model's upload",
+        run,
+        lambda: state_tensors(model, held["opt"]),
+    )
+
+
+def dynamic_serve(cfg):
+    """An image-classification server with dynamic shapes: every request has its own batch
+    size and resolution (no padding to a fixed shape), answered with top-5 classes."""
+    gen = torch.Generator().manual_seed(cfg["seed"])
+    shapes = []
+    for _ in range(cfg["requests"]):
+        b = [1, 1, 2, 4, 8][int(torch.randint(0, 5, (1,), generator=gen))]
+        h = 32 * int(torch.randint(4, 17, (1,), generator=gen))
+        w = 32 * int(torch.randint(4, 17, (1,), generator=gen))
+        shapes.append((b, h, w))
+    model = SmallResNet()
+    model.eval()
+
+    def run():
+        upload(model)
+        with torch.inference_mode():
+            for b, h, w in shapes:
+                with host():
+                    images = torch.randn(b, 3, h, w)
+                x = to_device(images)
+                top = torch.topk(F.softmax(model(x), dim=-1), 5, dim=-1)
+                top.values.cpu(), top.indices.cpu()
+                del x, top
+
+    desc = ", ".join(f"{b}x{h}x{w}" for b, h, w in shapes)
+    return (
+        f"dynamic-shape inference server: ResNet-18 (11.7M, fp32) over {len(shapes)} requests of their own "
+        f"batch x height x width ({desc}), top-5 of the softmax; starts with the model's upload",
+        run,
+        lambda: state_tensors(model),
+    )
+
+
 WORKLOADS = {
     "gpt2_train": (gpt2_train, {"steps": 3, "batch": 2, "seq": 256}),
     "gpt2_generate": (gpt2_generate, {"batch": 4, "prompt": 128, "new": 64}),
     "bert_serve": (bert_serve, {"seed": 11, "requests": 16, "max_tokens": 2048}),
     "resnet50_train": (resnet50_train, {"steps": 3, "batch": 16, "image": 224}),
+    "llm_serve": (llm_serve, {"seed": 5, "steps": 160, "max_batch": 12, "admit_every": 6, "max_new": 96, "d": 512, "layers": 6, "heads": 8}),
+    "moe_train": (moe_train, {"seed": 7, "steps": 6, "layers": 4, "d": 512, "inner": 2048, "experts": 8}),
+    "vit_train": (vit_train, {"steps": 3, "batch": 16}),
+    "dynamic_serve": (dynamic_serve, {"seed": 13, "requests": 24}),
 }
 
 

@@ -3,20 +3,19 @@
 //! the bytes needed, between the pool's least growth and its largest chunk.
 
 use super::block::PoolKind;
+use super::config::StridekitParams;
 use super::sizes::{GRANULE, K_SMALL_BUFFER};
 
-/// The least a large-pool segment grows by when it must create memory (PyTorch's page is
-/// 20 MiB): requests below it share chunks, as they share PyTorch's pages.
-pub const LARGE_MIN_CHUNK: u64 = 18 << 20;
-/// The largest chunk the large pool creates (PyTorch's large page). A chunk moves or is
-/// released only as a whole, so the free part of one that also holds a live block is
-/// stranded while that block lives: larger chunks cost fewer calls but strand more.
-pub const LARGE_MAX_CHUNK: u64 = 20 << 20;
+/// The default least growth of a large-pool segment ([`StridekitParams::min_chunk`]).
+pub const LARGE_MIN_CHUNK: u64 = StridekitParams::DEFAULT.min_chunk;
+/// The default largest chunk of the large pool ([`StridekitParams::max_chunk`]).
+pub const LARGE_MAX_CHUNK: u64 = StridekitParams::DEFAULT.max_chunk;
+
 /// The largest chunk `pool` creates.
-pub(crate) fn max_chunk(pool: PoolKind) -> u64 {
+pub(crate) fn max_chunk(k: &StridekitParams, pool: PoolKind) -> u64 {
     match pool {
         PoolKind::Small => K_SMALL_BUFFER,
-        PoolKind::Large => LARGE_MAX_CHUNK,
+        PoolKind::Large => k.max_chunk,
     }
 }
 
@@ -25,6 +24,7 @@ pub(crate) fn max_chunk(pool: PoolKind) -> u64 {
 /// order, then one new chunk for the rest (at least the pool's least growth, as far
 /// as the room allows). (size, whether it is a spare) each.
 pub(crate) fn chunk_plan(
+    params: &StridekitParams,
     spare_chunks: &mut Vec<u64>,
     ptr: u64,
     size: u64,
@@ -49,10 +49,10 @@ pub(crate) fn chunk_plan(
     if at < need {
         let least = match pool {
             PoolKind::Small => K_SMALL_BUFFER,
-            PoolKind::Large => LARGE_MIN_CHUNK,
+            PoolKind::Large => params.min_chunk,
         };
         let mut rest = (need - at).max(least).min(room - at);
-        let most = max_chunk(pool);
+        let most = max_chunk(params, pool);
         while rest > 0 {
             let c = rest.min(most);
             plan.push((c, false));

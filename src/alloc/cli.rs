@@ -9,7 +9,7 @@ use super::policy::DeviceCachingAllocator;
 use super::replay::{self, H200_CAPACITY, ReplayOptions, ReplayReport};
 use super::report;
 use super::trace::{self, Trace};
-use super::{grid, snapshot, tune, tune_report, why};
+use super::{grid, snapshot, tune, tune_pick, tune_report, why};
 
 /// Where a replay runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -92,7 +92,9 @@ pub enum AllocCommand {
         #[arg(long)]
         capacity: Option<String>,
         /// A grid file: one setting per line, '#' comments (default: the built-in grid of
-        /// 432 PyTorch settings plus policy:stridekit).
+        /// 432 PyTorch settings plus 18 settings of policy:stridekit's own parameters, its
+        /// defaults first; the table ends with the policy:stridekit parameters that do best
+        /// over all the traces given, and why).
         #[arg(long, value_name = "FILE")]
         grid: Option<PathBuf>,
         /// Settings shown per trace (the default and stridekit rows are always shown).
@@ -282,7 +284,7 @@ fn run_tune(
         Some(p) => grid::read_grid(p)?,
         None => {
             let mut g = grid::default_grid();
-            g.push(grid::STRIDEKIT_SETTING.to_string());
+            g.extend(grid::stridekit_grid());
             g
         }
     };
@@ -305,6 +307,9 @@ fn run_tune(
         println!("{s}");
     } else {
         print!("{}", tune_report::table(&studies, top, capacity));
+        if let Some(p) = tune_pick::pick(&studies) {
+            println!("{}", p.explain());
+        }
     }
     Ok(())
 }

@@ -5,7 +5,9 @@
 //! (one value, or the list form `[256:1,512:2,>:8]` keyed by MiB powers of two),
 //! `garbage_collection_threshold` (in (0, 1); takes effect with a memory fraction),
 //! `per_process_memory_fraction` (in (0, 1]), `expandable_segments`,
-//! `release_lock_on_cudamalloc`, `backend` (`native` only), and the pinned-memory keys
+//! `release_lock_on_cudamalloc`, `backend` (`native` only), `policy` (`pytorch` or
+//! `stridekit`), policy:stridekit's own parameters (`stridekit_min_chunk_mb`,
+//! `stridekit_max_chunk_mb`, `stridekit_max_moves`: [`StridekitParams`]), and the pinned-memory keys
 //! PyTorch accepts (`pinned_use_cuda_host_register`, `pinned_num_register_threads`,
 //! `pinned_use_background_threads`, `pinned_reserve_segment_size_mb`,
 //! `graph_capture_record_stream_reuse`), which do not affect device memory and are kept
@@ -38,9 +40,58 @@ pub struct AllocConfig {
     /// Whose policy serves allocations (`policy:stridekit`, a key PyTorch does not have;
     /// PyTorch's by default).
     pub policy: Policy,
+    /// policy:stridekit's own parameters (unused by PyTorch's policy).
+    pub stridekit: StridekitParams,
     /// The settings string this was parsed from (empty for defaults).
     pub source: String,
 }
+
+/// policy:stridekit's own parameters: how large the physical chunks of its large pool are
+/// when it must create memory, and how many idle chunks it moves into one gap. The
+/// defaults are the values that did best over the tuning half of the corpus
+/// (tests/data/alloc/corpus/README.md; `alloc tune` searches them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StridekitParams {
+    /// The least a large-pool segment grows by when it must create memory (bytes, a
+    /// multiple of 2 MiB): smaller requests share chunks, as they share PyTorch's pages.
+    pub min_chunk: u64,
+    /// The largest chunk the large pool creates (bytes, a multiple of 2 MiB). A chunk
+    /// moves or is released only whole, so larger chunks cost fewer device calls but
+    /// strand more memory next to live blocks.
+    pub max_chunk: u64,
+    /// Most idle chunks moved into one gap; past it the rest of the gap is created.
+    pub max_moves: usize,
+}
+
+impl StridekitParams {
+    /// The defaults.
+    pub const DEFAULT: StridekitParams = StridekitParams {
+        min_chunk: 18 * MB,
+        max_chunk: 20 * MB,
+        max_moves: 16,
+    };
+
+    /// The parameters as settings keys (`stridekit_min_chunk_mb:18,...`).
+    pub fn settings(&self) -> String {
+        format!(
+            "stridekit_min_chunk_mb:{},stridekit_max_chunk_mb:{},stridekit_max_moves:{}",
+            self.min_chunk / MB,
+            self.max_chunk / MB,
+            self.max_moves
+        )
+    }
+}
+
+impl Default for StridekitParams {
+    fn default() -> Self {
+        StridekitParams::DEFAULT
+    }
+}
+
+/// Most idle chunks `stridekit_max_moves` may allow (bounds the work of one request).
+pub const MAX_STRIDEKIT_MOVES: u64 = 256;
+/// Largest `stridekit_*_chunk_mb` (1 TiB).
+pub const MAX_STRIDEKIT_CHUNK_MB: u64 = 1 << 20;
 
 impl Default for AllocConfig {
     fn default() -> Self {
@@ -53,6 +104,7 @@ impl Default for AllocConfig {
             expandable_segments: false,
             release_lock_on_cudamalloc: false,
             policy: Policy::PyTorch,
+            stridekit: StridekitParams::default(),
             source: String::new(),
         }
     }
@@ -216,6 +268,36 @@ impl AllocConfig {
                         }
                     };
                 }
+                "stridekit_min_chunk_mb" | "stridekit_max_chunk_mb" => {
+                    t.expect(i + 1, ":", key)?;
+                    i += 2;
+                    let v = t.uint(i, key)?;
+                    if v == 0 || v % 2 != 0 || v > MAX_STRIDEKIT_CHUNK_MB {
+                        return Err(AllocError::config(
+                            key,
+                            format!(
+                                "{v} is not a positive even number of MiB up to {MAX_STRIDEKIT_CHUNK_MB} (chunks are made of 2 MiB granules)"
+                            ),
+                        ));
+                    }
+                    if key == "stridekit_min_chunk_mb" {
+                        cfg.stridekit.min_chunk = v * MB;
+                    } else {
+                        cfg.stridekit.max_chunk = v * MB;
+                    }
+                }
+                "stridekit_max_moves" => {
+                    t.expect(i + 1, ":", key)?;
+                    i += 2;
+                    let v = t.uint(i, key)?;
+                    if v > MAX_STRIDEKIT_MOVES {
+                        return Err(AllocError::config(
+                            key,
+                            format!("{v} is more than {MAX_STRIDEKIT_MOVES}"),
+                        ));
+                    }
+                    cfg.stridekit.max_moves = v as usize;
+                }
                 "release_lock_on_cudamalloc" | "release_lock_on_hipmalloc" => {
                     t.expect(i + 1, ":", key)?;
                     i += 2;
@@ -268,6 +350,16 @@ impl AllocConfig {
                 i += 1;
             }
             i += 1;
+        }
+        if cfg.stridekit.min_chunk > cfg.stridekit.max_chunk {
+            return Err(AllocError::config(
+                "stridekit_min_chunk_mb",
+                format!(
+                    "{} is above stridekit_max_chunk_mb {}",
+                    cfg.stridekit.min_chunk / MB,
+                    cfg.stridekit.max_chunk / MB
+                ),
+            ));
         }
         if cfg.policy == Policy::Stridekit {
             // stridekit's policy always grows expandable segments (and stitches their free
@@ -439,6 +531,54 @@ mod tests {
         assert_eq!(c.roundup_divisions(1 << 30), 0);
         let c = AllocConfig::parse("roundup_power2_divisions:4").unwrap();
         assert_eq!(c.roundup_power2_divisions, [4; 16]);
+    }
+
+    #[test]
+    fn stridekit_parameters() {
+        let d = AllocConfig::parse("policy:stridekit").unwrap();
+        assert_eq!(d.stridekit, StridekitParams::DEFAULT);
+        assert_eq!(
+            d.stridekit.settings(),
+            "stridekit_min_chunk_mb:18,stridekit_max_chunk_mb:20,stridekit_max_moves:16"
+        );
+        let c = AllocConfig::parse(
+            "policy:stridekit,stridekit_min_chunk_mb:14,stridekit_max_chunk_mb:32,stridekit_max_moves:8",
+        )
+        .unwrap();
+        assert_eq!(
+            c.stridekit,
+            StridekitParams {
+                min_chunk: 14 << 20,
+                max_chunk: 32 << 20,
+                max_moves: 8
+            }
+        );
+        assert_eq!(
+            AllocConfig::parse(&c.stridekit.settings())
+                .unwrap()
+                .stridekit,
+            c.stridekit
+        );
+        for (bad, key) in [
+            ("stridekit_min_chunk_mb:3", "stridekit_min_chunk_mb"),
+            ("stridekit_max_chunk_mb:0", "stridekit_max_chunk_mb"),
+            (
+                "stridekit_max_chunk_mb:18446744073709551614",
+                "stridekit_max_chunk_mb",
+            ),
+            ("stridekit_max_moves:257", "stridekit_max_moves"),
+            ("stridekit_max_moves:-1", "stridekit_max_moves"),
+            (
+                "stridekit_min_chunk_mb:24,stridekit_max_chunk_mb:20",
+                "stridekit_min_chunk_mb",
+            ),
+        ] {
+            let e = AllocConfig::parse(bad).unwrap_err();
+            assert!(
+                matches!(&e, AllocError::Config { key: k, .. } if k == key),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

@@ -90,7 +90,14 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             (s.base, s.page)
         };
         let plan: Vec<(u64, bool)> = if self.cfg.is_stridekit() {
-            chunks::chunk_plan(&mut self.spare_chunks, ptr, size, room, pool)
+            chunks::chunk_plan(
+                &self.cfg.stridekit,
+                &mut self.spare_chunks,
+                ptr,
+                size,
+                room,
+                pool,
+            )
         } else {
             let begin = (ptr - base) / page;
             let end = (ptr + size - base).div_ceil(page);

@@ -81,6 +81,38 @@ pub fn default_grid() -> Vec<String> {
     out
 }
 
+/// `stridekit_min_chunk_mb` values `alloc tune` searches.
+pub const STRIDEKIT_MIN_CHUNK_MB: [u64; 3] = [14, 18, 20];
+/// `stridekit_max_chunk_mb` values `alloc tune` searches.
+pub const STRIDEKIT_MAX_CHUNK_MB: [u64; 3] = [20, 24, 32];
+/// `stridekit_max_moves` values `alloc tune` searches.
+pub const STRIDEKIT_MAX_MOVES: [u64; 2] = [8, 16];
+
+/// policy:stridekit's parameter grid: [`STRIDEKIT_SETTING`] (its defaults) first, then
+/// every other combination of [`STRIDEKIT_MIN_CHUNK_MB`] x [`STRIDEKIT_MAX_CHUNK_MB`] x
+/// [`STRIDEKIT_MAX_MOVES`] (least growth no larger than the largest chunk), as settings.
+pub fn stridekit_grid() -> Vec<String> {
+    let defaults = AllocConfig::default().stridekit;
+    let mut out = vec![STRIDEKIT_SETTING.to_string()];
+    for min in STRIDEKIT_MIN_CHUNK_MB {
+        for max in STRIDEKIT_MAX_CHUNK_MB {
+            for moves in STRIDEKIT_MAX_MOVES {
+                if min > max
+                    || (min << 20 == defaults.min_chunk
+                        && max << 20 == defaults.max_chunk
+                        && moves as usize == defaults.max_moves)
+                {
+                    continue;
+                }
+                out.push(format!(
+                    "{STRIDEKIT_SETTING},stridekit_min_chunk_mb:{min},stridekit_max_chunk_mb:{max},stridekit_max_moves:{moves}"
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Parse a grid file's text (see the module documentation); `file` names it in errors.
 pub fn parse_grid(text: &str, file: &str) -> AllocResult<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
@@ -131,6 +163,22 @@ mod tests {
             assert!(seen.insert(s.clone()), "{s} twice");
         }
         assert!(g.contains(&"expandable_segments:True,max_split_size_mb:128".to_string()));
+    }
+
+    #[test]
+    fn stridekit_grid_starts_with_the_defaults_and_parses() {
+        let g = stridekit_grid();
+        assert_eq!(g[0], STRIDEKIT_SETTING);
+        assert_eq!(g.len(), 3 * 3 * 2);
+        let mut seen = std::collections::HashSet::new();
+        for s in &g {
+            let c = AllocConfig::parse(s).unwrap();
+            assert!(c.is_stridekit(), "{s}");
+            assert!(
+                seen.insert(c.stridekit.settings()),
+                "{s}: the same parameters twice"
+            );
+        }
     }
 
     #[test]

@@ -32,8 +32,10 @@ pub mod snapshot;
 pub mod state;
 pub mod stats;
 pub mod stitch;
+pub mod targets;
 pub mod trace;
 pub mod tune;
+pub mod tune_pick;
 pub mod tune_report;
 pub mod why;
 

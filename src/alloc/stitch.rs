@@ -20,7 +20,7 @@
 //!   segment.
 //! - Each unmapped stretch it lands on is filled with idle chunks moved from elsewhere:
 //!   the smallest that covers the rest alone, else the largest that fit, up to
-//!   [`MAX_MOVES`]; only the rest is created, as chunks of exactly the bytes needed
+//!   `stridekit_max_moves` (16); only the rest is created, as chunks of exactly the bytes needed
 //!   (2 MiB granular) but at least [`LARGE_MIN_CHUNK`] and at most [`LARGE_MAX_CHUNK`]
 //!   each in the large pool (2 MiB in the small pool), so a growth of N MiB costs about
 //!   N/20 creates and as many maps instead of PyTorch's N/20 pages, and its last chunk is
@@ -46,9 +46,6 @@ use super::state::DeviceCachingAllocator;
 
 pub use super::chunks::{LARGE_MAX_CHUNK, LARGE_MIN_CHUNK};
 pub use super::sizes::GRANULE;
-
-/// Most chunks moved into one gap; past it the rest of the gap is created.
-const MAX_MOVES: usize = 16;
 
 /// An unmapped stretch a request lands on: the bytes it must map there, and the room
 /// (the unmapped block's size) a chunk mapped there may take.
@@ -112,7 +109,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let prev = self.blocks[u as usize].prev;
             let c = if self.allocatable(prev) { prev } else { u };
             if let Some(g) = self.gaps(c, size) {
-                let score = placement_cost(&idle, &g);
+                let score = placement_cost(&idle, &g, self.cfg.stridekit.max_moves);
                 if best.as_ref().is_none_or(|(m, _, _)| score < *m) {
                     best = Some((score, c, g));
                 }
@@ -155,7 +152,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         };
         // Physical memory is not tied to a pool: the other pool's idle chunks may move
         // here too, those no larger than the chunks this pool creates.
-        let most = max_chunk(pool);
+        let most = max_chunk(&self.cfg.stridekit, pool);
         let mut idle = Vec::new();
         for i in self.free_blocks_of_both_pools() {
             let b = &self.blocks[i as usize];
@@ -189,7 +186,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let mut idle = self.idle_chunks(stream, pool, Some((keep, c)));
         let mut chosen: Vec<Idle> = Vec::new();
         for g in gaps {
-            chosen.extend(choose_chunks(&mut idle, g.need, g.room));
+            chosen.extend(choose_chunks(
+                &mut idle,
+                g.need,
+                g.room,
+                self.cfg.stridekit.max_moves,
+            ));
         }
         for k in &chosen {
             let i = self.mapped_block_at(k.ptr)?;
@@ -241,11 +243,11 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
 
 /// What landing on `gaps` costs with `idle` chunks to move: (bytes to create, chunks
 /// moved, bytes mapped), compared in that order.
-fn placement_cost(idle: &[Idle], gaps: &[Gap]) -> Cost {
+fn placement_cost(idle: &[Idle], gaps: &[Gap], max_moves: usize) -> Cost {
     let mut idle = idle.to_vec();
     let (mut created, mut moved, mut mapped) = (0, 0, 0);
     for g in gaps {
-        let chosen = choose_chunks(&mut idle, g.need, g.room);
+        let chosen = choose_chunks(&mut idle, g.need, g.room, max_moves);
         let covered: u64 = chosen.iter().map(|k| k.size).sum();
         created += g.need.saturating_sub(covered);
         moved += chosen.len();
@@ -256,9 +258,9 @@ fn placement_cost(idle: &[Idle], gaps: &[Gap]) -> Cost {
 
 /// Which idle chunks fill a gap of `need` bytes with `room` bytes of address space
 /// (removed from `idle`): one chunk that covers it if there is one (the smallest), else
-/// the largest that fit, up to [`MAX_MOVES`], topped up by the smallest that covers the
+/// the largest that fit, up to `max_moves`, topped up by the smallest that covers the
 /// rest; what they leave uncovered is created.
-fn choose_chunks(idle: &mut Vec<Idle>, need: u64, room: u64) -> Vec<Idle> {
+fn choose_chunks(idle: &mut Vec<Idle>, need: u64, room: u64, max_moves: usize) -> Vec<Idle> {
     let covering = |idle: &[Idle], need: u64, room: u64| {
         idle.iter()
             .enumerate()
@@ -268,7 +270,7 @@ fn choose_chunks(idle: &mut Vec<Idle>, need: u64, room: u64) -> Vec<Idle> {
     };
     let mut out = Vec::new();
     let (mut need, mut room) = (need, room);
-    while need > 0 && out.len() < MAX_MOVES {
+    while need > 0 && out.len() < max_moves {
         if let Some(j) = covering(idle, need, room) {
             out.push(idle.remove(j));
             break;

@@ -37,11 +37,15 @@ pub fn tmp(tag: &str, name: &str) -> std::path::PathBuf {
 }
 
 /// The real model traces in tests/data/alloc/real/ (scripts/record_model_traces.py).
-pub const REAL: [&str; 4] = [
+pub const REAL: [&str; 8] = [
     "real/gpt2_train.csv",
     "real/gpt2_generate.csv",
     "real/bert_serve.csv",
     "real/resnet50_train.csv",
+    "real/llm_serve.csv",
+    "real/moe_train.csv",
+    "real/vit_train.csv",
+    "real/dynamic_serve.csv",
 ];
 
 /// A trace of tests/data/alloc/, read (plain or gzipped: `NAME` or `NAME.gz`).
@@ -53,4 +57,46 @@ pub fn shipped_any(name: &str) -> Trace {
         format!("{plain}.gz")
     };
     trace::read_trace(path.as_ref()).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Which half of the corpus a trace is in (tests/data/alloc/corpus/README.md, the rule
+/// written before tuning).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Half {
+    Tuning,
+    HeldOut,
+}
+
+/// The corpus of issue 22: every trace, by its path under tests/data/alloc/ (plain or
+/// `.gz`), with its half.
+pub const CORPUS: [(&str, Half); 20] = [
+    ("trace_llm_serving.csv", Half::Tuning),
+    ("trace_random.csv", Half::Tuning),
+    ("trace_training.csv", Half::Tuning),
+    ("real/gpt2_train.csv", Half::Tuning),
+    ("real/gpt2_generate.csv", Half::Tuning),
+    ("real/bert_serve.csv", Half::Tuning),
+    ("real/resnet50_train.csv", Half::Tuning),
+    ("corpus/llm_serving_s1.csv", Half::Tuning),
+    ("corpus/random_s1.csv", Half::Tuning),
+    ("corpus/training_s1.csv", Half::Tuning),
+    ("corpus/llm_serving_s2.csv", Half::HeldOut),
+    ("corpus/llm_serving_s5.csv", Half::HeldOut),
+    ("corpus/random_s2.csv", Half::HeldOut),
+    ("corpus/random_s5.csv", Half::HeldOut),
+    ("corpus/training_s2.csv", Half::HeldOut),
+    ("corpus/training_s5.csv", Half::HeldOut),
+    ("real/llm_serve.csv", Half::HeldOut),
+    ("real/moe_train.csv", Half::HeldOut),
+    ("real/vit_train.csv", Half::HeldOut),
+    ("real/dynamic_serve.csv", Half::HeldOut),
+];
+
+/// The corpus traces of one half, read.
+pub fn corpus_half(half: Half) -> Vec<Trace> {
+    CORPUS
+        .iter()
+        .filter(|(_, h)| *h == half)
+        .map(|(n, _)| shipped_any(n))
+        .collect()
 }
