@@ -103,7 +103,7 @@ fn ffi(c: &mut Criterion) {
             })
         });
         // SAFETY: made above, freed once.
-        unsafe { stridekit_plan_free(plan) };
+        assert_eq!(stridekit_plan_free(plan), 0);
     }
     g.finish();
 }

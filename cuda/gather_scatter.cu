@@ -17,21 +17,39 @@
 
 template <typename T, typename I, int MODE, typename P>
 __device__ __forceinline__ void sk_copy_body(T* __restrict__ dst, const T* __restrict__ src, const P& p) {
-    sk_for_each_linear<I>((I)p.numel, [&](I linear) {
-        I d, s;
-        if (MODE == SK_MODE_STRIDED) {
-            sk_offsets<I>(p, linear, d, s);
-        } else if (MODE == SK_MODE_GATHER) {
-            I unused;
-            sk_offsets<I>(p, linear, unused, s);
-            d = (I)p.dst_offset + linear;
-        } else {
-            I unused;
-            sk_offsets<I>(p, linear, d, unused);
-            s = (I)p.src_offset + linear;
+    /* sk_for_each_linear's order (consecutive threads on consecutive indices, EPT indices per
+     * thread per step, SK_BLOCK apart), with every load of a step issued before its stores so
+     * that EPT loads per thread are in flight at once. */
+    constexpr int EPT = sk_copy_ept<(int)sizeof(T), I>();
+    const I numel = (I)p.numel;
+    const I step = (I)gridDim.x * (I)(SK_BLOCK * EPT);
+    for (I base = (I)blockIdx.x * (I)(SK_BLOCK * EPT) + (I)threadIdx.x; base < numel; base += step) {
+        I d[EPT];
+        T v[EPT];
+#pragma unroll
+        for (int j = 0; j < EPT; ++j) {
+            const I linear = base + (I)(j * SK_BLOCK);
+            if (linear < numel) {
+                I s;
+                if (MODE == SK_MODE_STRIDED) {
+                    sk_offsets<I>(p, linear, d[j], s);
+                } else if (MODE == SK_MODE_GATHER) {
+                    I unused;
+                    sk_offsets<I>(p, linear, unused, s);
+                    d[j] = (I)p.dst_offset + linear;
+                } else {
+                    I unused;
+                    sk_offsets<I>(p, linear, d[j], unused);
+                    s = (I)p.src_offset + linear;
+                }
+                v[j] = SK_LD(&src[s]);
+            }
         }
-        dst[d] = src[s];
-    });
+#pragma unroll
+        for (int j = 0; j < EPT; ++j) {
+            if (base + (I)(j * SK_BLOCK) < numel) SK_ST(&dst[d[j]], v[j]);
+        }
+    }
 }
 
 #define SK_COPY_KERNELS(W)                                                                          \

@@ -27,7 +27,7 @@ template <typename T, typename I>
 __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
-    sk_tile_rows<T, I>(dst, p, tile, [&](int slot, I s) { tile[slot] = src[s]; });
+    sk_tile_rows<T, I>(dst, p, tile, [&](I s) { return SK_LD(&src[s]); });
 }
 
 template <typename T, typename I>
@@ -35,7 +35,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     constexpr int V = 16 / (int)sizeof(T);
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
-    const int pitch = p.tile_b + 1;
+    const int pitch = sk_tilev_pitch<T>(p.tile_b);
     const SkTileSpan<I> t = sk_tile_span<I>(p);
     /* Multiples of V: n_a, n_b, tile_a and tile_b all are. */
     const int nav = t.na / V;
@@ -49,9 +49,9 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
         for (int e = threadIdx.x; e < t.na * nbv; e += (int)blockDim.x) {
             const int a = e / nbv;
             const int bv = e - a * nbv;
-            const sk_v16 w = *(const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V));
+            const sk_v16 w = SK_LD((const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V)));
 #pragma unroll
-            for (int k = 0; k < V; ++k) tile[a * pitch + bv * V + k] = sk_lane<T>(w, k);
+            for (int k = 0; k < V; ++k) SK_ST(&tile[a * pitch + bv * V + k], sk_lane<T>(w, k));
         }
         __syncthreads();
         /* Gather V consecutive A elements of one B column, write them as one word. */
@@ -62,8 +62,8 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
             w.lo = 0;
             w.hi = 0;
 #pragma unroll
-            for (int k = 0; k < V; ++k) sk_set_lane<T>(w, k, tile[(av * V + k) * pitch + b]);
-            *(sk_v16*)(d + (I)b * dst_stride_b + (I)(av * V)) = w;
+            for (int k = 0; k < V; ++k) sk_set_lane<T>(w, k, SK_LD(&tile[(av * V + k) * pitch + b]));
+            SK_ST((sk_v16*)(d + (I)b * dst_stride_b + (I)(av * V)), w);
         }
         __syncthreads();
     });

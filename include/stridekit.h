@@ -64,12 +64,14 @@
 #define STRIDEKIT_MAX_NDIM 64
 
 /**
- * A caching allocator (`stridekit_allocator_new`).
+ * A caching allocator (`stridekit_allocator_new`); the pointer C holds is a validated
+ * handle, not this object's address.
  */
 typedef struct StridekitAllocator StridekitAllocator;
 
 /**
  * A planned copy (`stridekit_plan_new`): reusable with new pointers, from any thread.
+ * The pointer C holds is a validated handle, not this object's address.
  */
 typedef struct StridekitPlan StridekitPlan;
 
@@ -233,9 +235,11 @@ int stridekit_plan_new(const struct DLTensor *dst,
  * added). Makes no host allocation (unless the two byte ranges intersect: then the
  * overlap is checked exactly and the source staged, as `stridekit_copy` does).
  *
+ * A plan handle that is NULL, freed or not from `stridekit_plan_new` is refused
+ * (`STRIDEKIT_ERR_INVALID_ARGUMENT`).
+ *
  * # Safety
- * `plan` comes from `stridekit_plan_new`; the pointers hold tensors of the planned
- * metadata, as for `stridekit_copy`.
+ * The pointers hold tensors of the planned metadata, as for `stridekit_copy`.
  */
 int stridekit_plan_run(const struct StridekitPlan *plan,
                        void *dst_data,
@@ -243,12 +247,11 @@ int stridekit_plan_run(const struct StridekitPlan *plan,
                        void *stream);
 
 /**
- * Frees a plan (NULL is a no-op).
- *
- * # Safety
- * `plan` is NULL or from `stridekit_plan_new`, not freed before.
+ * Frees a plan (NULL is a no-op). A plan freed already, or a pointer that is not a plan,
+ * is refused with `STRIDEKIT_ERR_INVALID_ARGUMENT` and nothing is freed. A run of the
+ * plan in progress on another thread finishes first.
  */
-void stridekit_plan_free(struct StridekitPlan *plan);
+int stridekit_plan_free(struct StridekitPlan *plan);
 
 /**
  * The row gather `dst[r, ...] = src[index[r], ...]` (`torch.index_select(src, 0, index)`,
@@ -282,7 +285,7 @@ int stridekit_allocator_new(const char *device, const char *conf, struct Stridek
  * memory is `STRIDEKIT_ERR_OUT_OF_MEMORY` with PyTorch's message.
  *
  * # Safety
- * `a` is a live allocator; `out` writable.
+ * `out` is writable (the handle `a` is checked).
  */
 int stridekit_allocator_malloc(const struct StridekitAllocator *a,
                                size_t size,
@@ -293,24 +296,21 @@ int stridekit_allocator_malloc(const struct StridekitAllocator *a,
  * Returns a block to the cache (reused once the work of every stream it was recorded on
  * has finished). NULL is a no-op; an address this allocator did not give is an error.
  *
- * # Safety
- * `a` is a live allocator.
+ * An allocator handle that is NULL, destroyed or not one is refused.
  */
 int stridekit_allocator_free(const struct StridekitAllocator *a, void *ptr);
 
 /**
  * Records that the block at `ptr` is used on `stream` as well (`Tensor.record_stream`).
  *
- * # Safety
- * `a` is a live allocator.
+ * An allocator handle that is NULL, destroyed or not one is refused.
  */
 int stridekit_allocator_record_stream(const struct StridekitAllocator *a, void *ptr, void *stream);
 
 /**
  * Releases every cached segment holding no allocation (`torch.cuda.empty_cache()`).
  *
- * # Safety
- * `a` is a live allocator.
+ * An allocator handle that is NULL, destroyed or not one is refused.
  */
 int stridekit_allocator_empty_cache(const struct StridekitAllocator *a);
 
@@ -319,27 +319,24 @@ int stridekit_allocator_empty_cache(const struct StridekitAllocator *a);
  * (`"allocated_bytes.all.current"`, `"reserved_bytes.all.peak"`, ...). Free the string
  * with `stridekit_string_free`; NULL on failure.
  *
- * # Safety
- * `a` is a live allocator.
+ * An allocator handle that is NULL, destroyed or not one is refused.
  */
 char *stridekit_allocator_stats_json(const struct StridekitAllocator *a);
 
 /**
  * Destroys an allocator: all its memory goes back to the device, blocks not freed
- * included. NULL is a no-op.
- *
- * # Safety
- * `a` is NULL or a live allocator, not used afterwards.
+ * included (once the calls running on other threads return). NULL is a no-op; an
+ * allocator destroyed already, or a pointer that is not one, is refused with
+ * `STRIDEKIT_ERR_INVALID_ARGUMENT`.
  */
-void stridekit_allocator_destroy(struct StridekitAllocator *a);
+int stridekit_allocator_destroy(struct StridekitAllocator *a);
 
 /**
- * Frees a string returned by stridekit (NULL is a no-op).
- *
- * # Safety
- * `s` is NULL or a string from a stridekit function, not freed before.
+ * Frees a string returned by stridekit (NULL is a no-op). A string freed already, or one
+ * stridekit did not return, is refused with `STRIDEKIT_ERR_INVALID_ARGUMENT` and left
+ * alone.
  */
-void stridekit_string_free(char *s);
+int stridekit_string_free(char *s);
 
 /**
  * PyTorch's pluggable allocator `alloc`: `size` bytes on CUDA device `device` for

@@ -77,22 +77,32 @@ from torch.profiler import ProfilerActivity, profile, record_function
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "tests", "data", "alloc", "real")
-HOST_SCOPE = "stridekit::host"
-# cuBLAS workspace on sm_90 (PyTorch 2.11, CUBLAS_WORKSPACE_CONFIG unset: 4096 KiB x 8).
-CUBLAS_WORKSPACE_BYTES = 4096 * 1024 * 8
-GEMM_OPS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addmv", "aten::mv", "aten::addbmm"}
 GZIP_ABOVE = 1 << 20
+
+
+def _load_cuda_rules():
+    """The CPU -> CUDA rules, shared with `stridekit trace --device sim`: the package's
+    python/stridekit/cuda_rules.py, loaded by path (no build of the package needed)."""
+    import importlib.util
+
+    path = os.path.join(ROOT, "python", "stridekit", "cuda_rules.py")
+    spec = importlib.util.spec_from_file_location("stridekit_cuda_rules", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+cuda_rules = _load_cuda_rules()
+HOST_SCOPE = cuda_rules.HOST_SCOPE
+CUBLAS_WORKSPACE_BYTES = cuda_rules.CUBLAS_WORKSPACE_BYTES
+GEMM_OPS = cuda_rules.GEMM_OPS
 
 
 # ---------------------------------------------------------------------------------------
 # Recording
 
 
-@contextmanager
-def host():
-    """Code whose tensors live on the host even when the model runs on a GPU."""
-    with record_function(HOST_SCOPE):
-        yield
+host = cuda_rules.host
 
 
 # "cpu": record on the CPU and convert (the default); "cuda": run on the GPU (--device cuda).
@@ -125,15 +135,7 @@ def upload(model: nn.Module) -> None:
     apply(model)
 
 
-def ops_with_cuda_kernels() -> set[str]:
-    """Operator names (the profiler's, without overload) of which some overload has a kernel
-    registered for CUDA itself, i.e. not shared with the CPU through a composite."""
-    names = set()
-    for full in torch._C._dispatch_get_all_op_names():
-        base = full.split(".")[0]
-        if base not in names and torch._C._dispatch_has_kernel_for_dispatch_key(full, "CUDA"):
-            names.add(base)
-    return names
+ops_with_cuda_kernels = cuda_rules.ops_with_cuda_kernels
 
 
 class Alloc:
@@ -194,22 +196,19 @@ def to_requests(prof, counts, largest):
         largest[kind] = max(largest.get(kind, 0), a.size)
 
     for a in allocs:
-        if a.host:
-            drop("host_inputs_and_step_counters", a)
-            continue
-        if not a.ops:
-            drop("host_wrapped_scalars", a)
-            continue
+        freed_inside = None
         if a.free is not None:
             free_anc = {id(e) for e in a.free[2]}
             common = [e for e in a.ops if id(e) in free_anc]
-            if common and common[-1].name in cuda_kernels:
-                drop("cpu_kernel_internal", a)
-                continue
+            freed_inside = common[-1].name if common else None
+        why = cuda_rules.drop_reason(a.host, [e.name for e in a.ops], freed_inside, cuda_kernels)
+        if why is not None:
+            drop(why, a)
+            continue
         events.append(((a.time, a.seq), "a", a))
         if a.free is not None:
             events.append(((a.free[0], a.free[1]), "f", a))
-        if not gemm_seen and any(e.name in GEMM_OPS for e in a.ops):
+        if not gemm_seen and cuda_rules.is_gemm(e.name for e in a.ops):
             gemm_seen = True
             events.append(((a.time, a.seq + 0.5), "w", None))
     events.sort(key=lambda x: x[0])

@@ -5,9 +5,44 @@
 //! counts shared storage once per tensor), unique storage bytes (each distinct storage once)
 //! and addressed bytes (the part of those storages some live tensor can still reach).
 
+use crate::layout::Layout;
 use crate::layout::overlap::{element_runs, merge_runs};
 use crate::tensor::Tensor;
 use serde::Serialize;
+
+/// What the accounting needs to know of a tensor: which storage it is on (an identity and
+/// the storage's size) and which of its bytes it addresses. stridekit's own tensors are
+/// accounted through it, and so are the metadata of tensors another library made (the live
+/// tracer's PyTorch tensors), so that both get the same totals from the same code.
+pub trait Accountable {
+    /// Identity of the storage: equal for tensors on the same storage, distinct otherwise.
+    fn storage_key(&self) -> u64;
+    fn storage_nbytes(&self) -> u64;
+    fn layout(&self) -> &Layout;
+    fn itemsize(&self) -> usize;
+    /// numel x itemsize.
+    fn logical_bytes(&self) -> u64 {
+        (self.layout().numel() as u64).saturating_mul(self.itemsize() as u64)
+    }
+}
+
+impl Accountable for Tensor {
+    fn storage_key(&self) -> u64 {
+        self.storage().id()
+    }
+    fn storage_nbytes(&self) -> u64 {
+        self.storage().nbytes() as u64
+    }
+    fn layout(&self) -> &Layout {
+        Tensor::layout(self)
+    }
+    fn itemsize(&self) -> usize {
+        Tensor::itemsize(self)
+    }
+    fn logical_bytes(&self) -> u64 {
+        Tensor::logical_bytes(self)
+    }
+}
 
 /// One distinct storage among the live tensors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -47,24 +82,27 @@ impl Accounting {
 }
 
 /// Accounts for `tensors` (name, tensor), in order.
-pub fn account<'a>(tensors: impl IntoIterator<Item = (&'a str, &'a Tensor)>) -> Accounting {
-    struct Group<'a> {
-        storage_id: u64,
+pub fn account<'a, T: Accountable + 'a>(
+    tensors: impl IntoIterator<Item = (&'a str, &'a T)>,
+) -> Accounting {
+    struct Group<'a, T> {
         nbytes: u64,
         names: Vec<String>,
-        members: Vec<&'a Tensor>,
+        members: Vec<&'a T>,
     }
-    let mut groups: Vec<Group<'a>> = Vec::new();
+    let mut groups: Vec<Group<'a, T>> = Vec::new();
+    // Storage key -> index into `groups`: linear in the number of tensors.
+    let mut index: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     let mut logical = 0u64;
     for (name, t) in tensors {
-        logical += t.logical_bytes();
-        let sid = t.storage().id();
-        let g = match groups.iter_mut().position(|g| g.storage_id == sid) {
-            Some(i) => &mut groups[i],
+        logical = logical.saturating_add(t.logical_bytes());
+        let sid = t.storage_key();
+        let g = match index.get(&sid) {
+            Some(&i) => &mut groups[i],
             None => {
+                index.insert(sid, groups.len());
                 groups.push(Group {
-                    storage_id: sid,
-                    nbytes: t.storage().nbytes() as u64,
+                    nbytes: t.storage_nbytes(),
                     names: Vec::new(),
                     members: Vec::new(),
                 });
@@ -97,7 +135,7 @@ pub fn account<'a>(tensors: impl IntoIterator<Item = (&'a str, &'a Tensor)>) -> 
 }
 
 /// Size of the union of the byte ranges every element of `tensors` occupies.
-pub fn addressed_bytes(tensors: &[&Tensor]) -> u64 {
+pub fn addressed_bytes<T: Accountable>(tensors: &[&T]) -> u64 {
     let mut runs: Vec<(i64, i64)> = tensors
         .iter()
         .flat_map(|t| {

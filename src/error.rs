@@ -92,18 +92,6 @@ impl TensorError {
     }
 }
 
-impl From<crate::backend::cuda::CudaError> for TensorError {
-    fn from(e: crate::backend::cuda::CudaError) -> Self {
-        TensorError::new(ErrorKind::Device, e.to_string())
-    }
-}
-
-impl From<crate::storage::HostOutOfMemory> for TensorError {
-    fn from(e: crate::storage::HostOutOfMemory) -> Self {
-        TensorError::new(ErrorKind::OutOfMemory, e.to_string())
-    }
-}
-
 /// Shorthand for building an error of a given kind.
 pub fn err<T>(kind: ErrorKind, message: impl Into<String>) -> Result<T, TensorError> {
     Err(TensorError::new(kind, message))

@@ -17,6 +17,7 @@ pub mod simulated_cuda;
 pub mod storage;
 pub mod svg;
 pub mod tensor;
+pub mod trace;
 
 pub use dtype::DType;
 pub use error::{ErrorKind, TensorError};

@@ -51,6 +51,9 @@ enum Command {
     /// Merge bench JSON from many runs, nodes and GPUs: one row per GPU, fleet medians,
     /// outliers, health flags, and PASS/FAIL against an acceptance file.
     Report(stridekit::report::cli::ReportArgs),
+    /// Predict, on the CPU, each bench case's kernel efficiency: sectors per request, bank
+    /// conflicts, occupancy and bytes in flight on an H200, and the % of memcpy they allow.
+    Model(stridekit::bench::model::cli::ModelArgs),
     /// Which backends this binary can use: kernel image, CUDA driver, devices.
     Info,
     /// The caching device allocator: replay allocation traces under PyTorch's policy.
@@ -95,6 +98,13 @@ fn main() -> ExitCode {
             }
         },
         // 0: every GPU passes (or no --accept), 1: a GPU fails, 2: unreadable inputs.
+        Command::Model(args) => match stridekit::bench::model::cli::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("stridekit model: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Report(args) => match stridekit::report::cli::run(args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),

@@ -182,11 +182,13 @@ pub fn fold_dims<const N: usize>(sizes: &[i64], strides: [&[i64]; N]) -> (Dims, 
         .collect();
     let empty = dims.iter().any(|&(n, _)| n == 0);
     // Outermost first in destination memory order; ties keep logical order.
-    dims.sort_by_key(|d| std::cmp::Reverse(d.1[0].abs()));
+    dims.sort_by_key(|d| std::cmp::Reverse(d.1[0].unsigned_abs()));
     let mut folded: smallvec::SmallVec<[(i64, [i64; N]); 8]> = smallvec::SmallVec::new();
     for (n, s) in dims {
         match folded.last_mut() {
-            Some(outer) if (0..N).all(|j| outer.1[j] == s[j] * n) => {
+            // Checked: an empty tensor's strides are unbounded (a product that overflows
+            // cannot equal a stride).
+            Some(outer) if (0..N).all(|j| s[j].checked_mul(n) == Some(outer.1[j])) => {
                 outer.0 *= n;
                 outer.1 = s;
             }
@@ -224,34 +226,6 @@ mod tests {
         let mut rows = Vec::new();
         p.for_each_row(|d, s, n, _, _| rows.push((d, s, n)));
         assert_eq!(rows, vec![(0, 0, 4), (4, 1, 4), (8, 2, 4)]);
-    }
-
-    #[test]
-    fn split_outer_runs_the_same_copy() {
-        // Rank 10 after folding (every dimension reversed by a permute, so nothing folds).
-        let sizes = [2, 3, 2, 2, 3, 2, 2, 2, 3, 2];
-        let base = Layout::contiguous(&sizes);
-        let rev: Vec<i64> = (0..10).rev().collect();
-        let src = view::permute(&base, &rev).unwrap();
-        let dst = Layout::new(src.sizes(), Layout::contiguous(src.sizes()).strides(), 5).unwrap();
-        let p = CopyPlan::copy(&dst, DType::I16, &src, DType::I16);
-        assert_eq!(p.sizes.len(), 10);
-        let n = base.numel() as usize;
-        let input: Vec<u8> = (0..n as u16).flat_map(|v| v.to_le_bytes()).collect();
-        let mut whole = vec![0u8; (n + 5) * 2];
-        crate::backend::cpu::copy(&p, &mut whole, &input);
-        let mut parts = vec![0u8; (n + 5) * 2];
-        let subs: Vec<CopyPlan> = p.split_outer(8).collect();
-        assert_eq!(subs.len(), 2 * 3);
-        for sub in &subs {
-            assert_eq!(sub.sizes.len(), 8);
-            crate::backend::cpu::copy(sub, &mut parts, &input);
-        }
-        assert_eq!(parts, whole);
-        // Within the limit: the plan itself.
-        assert_eq!(p.split_outer(10).collect::<Vec<_>>(), vec![p.clone()]);
-        let e = CopyPlan::elementwise(&Layout::contiguous(&[0, 2]), DType::I8);
-        assert_eq!(e.split_outer(1).count(), 1);
     }
 
     #[test]

@@ -6,33 +6,41 @@
 //! storages do. So the allocator's statistics after each statement are the ones
 //! `torch.cuda.memory_stats()` gives for the same program on a GPU.
 //!
-//! The device is installed for the duration of a closure, per thread ([`with_device`]):
-//! while it is, every storage made for `cuda:0` is a simulated one. Temporaries that only
+//! The device is installed for the duration of a closure, per thread ([`with_device`],
+//! through [`crate::tensor::device`]): while it is, every storage made for `cuda:0` is a
+//! simulated one. Temporaries that only
 //! stridekit makes (operands staged for a host kernel, say) are made on the host and never
 //! touch the allocator.
 
-use std::cell::RefCell;
+use std::any::Any;
 use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use crate::alloc::{
     AllocConfig, AllocResult, BlockHandle, CachingAllocator, DeviceStats, SimulatedDevice,
 };
 use crate::error::{ErrorKind, Result, TensorError};
-use crate::storage::{Device, Storage};
+use crate::storage::{Device, DeviceMemory, Storage, zeroed_bytes};
+pub use crate::tensor::device::staging_device;
+use crate::tensor::device::{CudaDevice, with_cuda_device};
 
 /// The simulated device's memory (80 GiB, an A100's or H100's).
 pub const SIM_CAPACITY: u64 = 80 << 30;
 
 /// One simulated CUDA device (cuda:0) and its caching allocator.
 pub struct SimulatedCuda {
-    allocator: CachingAllocator<SimulatedDevice>,
+    allocator: Arc<CachingAllocator<SimulatedDevice>>,
 }
 
 impl SimulatedCuda {
     /// A fresh device (nothing reserved) under `cfg`.
     pub fn new(cfg: AllocConfig) -> AllocResult<Arc<SimulatedCuda>> {
         Ok(Arc::new(SimulatedCuda {
-            allocator: CachingAllocator::new(SimulatedDevice::new(SIM_CAPACITY), cfg)?,
+            allocator: Arc::new(CachingAllocator::new(
+                SimulatedDevice::new(SIM_CAPACITY),
+                cfg,
+            )?),
         }))
     }
 
@@ -42,7 +50,7 @@ impl SimulatedCuda {
     }
 
     /// A block of `nbytes` (none for zero bytes: PyTorch allocates nothing for them).
-    fn block(self: &Arc<Self>, nbytes: usize) -> Result<Option<SimulatedBlock>> {
+    fn block(&self, nbytes: usize) -> Result<Option<SimulatedBlock>> {
         if nbytes == 0 {
             return Ok(None);
         }
@@ -54,7 +62,7 @@ impl SimulatedCuda {
             TensorError::new(kind, e.to_string())
         })?;
         Ok(Some(SimulatedBlock {
-            device: self.clone(),
+            allocator: self.allocator.clone(),
             handle,
         }))
     }
@@ -62,7 +70,7 @@ impl SimulatedCuda {
 
 /// A storage's block in the simulated device's allocator, returned to its cache on drop.
 pub struct SimulatedBlock {
-    device: Arc<SimulatedCuda>,
+    allocator: Arc<CachingAllocator<SimulatedDevice>>,
     handle: BlockHandle,
 }
 
@@ -76,69 +84,77 @@ impl SimulatedBlock {
 impl Drop for SimulatedBlock {
     fn drop(&mut self) {
         // A block this allocator handed out and nobody freed: the free cannot fail.
-        let _ = self.device.allocator.free(self.handle);
+        let _ = self.allocator.free(self.handle);
     }
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Arc<SimulatedCuda>>> = const { RefCell::new(None) };
+/// A simulated storage's memory: the bytes on the host, the block in the allocator.
+struct SimulatedMemory {
+    bytes: RwLock<Vec<u8>>,
+    nbytes: usize,
+    /// None for zero bytes.
+    block: Option<SimulatedBlock>,
+}
+
+impl DeviceMemory for SimulatedMemory {
+    fn device(&self) -> Device {
+        Device::Cuda(0)
+    }
+
+    fn nbytes(&self) -> usize {
+        self.nbytes
+    }
+
+    fn ptr(&self) -> u64 {
+        self.block.as_ref().map_or(0, SimulatedBlock::ptr)
+    }
+
+    fn host(&self) -> Option<&RwLock<Vec<u8>>> {
+        Some(&self.bytes)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl CudaDevice for SimulatedCuda {
+    /// Only cuda:0 exists.
+    fn storage(&self, device: Device, bytes: Vec<u8>) -> Result<Storage> {
+        if let Device::Cuda(n) = device
+            && n != 0
+        {
+            return Err(TensorError::new(
+                ErrorKind::Device,
+                format!(
+                    "CUDA error: invalid device ordinal (cuda:{n}: the simulated machine has one device, cuda:0)"
+                ),
+            ));
+        }
+        let nbytes = bytes.len();
+        let block = self.block(nbytes)?;
+        Ok(Storage::from_memory(Box::new(SimulatedMemory {
+            bytes: RwLock::new(bytes),
+            nbytes,
+            block,
+        })))
+    }
+
+    fn zeroed(&self, device: Device, nbytes: usize) -> Result<Storage> {
+        self.storage(device, zeroed_bytes(nbytes)?)
+    }
+
+    /// Intermediates PyTorch does not allocate stay on the host, outside the account.
+    fn staging(&self, _device: Device) -> Device {
+        Device::Cpu
+    }
+
+    fn runs_kernels(&self) -> bool {
+        false
+    }
 }
 
 /// Runs `f` with `device` as this thread's cuda:0.
 pub fn with_device<R>(device: Arc<SimulatedCuda>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Arc<SimulatedCuda>>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CURRENT.with(|c| *c.borrow_mut() = self.0.take());
-        }
-    }
-    let _restore = Restore(CURRENT.with(|c| c.borrow_mut().replace(device)));
-    f()
-}
-
-/// Whether storages for `device` are simulated on this thread.
-pub fn is_simulated(device: Device) -> bool {
-    matches!(device, Device::Cuda(_)) && CURRENT.with(|c| c.borrow().is_some())
-}
-
-/// Where a multi-step op puts the intermediate tensors PyTorch does not allocate: on the
-/// host for a simulated device (outside its account), else on `device` itself.
-pub fn staging_device(device: Device) -> Device {
-    if is_simulated(device) {
-        Device::Cpu
-    } else {
-        device
-    }
-}
-
-/// A simulated storage for `device` holding `bytes`, or None when `device` is not
-/// simulated on this thread. Only cuda:0 exists.
-pub(crate) fn storage(device: Device, bytes: Vec<u8>) -> Option<Result<Storage>> {
-    let Device::Cuda(n) = device else {
-        return None;
-    };
-    let sim = CURRENT.with(|c| c.borrow().clone())?;
-    Some(if n != 0 {
-        Err(TensorError::new(
-            ErrorKind::Device,
-            format!(
-                "CUDA error: invalid device ordinal (cuda:{n}: the simulated machine has one device, cuda:0)"
-            ),
-        ))
-    } else {
-        sim.block(bytes.len())
-            .map(|block| Storage::simulated(device, bytes, block))
-    })
-}
-
-/// A zero-filled simulated storage of `nbytes` (see [`storage`]).
-pub(crate) fn zeroed(device: Device, nbytes: usize) -> Option<Result<Storage>> {
-    if !is_simulated(device) {
-        return None;
-    }
-    Some(
-        crate::storage::zeroed_bytes(nbytes)
-            .map_err(TensorError::from)
-            .and_then(|bytes| storage(device, bytes).unwrap_or_else(|| unreachable!("simulated"))),
-    )
+    with_cuda_device(device, f)
 }

@@ -1,11 +1,15 @@
 //! Shared storage: bytes on a device, an identity, and the version counter every view of it
-//! shares.
+//! shares. The bytes are a [`DeviceMemory`]: host memory here, a GPU's or the simulated
+//! device's where those live (the CUDA backend, [`crate::simulated_cuda`]); which memory a
+//! tensor on a device gets is chosen above this layer ([`crate::tensor::device`]).
+
+use std::any::Any;
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::backend::cuda::{CudaError, DeviceBuffer, Gpu};
+use crate::error::{ErrorKind, Result, TensorError};
 
 /// Where a storage's bytes live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,7 +55,7 @@ pub struct HostOutOfMemory {
 }
 
 /// `nbytes` zero bytes, or an error when the allocator refuses.
-pub(crate) fn zeroed_bytes(nbytes: usize) -> Result<Vec<u8>, HostOutOfMemory> {
+pub fn zeroed_bytes(nbytes: usize) -> Result<Vec<u8>, HostOutOfMemory> {
     if nbytes == 0 {
         return Ok(Vec::new());
     }
@@ -68,13 +72,78 @@ pub(crate) fn zeroed_bytes(nbytes: usize) -> Result<Vec<u8>, HostOutOfMemory> {
     Ok(unsafe { Vec::from_raw_parts(ptr, nbytes, nbytes) })
 }
 
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// The bytes themselves: host memory, or device memory on one GPU.
-pub enum Bytes {
-    Host(RwLock<Vec<u8>>),
-    Cuda(DeviceBuffer),
+impl From<HostOutOfMemory> for TensorError {
+    fn from(e: HostOutOfMemory) -> Self {
+        TensorError::new(ErrorKind::OutOfMemory, e.to_string())
+    }
 }
+
+/// Memory on one device that a [`Storage`] holds its bytes in. The host
+/// ([`HostMemory`]), a CUDA GPU (the backend's `DeviceBuffer`) and the simulated CUDA
+/// device ([`crate::simulated_cuda`]) implement it; a storage knows no more of its device
+/// than this.
+pub trait DeviceMemory: Any + Send + Sync {
+    /// The device the bytes live on.
+    fn device(&self) -> Device;
+
+    /// How many bytes.
+    fn nbytes(&self) -> usize;
+
+    /// The address of the first byte on its device (the host's, a GPU's, or a simulated
+    /// device's), stable while the memory lives; called only for a non-empty memory.
+    fn ptr(&self) -> u64;
+
+    /// The bytes where the CPU can address them (host memory, or a simulated device's
+    /// host-side bytes); None for memory only its device reaches.
+    fn host(&self) -> Option<&RwLock<Vec<u8>>>;
+
+    /// A host copy of every byte (downloaded from a device the CPU cannot address).
+    fn to_host(&self) -> Result<Vec<u8>> {
+        match self.host() {
+            Some(b) => Ok(b.read().clone()),
+            None => Err(TensorError::new(
+                ErrorKind::Device,
+                format!("the bytes on {} have no host copy", self.device()),
+            )),
+        }
+    }
+
+    /// The memory as `Any`, for a backend to recover its own type.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Bytes in host memory.
+pub struct HostMemory(RwLock<Vec<u8>>);
+
+impl HostMemory {
+    pub fn new(bytes: Vec<u8>) -> HostMemory {
+        HostMemory(RwLock::new(bytes))
+    }
+}
+
+impl DeviceMemory for HostMemory {
+    fn device(&self) -> Device {
+        Device::Cpu
+    }
+
+    fn nbytes(&self) -> usize {
+        self.0.read().len()
+    }
+
+    fn ptr(&self) -> u64 {
+        self.0.read().as_ptr() as u64
+    }
+
+    fn host(&self) -> Option<&RwLock<Vec<u8>>> {
+        Some(&self.0)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A reference-counted block of bytes. Cloning shares it; [`Storage::id`] tells storages
 /// apart, and [`Storage::version`] is the counter PyTorch bumps on every in-place write
@@ -89,11 +158,7 @@ struct Inner {
     device: Device,
     nbytes: usize,
     version: AtomicU64,
-    bytes: Bytes,
-    /// The block of a simulated CUDA device's allocator this storage holds (host bytes
-    /// accounted as device memory; see [`crate::simulated_cuda`]), returned when the last
-    /// tensor over the storage is dropped.
-    block: Option<crate::simulated_cuda::SimulatedBlock>,
+    memory: Box<dyn DeviceMemory>,
     /// The tensors over this storage that views were made from (their `_base`), recorded
     /// when their first view is made; one is kept inline, so that view allocates nothing.
     roots: parking_lot::Mutex<smallvec::SmallVec<[Root; 1]>>,
@@ -117,54 +182,20 @@ impl Storage {
 
     /// A host storage holding `bytes`.
     pub fn from_bytes(bytes: Vec<u8>) -> Storage {
-        Storage::new(Device::Cpu, bytes.len(), Bytes::Host(RwLock::new(bytes)))
+        Storage::from_memory(Box::new(HostMemory::new(bytes)))
     }
 
-    /// A storage on `device` holding `bytes` (uploaded for a GPU; a simulated one's block
-    /// for a simulated device).
-    pub fn on_device(device: Device, bytes: Vec<u8>) -> crate::error::Result<Storage> {
-        if crate::simulated_cuda::is_simulated(device) {
-            return crate::simulated_cuda::storage(device, bytes).expect("simulated");
-        }
-        match device {
-            Device::Cpu => Ok(Storage::from_bytes(bytes)),
-            Device::Cuda(n) => Ok(Storage::from_device_buffer(
-                DeviceBuffer::from_host(&Gpu::shared(n)?, &bytes)
-                    .map_err(crate::TensorError::from)?,
-            )),
-        }
-    }
-
-    /// A storage of a simulated CUDA device: `bytes` on the host, `block` (None for zero
-    /// bytes) in the device's allocator.
-    pub(crate) fn simulated(
-        device: Device,
-        bytes: Vec<u8>,
-        block: Option<crate::simulated_cuda::SimulatedBlock>,
-    ) -> Storage {
-        let mut s = Storage::new(device, bytes.len(), Bytes::Host(RwLock::new(bytes)));
-        if let Some(inner) = Arc::get_mut(&mut s.inner) {
-            inner.block = block;
-        }
-        s
-    }
-
-    /// A storage over device memory: owned by the buffer, or wrapped from the caller's
-    /// pointer (see [`DeviceBuffer::external`]).
-    pub fn from_device_buffer(buffer: DeviceBuffer) -> Storage {
-        let device = Device::Cuda(buffer.gpu().ordinal());
-        Storage::new(device, buffer.nbytes(), Bytes::Cuda(buffer))
-    }
-
-    fn new(device: Device, nbytes: usize, bytes: Bytes) -> Storage {
+    /// A storage over `memory`, on whatever device that memory lives.
+    /// (Crate-only: every memory made here is host-addressable or a GPU's `DeviceBuffer`,
+    /// which [`crate::backend::cuda`] relies on.)
+    pub(crate) fn from_memory(memory: Box<dyn DeviceMemory>) -> Storage {
         Storage {
             inner: Arc::new(Inner {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                device,
-                nbytes,
+                device: memory.device(),
+                nbytes: memory.nbytes(),
                 version: AtomicU64::new(0),
-                bytes,
-                block: None,
+                memory,
                 roots: parking_lot::Mutex::new(smallvec::SmallVec::new()),
             }),
         }
@@ -217,50 +248,27 @@ impl Storage {
         if self.nbytes() == 0 {
             return 0;
         }
-        if let Some(b) = &self.inner.block {
-            return b.ptr();
-        }
-        match &self.inner.bytes {
-            Bytes::Host(b) => b.read().as_ptr() as u64,
-            Bytes::Cuda(b) => b.ptr(),
-        }
+        self.inner.memory.ptr()
     }
 
-    /// The bytes, wherever they live.
-    pub fn bytes(&self) -> &Bytes {
-        &self.inner.bytes
+    /// The memory the bytes are in.
+    pub fn memory(&self) -> &dyn DeviceMemory {
+        self.inner.memory.as_ref()
     }
 
-    /// The host bytes, for reading; None for device memory.
+    /// The host bytes, for reading; None for memory the CPU cannot address.
     pub fn read(&self) -> Option<RwLockReadGuard<'_, Vec<u8>>> {
-        match &self.inner.bytes {
-            Bytes::Host(b) => Some(b.read()),
-            Bytes::Cuda(_) => None,
-        }
+        self.inner.memory.host().map(|b| b.read())
     }
 
-    /// The host bytes, for writing; None for device memory.
+    /// The host bytes, for writing; None for memory the CPU cannot address.
     pub fn write(&self) -> Option<RwLockWriteGuard<'_, Vec<u8>>> {
-        match &self.inner.bytes {
-            Bytes::Host(b) => Some(b.write()),
-            Bytes::Cuda(_) => None,
-        }
-    }
-
-    /// The device memory; None for host bytes.
-    pub fn cuda(&self) -> Option<&DeviceBuffer> {
-        match &self.inner.bytes {
-            Bytes::Cuda(b) => Some(b),
-            Bytes::Host(_) => None,
-        }
+        self.inner.memory.host().map(|b| b.write())
     }
 
     /// A host copy of every byte (downloaded from a GPU).
-    pub fn to_host(&self) -> Result<Vec<u8>, CudaError> {
-        match &self.inner.bytes {
-            Bytes::Host(b) => Ok(b.read().clone()),
-            Bytes::Cuda(b) => b.to_host(),
-        }
+    pub fn to_host(&self) -> Result<Vec<u8>> {
+        self.inner.memory.to_host()
     }
 }
 

@@ -247,7 +247,7 @@ fn running_a_plan_makes_no_heap_allocation() {
             dl_, sl
         );
         // SAFETY: made above, freed once.
-        unsafe { stridekit_plan_free(plan) };
+        assert_eq!(stridekit_plan_free(plan), 0);
     }
 }
 
@@ -373,7 +373,7 @@ fn gpu_plan_runs_make_no_heap_allocation() {
         unsafe { cudarc::driver::result::stream::synchronize(null_mut()) }.unwrap();
         assert_eq!(n, 0, "{dl_:?}: {n} heap allocations in 100 runs");
         // SAFETY: made above.
-        unsafe { stridekit_plan_free(plan) };
+        assert_eq!(stridekit_plan_free(plan), 0);
     }
 }
 

@@ -14,6 +14,24 @@
 #endif
 #define SK_EPT 4 /* elements per thread in the element-wise kernels */
 
+/* The layout kernels' global and shared memory accesses go through these two macros: plain
+ * loads and stores on a GPU. tests/kernel_emulation.rs defines them before including the
+ * kernels to record every access (address, width, source line) and count, per warp and
+ * memory instruction, the 32-byte sectors and the shared-memory bank conflicts. */
+#ifndef SK_LD
+#define SK_LD(p) (*(p))
+#define SK_ST(p, v) (*(p) = (v))
+#endif
+
+/* Elements per thread per grid-stride step of the pure-copy kernels of W-byte words with
+ * index type I: every thread issues all its loads before its first store, so W = 1 and 2
+ * take more elements to keep about 16 bytes per thread in flight (8 for W = 1 with 64-bit
+ * indices, whose sixteen offsets would spill). choose.rs: copy_ept mirrors this. */
+template <int W, typename I>
+__device__ __forceinline__ constexpr int sk_copy_ept() {
+    return W == 1 ? (sizeof(I) == 8 ? 8 : 16) : W == 2 ? 8 : 4;
+}
+
 /* Element-width types: pure copies move bits, never values. */
 struct alignas(16) sk_v16 {
     unsigned long long lo, hi;

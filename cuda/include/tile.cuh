@@ -43,29 +43,66 @@ __device__ __forceinline__ void sk_tile_batches(const SkTile& p, const SkTileSpa
     }
 }
 
-/* The element-wise tile: fill(slot, s) puts source element s (an offset from the source
- * base, read along B) into tile slot `slot`, in the destination's type T; the tile is then
- * written out along A. */
-template <typename T, typename I, typename Fill>
-__device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& p, T* tile, Fill fill) {
-    const int pitch = p.tile_b + 1;
+/* Elements per row of a tile of T with tile_b columns: padded so that a row is an odd
+ * number of 4-byte words (T up to 4 bytes), so the threads of a warp reading a column hit 32
+ * different banks; 8-byte elements pad by one element. choose.rs: tile_pitch mirrors this. */
+template <typename T>
+__device__ __forceinline__ int sk_tile_pitch(int tile_b) {
+    const int w = (int)sizeof(T);
+    if (w >= 8) return tile_b + 1;
+    const int words = ((tile_b * w + 3) / 4) | 1;
+    return words * 4 / w;
+}
+
+/* Elements per row of the 16-byte-access tile (permute.cu): its rows are filled V = 16 /
+ * sizeof(T) elements per thread, so the padding that spreads the columns for the scalar
+ * tile does not suit it; these are the pitches with the fewest bank conflicts over both
+ * phases among tile_b + 0..16 (counted by stridekit model; bench/model-notes.md). */
+template <typename T>
+__device__ __forceinline__ int sk_tilev_pitch(int tile_b) {
+    return tile_b + (sizeof(T) == 1 ? 2 : sizeof(T) == 2 ? 3 : 1);
+}
+
+/* The element-wise tile: load(s) reads source element s (an offset from the source base,
+ * read along B) as a value of the destination's type T; the tile is then written out along
+ * A. Each thread issues sk_copy_ept<sizeof(T), I>() loads before it stores them into the tile,
+ * so that many loads are in flight per thread. */
+template <typename T, typename I, typename Load>
+__device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& p, T* tile, Load load) {
+    constexpr int ILP = sk_copy_ept<(int)sizeof(T), I>();
+    const int pitch = sk_tile_pitch<T>(p.tile_b);
     const SkTileSpan<I> t = sk_tile_span<I>(p);
     const int count = t.na * t.nb;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
+    const int nt = (int)blockDim.x;
     sk_tile_batches<I>(p, t, [&](I s, I d) {
         /* Read along B: consecutive threads read consecutive source elements. */
-        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
-            const int a = e / t.nb;
-            const int b = e - a * t.nb;
-            fill(a * pitch + b, s + (I)a * src_stride_a + (I)b);
+        for (int e0 = threadIdx.x; e0 < count; e0 += ILP * nt) {
+            T v[ILP];
+#pragma unroll
+            for (int k = 0; k < ILP; ++k) {
+                const int e = e0 + k * nt;
+                if (e < count) {
+                    const int a = e / t.nb;
+                    v[k] = load(s + (I)a * src_stride_a + (I)(e - a * t.nb));
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < ILP; ++k) {
+                const int e = e0 + k * nt;
+                if (e < count) {
+                    const int a = e / t.nb;
+                    SK_ST(&tile[a * pitch + (e - a * t.nb)], v[k]);
+                }
+            }
         }
         __syncthreads();
         /* Write along A: consecutive threads write consecutive destination elements. */
-        for (int e = threadIdx.x; e < count; e += (int)blockDim.x) {
+        for (int e = threadIdx.x; e < count; e += nt) {
             const int b = e / t.na;
             const int a = e - b * t.na;
-            dst[d + (I)b * dst_stride_b + (I)a] = tile[a * pitch + b];
+            SK_ST(&dst[d + (I)b * dst_stride_b + (I)a], SK_LD(&tile[a * pitch + b]));
         }
         __syncthreads();
     });

@@ -139,18 +139,8 @@ impl Array {
     }
 }
 
-#[pymethods]
 impl Array {
-    /// __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)
-    /// --
-    ///
-    /// The array as a DLPack capsule: `dltensor_versioned` (DLPack 1.0) when the consumer
-    /// passes `max_version` >= (1, 0), else the legacy `dltensor`. The data is ready when
-    /// `contiguous` returns, so `stream` needs no synchronisation; on CUDA the storage is
-    /// recorded on it, so its block is not reused before the consumer's work there has
-    /// run. `copy=True` exports a fresh copy; `dl_device` must be the array's own device.
-    #[pyo3(signature = (*, stream = None, max_version = None, dl_device = None, copy = None))]
-    fn __dlpack__<'py>(
+    fn dlpack_impl<'py>(
         &self,
         py: Python<'py>,
         stream: Option<Bound<'py, PyAny>>,
@@ -214,6 +204,29 @@ impl Array {
         }?;
         EXPORTED.fetch_add(1, Ordering::SeqCst);
         Ok(capsule)
+    }
+}
+
+#[pymethods]
+impl Array {
+    /// __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)
+    /// --
+    ///
+    /// The array as a DLPack capsule: `dltensor_versioned` (DLPack 1.0) when the consumer
+    /// passes `max_version` >= (1, 0), else the legacy `dltensor`. The data is ready when
+    /// `contiguous` returns, so `stream` needs no synchronisation; on CUDA the storage is
+    /// recorded on it, so its block is not reused before the consumer's work there has
+    /// run. `copy=True` exports a fresh copy; `dl_device` must be the array's own device.
+    #[pyo3(signature = (*, stream = None, max_version = None, dl_device = None, copy = None))]
+    fn __dlpack__<'py>(
+        &self,
+        py: Python<'py>,
+        stream: Option<Bound<'py, PyAny>>,
+        max_version: Option<(u32, u32)>,
+        dl_device: Option<(i32, i32)>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::guarded(|| self.dlpack_impl(py, stream, max_version, dl_device, copy))
     }
 
     /// __dlpack_device__()
@@ -296,6 +309,15 @@ fn memory_format(arg: &Bound<'_, PyAny>) -> PyResult<MemoryFormat> {
 #[pyfunction]
 #[pyo3(signature = (x, memory_format = None, stream = None))]
 pub fn contiguous(
+    py: Python<'_>,
+    x: Bound<'_, PyAny>,
+    memory_format: Option<Bound<'_, PyAny>>,
+    stream: Option<Bound<'_, PyAny>>,
+) -> PyResult<Array> {
+    crate::guarded(|| contiguous_impl(py, x, memory_format, stream))
+}
+
+fn contiguous_impl(
     py: Python<'_>,
     x: Bound<'_, PyAny>,
     memory_format: Option<Bound<'_, PyAny>>,

@@ -116,6 +116,19 @@ impl Imported {
                 if m.is_null() || ffi::PyCapsule_SetName(p, USED_VERSIONED.as_ptr()) != 0 {
                     return Err(PyErr::fetch(obj.py()));
                 }
+                // The version is read before any other field: only it and the deleter
+                // keep their place across DLPack major versions.
+                let version = (*m).version;
+                if version.major != 1 {
+                    // Ours since the rename: released here, once.
+                    if let Some(d) = (*m).deleter {
+                        d(m)
+                    }
+                    return Err(PyBufferError::new_err(format!(
+                        "{what}: DLPack {}.{} is not supported (stridekit reads 1.x)",
+                        version.major, version.minor
+                    )));
+                }
                 Imported::take(Owner::Versioned(m), &(*m).dl_tensor, what)
             } else if ffi::PyCapsule_IsValid(p, LEGACY.as_ptr()) == 1 {
                 let m = ffi::PyCapsule_GetPointer(p, LEGACY.as_ptr()) as *mut DLManagedTensor;
@@ -131,13 +144,7 @@ impl Imported {
         }?;
         if let Owner::Versioned(m) = imported.owner {
             // SAFETY: owned and live until `imported` drops.
-            let (version, flags) = unsafe { ((*m).version, (*m).flags) };
-            if version.major != 1 {
-                return Err(PyBufferError::new_err(format!(
-                    "{what}: DLPack {}.{} is not supported (stridekit reads 1.x)",
-                    version.major, version.minor
-                )));
-            }
+            let flags = unsafe { (*m).flags };
             if writable && flags & DLPACK_FLAG_BITMASK_READ_ONLY != 0 {
                 return Err(PyBufferError::new_err(format!(
                     "{what} is read-only: its producer exported it with DLPack's READ_ONLY flag"

@@ -7,6 +7,7 @@
 mod array;
 mod dlpack_in;
 mod stream;
+mod trace;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -30,8 +31,40 @@ pub(crate) fn ffi_err(e: FfiError) -> PyErr {
     py_err(e.message)
 }
 
+/// Runs the body of a Python entry point: a panic inside stridekit becomes a
+/// StridekitError naming it, never pyo3's PanicException (a BaseException that `except
+/// Exception` does not catch). Every `#[pyfunction]` and method runs its body through this.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "(no message)".to_string());
+            Err(StridekitError::new_err(format!(
+                "internal error (a panic in stridekit, caught at the Python boundary): {msg}"
+            )))
+        }
+    }
+}
+
+/// _panic_for_test(message)
+/// --
+///
+/// Panics inside stridekit with `message` (a test hook of the panic barrier: the caller
+/// sees a StridekitError).
+#[pyfunction]
+fn _panic_for_test(message: &str) -> PyResult<()> {
+    guarded(|| panic!("{message}"))
+}
+
 /// Parses a JSON value into Python objects (through the standard `json` module).
-fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn to_python<'py>(
+    py: Python<'py>,
+    v: &serde_json::Value,
+) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (v.to_string(),))
 }
 
@@ -51,6 +84,15 @@ fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py,
 #[pyfunction]
 #[pyo3(signature = (dst, src, stream = None))]
 fn copy_<'py>(
+    py: Python<'py>,
+    dst: Bound<'py, PyAny>,
+    src: Bound<'py, PyAny>,
+    stream: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guarded(|| copy_impl(py, dst, src, stream))
+}
+
+fn copy_impl<'py>(
     py: Python<'py>,
     dst: Bound<'py, PyAny>,
     src: Bound<'py, PyAny>,
@@ -83,6 +125,10 @@ fn copy_<'py>(
 #[pyfunction]
 #[pyo3(signature = (source, device = "cpu"))]
 fn explain<'py>(py: Python<'py>, source: &str, device: &str) -> PyResult<Bound<'py, PyAny>> {
+    guarded(|| explain_impl(py, source, device))
+}
+
+fn explain_impl<'py>(py: Python<'py>, source: &str, device: &str) -> PyResult<Bound<'py, PyAny>> {
     let target: stridekit::explain::Target = device.parse().map_err(|e: String| {
         pyo3::exceptions::PyValueError::new_err(format!(
             "{e} (explain runs on cpu, cuda[:N] or sim)"
@@ -107,6 +153,14 @@ fn explain<'py>(py: Python<'py>, source: &str, device: &str) -> PyResult<Bound<'
 #[pyfunction]
 #[pyo3(signature = (paths, conf = "default"))]
 fn replay<'py>(
+    py: Python<'py>,
+    paths: Bound<'py, PyAny>,
+    conf: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    guarded(|| replay_impl(py, paths, conf))
+}
+
+fn replay_impl<'py>(
     py: Python<'py>,
     paths: Bound<'py, PyAny>,
     conf: &str,
@@ -159,10 +213,29 @@ fn replay<'py>(
 #[pyfunction]
 #[pyo3(signature = (device = 0))]
 fn torch_stats(py: Python<'_>, device: i32) -> PyResult<Option<Bound<'_, PyAny>>> {
-    match stridekit::ffi::torch::existing_pool(device) {
+    guarded(|| match stridekit::ffi::torch::existing_pool(device) {
         Some(a) => Ok(Some(to_python(py, &a.stats().to_json())?)),
         None => Ok(None),
-    }
+    })
+}
+
+/// set_num_threads(n)
+/// --
+///
+/// Sets how many threads stridekit's CPU copies use (as `torch.set_num_threads`); 0 goes
+/// back to `STRIDEKIT_NUM_THREADS`, else the cores available.
+#[pyfunction]
+fn set_num_threads(n: usize) {
+    stridekit::backend::cpu::set_num_threads(n);
+}
+
+/// get_num_threads()
+/// --
+///
+/// The number of threads stridekit's CPU copies use.
+#[pyfunction]
+fn get_num_threads() -> usize {
+    stridekit::backend::cpu::num_threads()
 }
 
 /// The native module.
@@ -175,8 +248,12 @@ fn _stridekit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(torch_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(array::contiguous, m)?)?;
     m.add_function(wrap_pyfunction!(array::_export_counts, m)?)?;
     m.add_class::<array::Array>()?;
+    m.add_class::<trace::TraceSession>()?;
     Ok(())
 }

@@ -6,9 +6,15 @@
   ``Array`` (``torch.from_dlpack`` / ``numpy.from_dlpack`` share its memory).
 - ``explain(source, device="cpu")``: the report of ``stridekit explain --json``.
 - ``replay(paths, conf="default")``: ``stridekit alloc replay --json`` over traces.
+- ``trace(device="cpu", alloc_conf=None, ...)``: a context manager tracing a block of real
+  PyTorch code (``python -m stridekit trace PROG.py`` for a file): explain's report with
+  autograd's saved tensors, retained-storage warnings and, with ``device="sim"``, the CUDA
+  caching allocator predicted from the CPU run (docs/trace.md).
 - ``torch_allocator()``: a ``torch.cuda.memory.CUDAPluggableAllocator`` backed by stridekit's
   caching allocator (one per device, settings from ``STRIDEKIT_ALLOC_CONF``);
   ``torch_stats(device)`` its statistics.
+- ``set_num_threads(n)`` / ``get_num_threads()``: the threads of CPU copies (as torch's;
+  default ``STRIDEKIT_NUM_THREADS``, else the cores available).
 
 Errors stridekit refuses raise ``StridekitError`` (a ``RuntimeError``) with stridekit's
 message, PyTorch's wording where PyTorch has one.
@@ -24,9 +30,12 @@ from ._stridekit import (
     contiguous,
     copy_,
     explain,
+    get_num_threads,
     replay,
+    set_num_threads,
     torch_stats,
 )
+from .tracer import trace  # noqa: E402  (imports torch only when a trace starts)
 
 __all__ = [
     "Array",
@@ -36,10 +45,13 @@ __all__ = [
     "contiguous",
     "copy_",
     "explain",
+    "get_num_threads",
     "library_path",
     "replay",
+    "set_num_threads",
     "torch_allocator",
     "torch_stats",
+    "trace",
 ]
 
 

@@ -44,6 +44,12 @@ class Array:
 def copy_(dst: _DLPack, src: _DLPack, stream: _Stream = None) -> Any:
     """``dst.copy_(src)`` in place, zero-copy on both sides; returns ``dst``."""
 
+def set_num_threads(n: int) -> None:
+    """Threads of stridekit's CPU copies (0: ``STRIDEKIT_NUM_THREADS``, else the cores)."""
+
+def get_num_threads() -> int:
+    """The threads stridekit's CPU copies use."""
+
 def contiguous(
     x: _DLPack, memory_format: _MemoryFormat = "contiguous", stream: _Stream = None
 ) -> Array:
@@ -71,3 +77,7 @@ def library_path() -> str:
     """The shared library exporting the C ABI (this extension module's file)."""
 
 def _export_counts() -> Tuple[int, int]: ...
+
+def trace(device: str = "cpu", alloc_conf: Optional[str] = None, **options: Any) -> Any:
+    """A context manager tracing a block of real PyTorch code (``stridekit.tracer.Tracer``):
+    ``t.report()`` the text, ``t.to_json()`` explain's schema plus ``autograd``."""

@@ -433,6 +433,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let (size, pool, has_uses, ptr, requested, stream) = {
             let b = &mut self.blocks[i as usize];
             b.allocated = false;
+            // A handle of this allocation is stale from here on, even if the block is
+            // handed out again unsplit.
+            b.generation = b.generation.wrapping_add(1);
             (
                 b.size,
                 b.pool,

@@ -17,7 +17,10 @@ pub fn round_size(cfg: &AllocConfig, size: u64) -> u64 {
     if div > 1 && size > K_MIN_BLOCK_SIZE * div {
         roundup_power2_next_division(size, div)
     } else {
-        K_MIN_BLOCK_SIZE * size.div_ceil(K_MIN_BLOCK_SIZE)
+        // Saturates near u64::MAX (malloc refuses any size from MAX_BLOCK_SIZE up as out of
+        // memory) instead of wrapping to a small block.
+        size.div_ceil(K_MIN_BLOCK_SIZE)
+            .saturating_mul(K_MIN_BLOCK_SIZE)
     }
 }
 
@@ -30,13 +33,14 @@ pub fn roundup_power2_next_division(size: u64, divisions: u64) -> u64 {
     let floor = 1u64 << (63 - size.leading_zeros());
     let step = floor >> (63 - divisions.leading_zeros());
     if step == 0 {
-        return floor << 1;
+        return floor.checked_shl(1).filter(|&f| f != 0).unwrap_or(u64::MAX);
     }
     let rounded_floor = size & !(step - 1);
     if rounded_floor == size {
         size
     } else {
-        rounded_floor + step
+        // Saturates instead of wrapping past u64::MAX (see round_size).
+        rounded_floor.saturating_add(step)
     }
 }
 

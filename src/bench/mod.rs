@@ -10,12 +10,16 @@
 //! - [`transfers`]: the host-device and device-device transfers suite and its GPU run.
 //! - [`placeholders`]: `{host}`, `{gpu}`, `{slurm_job}`, ... in output paths.
 //! - [`run_cpu`], [`run_gpu`]: execution; [`cli`]: the command.
+//! - [`model`]: `stridekit model`, the predicted memory efficiency of every case's kernel.
 
 pub mod cases;
 pub mod cli;
 pub mod error;
+pub mod gpu_bench;
 pub mod health;
+pub mod model;
 pub mod output;
+pub mod place;
 pub mod placeholders;
 pub mod plot;
 pub mod record;
@@ -29,6 +33,7 @@ pub mod transfers;
 
 pub use cases::{Case, MEMCPY_CASE, suite};
 pub use error::BenchError;
+pub use place::{Place, Suite};
 pub use record::{Header, Record, Report};
 
 use cases::Work;
@@ -38,39 +43,6 @@ use timing::Samples;
 
 /// Byte pattern every output is filled with before the run that is verified.
 pub const POISON: u8 = 0xA5;
-
-/// Which suite a record belongs to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Suite {
-    /// Layout copies on one GPU (the default suite).
-    #[default]
-    Layout,
-    /// Host-device and device-device transfers.
-    Transfers,
-}
-
-impl Suite {
-    pub fn name(self) -> &'static str {
-        match self {
-            Suite::Layout => "layout",
-            Suite::Transfers => "transfers",
-        }
-    }
-}
-
-/// Where records were measured: host, device, batch-job ids.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Place {
-    pub host: String,
-    /// The device model: the GPU's name ("NVIDIA H200"), or "CPU: " and the processor's
-    /// model name for the CPU backend. Baselines join ratios only within one model.
-    pub device_name: Option<String>,
-    pub gpu_index: Option<usize>,
-    pub gpu_uuid: Option<String>,
-    pub slurm_job_id: Option<String>,
-    pub slurm_task_id: Option<String>,
-}
 
 /// What a record measured: its name, data and bytes.
 pub struct Measured {

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::cases::MEMCPY_CASE;
 use super::error::BenchError;
 use super::health::{HEALTH_FIELDS, Health};
+use super::place::{Place, Suite};
 use super::telemetry::WindowStats;
-use super::{Place, Suite};
 
 /// One case on one device. The field order is the CSV column order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -111,6 +111,13 @@ impl Steps {
             allocator,
             autograd: env.grad.usage(&tensors),
         };
+        self.push(step, acc.storages);
+    }
+
+    /// Takes one measured step (with the storages alive there): the peak is over every
+    /// step, the list keeps at most [`PER_LINE`] per line and counts the rest. The live
+    /// tracer's steps go through here too.
+    pub fn push(&mut self, step: Step, storages: Vec<StorageUse>) {
         let bytes = step.totals.unique_storage_bytes;
         if self
             .peak
@@ -118,13 +125,13 @@ impl Steps {
             .is_none_or(|p| bytes > p.unique_storage_bytes)
         {
             self.peak = Some(Peak {
-                statement,
-                line,
+                statement: step.statement,
+                line: step.line,
                 unique_storage_bytes: bytes,
-                storages: acc.storages,
+                storages,
             });
         }
-        let listed = self.per_line.entry(line).or_default();
+        let listed = self.per_line.entry(step.line).or_default();
         if *listed < PER_LINE {
             *listed += 1;
             self.steps.push(step);

@@ -84,10 +84,28 @@ impl std::str::FromStr for AllocDevice {
 }
 
 /// A caching allocator handle: PyTorch's policy and statistics, blocks by address.
+///
+/// Thread-safe: one lock covers the pool and the map of live addresses, so that a block
+/// freed by one thread and handed out again to another is never lost between the two,
+/// and statistics read under it are exact.
 pub struct Allocator {
-    pool: Box<dyn Pool>,
     device: AllocDevice,
-    live: Mutex<HashMap<u64, BlockHandle>>,
+    state: Mutex<State>,
+}
+
+struct State {
+    pool: Box<dyn Pool>,
+    live: HashMap<u64, BlockHandle>,
+}
+
+impl State {
+    fn handle(&self, ptr: u64, call: &str) -> FfiResult<BlockHandle> {
+        self.live.get(&ptr).copied().ok_or_else(|| {
+            FfiError::invalid(format!(
+                "{call}: {ptr:#x} is not an allocation of this allocator (or was freed)"
+            ))
+        })
+    }
 }
 
 impl Allocator {
@@ -103,9 +121,11 @@ impl Allocator {
             AllocDevice::Sim(cap) => Box::new(CachingAllocator::new(HostDevice::new(cap), cfg)?),
         };
         Ok(Allocator {
-            pool,
             device,
-            live: Mutex::new(HashMap::new()),
+            state: Mutex::new(State {
+                pool,
+                live: HashMap::new(),
+            }),
         })
     }
 
@@ -119,17 +139,22 @@ impl Allocator {
         if size == 0 {
             return Ok(0);
         }
-        let h = self.pool.malloc(size, stream)?;
-        self.live.lock().insert(h.ptr, h);
+        let mut st = self.state.lock();
+        let h = st.pool.malloc(size, stream)?;
+        if let Some(old) = st.live.insert(h.ptr, h) {
+            // Two live blocks at one address: never hand it out.
+            st.live.insert(old.ptr, old);
+            let _ = st.pool.free(h);
+            return Err(FfiError {
+                status: super::error::STRIDEKIT_ERR_INTERNAL,
+                message: format!(
+                    "malloc: the pool returned {:#x}, which is still allocated (a bug in \
+                     stridekit's allocator); the request was refused",
+                    h.ptr
+                ),
+            });
+        }
         Ok(h.ptr)
-    }
-
-    fn handle(&self, ptr: u64, call: &str) -> FfiResult<BlockHandle> {
-        self.live.lock().get(&ptr).copied().ok_or_else(|| {
-            FfiError::invalid(format!(
-                "{call}: {ptr:#x} is not an allocation of this allocator (or was freed)"
-            ))
-        })
     }
 
     /// Returns the block at `ptr` to the cache (after the work of every stream it was
@@ -138,26 +163,34 @@ impl Allocator {
         if ptr == 0 {
             return Ok(());
         }
-        let h = self.handle(ptr, "free")?;
-        self.pool.free(h)?;
-        self.live.lock().remove(&ptr);
+        let mut st = self.state.lock();
+        let h = st.handle(ptr, "free")?;
+        st.pool.free(h)?;
+        st.live.remove(&ptr);
         Ok(())
     }
 
     /// Marks the block at `ptr` as used on `stream` too: it is not reused before the work
     /// queued there at its free has finished.
     pub fn record_stream(&self, ptr: u64, stream: StreamId) -> FfiResult<()> {
-        let h = self.handle(ptr, "record_stream")?;
-        Ok(self.pool.record_stream(h, stream)?)
+        let st = self.state.lock();
+        let h = st.handle(ptr, "record_stream")?;
+        Ok(st.pool.record_stream(h, stream)?)
     }
 
     /// Releases every cached segment that holds no allocation.
     pub fn empty_cache(&self) -> FfiResult<()> {
-        Ok(self.pool.empty_cache()?)
+        Ok(self.state.lock().pool.empty_cache()?)
     }
 
+    /// The statistics, read under the lock of every other call (exact at that point).
     pub fn stats(&self) -> DeviceStats {
-        self.pool.stats()
+        self.state.lock().pool.stats()
+    }
+
+    /// How many blocks are allocated (the live addresses).
+    pub fn live_blocks(&self) -> usize {
+        self.state.lock().live.len()
     }
 
     /// `torch.cuda.memory_stats()`'s flat keys, as a JSON object.
@@ -169,7 +202,7 @@ impl Allocator {
 impl Drop for Allocator {
     /// Everything goes back to the device, blocks still allocated included.
     fn drop(&mut self) {
-        let _ = self.pool.release_all();
+        let _ = self.state.get_mut().pool.release_all();
     }
 }
 

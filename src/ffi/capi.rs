@@ -7,23 +7,32 @@
 //! default stream. On the CPU they are ignored and every call has finished on return.
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::sync::Arc;
 
 use super::allocator::Allocator;
 use super::copy::{CopyOp, RowGatherOp};
 use super::dlpack::DLTensor;
 use super::error::{FfiError, FfiResult, last_error_ptr, ptr_or_null, status_of};
+use super::handles::{Registry, free_string, give_string};
 use super::torch;
 use super::view::RawView;
 
 /// A planned copy (`stridekit_plan_new`): reusable with new pointers, from any thread.
+/// The pointer C holds is a validated handle, not this object's address.
 pub struct StridekitPlan {
     op: CopyOp,
 }
 
-/// A caching allocator (`stridekit_allocator_new`).
+/// A caching allocator (`stridekit_allocator_new`); the pointer C holds is a validated
+/// handle, not this object's address.
 pub struct StridekitAllocator {
     inner: Allocator,
 }
+
+/// The plans given to C.
+pub static PLANS: Registry<StridekitPlan> = Registry::new("plan");
+/// The allocators given to C.
+pub static ALLOCATORS: Registry<StridekitAllocator> = Registry::new("allocator");
 
 /// # Safety
 /// `t` is NULL or points to a valid DLTensor.
@@ -48,7 +57,7 @@ unsafe fn str_arg<'a>(s: *const c_char, what: &str) -> FfiResult<Option<&'a str>
 }
 
 fn c_string(s: String) -> *mut c_char {
-    CString::new(s).map_or(std::ptr::null_mut(), CString::into_raw)
+    give_string(s)
 }
 
 /// The message of this thread's last failing call ("" if none failed). Valid until the
@@ -109,11 +118,11 @@ pub unsafe extern "C" fn stridekit_plan_new(
         }
         // SAFETY: the caller's contract.
         let ((dv, _), (sv, _)) = unsafe { (view_of(dst, "dst")?, view_of(src, "src")?) };
-        let plan = Box::new(StridekitPlan {
+        let plan = PLANS.insert(StridekitPlan {
             op: CopyOp::new(dv, sv)?,
         });
         // SAFETY: `out` is writable (checked non-NULL above).
-        unsafe { *out = Box::into_raw(plan) };
+        unsafe { *out = plan as *mut StridekitPlan };
         Ok(())
     })
 }
@@ -122,9 +131,11 @@ pub unsafe extern "C" fn stridekit_plan_new(
 /// added). Makes no host allocation (unless the two byte ranges intersect: then the
 /// overlap is checked exactly and the source staged, as `stridekit_copy` does).
 ///
+/// A plan handle that is NULL, freed or not from `stridekit_plan_new` is refused
+/// (`STRIDEKIT_ERR_INVALID_ARGUMENT`).
+///
 /// # Safety
-/// `plan` comes from `stridekit_plan_new`; the pointers hold tensors of the planned
-/// metadata, as for `stridekit_copy`.
+/// The pointers hold tensors of the planned metadata, as for `stridekit_copy`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn stridekit_plan_run(
     plan: *const StridekitPlan,
@@ -133,25 +144,23 @@ pub unsafe extern "C" fn stridekit_plan_run(
     stream: *mut c_void,
 ) -> c_int {
     status_of(|| {
-        // SAFETY: the caller's contract.
-        let plan = unsafe { plan.as_ref() }.ok_or_else(|| FfiError::invalid("plan is NULL"))?;
+        let plan = PLANS.get(plan as u64)?;
         // SAFETY: the caller's contract.
         unsafe { plan.op.run(dst_data, src_data, stream) }
     })
 }
 
-/// Frees a plan (NULL is a no-op).
-///
-/// # Safety
-/// `plan` is NULL or from `stridekit_plan_new`, not freed before.
+/// Frees a plan (NULL is a no-op). A plan freed already, or a pointer that is not a plan,
+/// is refused with `STRIDEKIT_ERR_INVALID_ARGUMENT` and nothing is freed. A run of the
+/// plan in progress on another thread finishes first.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn stridekit_plan_free(plan: *mut StridekitPlan) {
-    if !plan.is_null() {
-        // SAFETY: the caller's contract: a live plan made by Box::into_raw.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            drop(unsafe { Box::from_raw(plan) })
-        }));
-    }
+pub extern "C" fn stridekit_plan_free(plan: *mut StridekitPlan) -> c_int {
+    status_of(|| {
+        if !plan.is_null() {
+            drop(PLANS.remove(plan as u64)?);
+        }
+        Ok(())
+    })
 }
 
 /// The row gather `dst[r, ...] = src[index[r], ...]` (`torch.index_select(src, 0, index)`,
@@ -208,26 +217,23 @@ pub unsafe extern "C" fn stridekit_allocator_new(
         // SAFETY: the caller's contract.
         let conf = unsafe { str_arg(conf, "conf") }?;
         let inner = Allocator::new(device.parse()?, conf)?;
+        let h = ALLOCATORS.insert(StridekitAllocator { inner });
         // SAFETY: checked non-NULL.
-        unsafe { *out = Box::into_raw(Box::new(StridekitAllocator { inner })) };
+        unsafe { *out = h as *mut StridekitAllocator };
         Ok(())
     })
 }
 
-/// # Safety
-/// `a` is NULL or a live allocator.
-unsafe fn allocator<'a>(a: *const StridekitAllocator) -> FfiResult<&'a Allocator> {
-    // SAFETY: the caller's contract.
-    unsafe { a.as_ref() }
-        .map(|a| &a.inner)
-        .ok_or_else(|| FfiError::invalid("allocator is NULL"))
+/// The allocator of a handle, held for the call.
+fn allocator(a: *const StridekitAllocator) -> FfiResult<Arc<StridekitAllocator>> {
+    ALLOCATORS.get(a as u64)
 }
 
 /// Allocates `size` bytes for use on `stream` into `*out` (NULL for 0 bytes). Out of
 /// memory is `STRIDEKIT_ERR_OUT_OF_MEMORY` with PyTorch's message.
 ///
 /// # Safety
-/// `a` is a live allocator; `out` writable.
+/// `out` is writable (the handle `a` is checked).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn stridekit_allocator_malloc(
     a: *const StridekitAllocator,
@@ -239,8 +245,7 @@ pub unsafe extern "C" fn stridekit_allocator_malloc(
         if out.is_null() {
             return Err(FfiError::invalid("out is NULL"));
         }
-        // SAFETY: the caller's contract.
-        let p = unsafe { allocator(a) }?.malloc(size as u64, stream as u64)?;
+        let p = allocator(a)?.inner.malloc(size as u64, stream as u64)?;
         // SAFETY: checked non-NULL.
         unsafe { *out = p as *mut c_void };
         Ok(())
@@ -250,80 +255,70 @@ pub unsafe extern "C" fn stridekit_allocator_malloc(
 /// Returns a block to the cache (reused once the work of every stream it was recorded on
 /// has finished). NULL is a no-op; an address this allocator did not give is an error.
 ///
-/// # Safety
-/// `a` is a live allocator.
+/// An allocator handle that is NULL, destroyed or not one is refused.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn stridekit_allocator_free(
+pub extern "C" fn stridekit_allocator_free(
     a: *const StridekitAllocator,
     ptr: *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's contract.
-    status_of(|| unsafe { allocator(a) }?.free(ptr as u64))
+    status_of(|| allocator(a)?.inner.free(ptr as u64))
 }
 
 /// Records that the block at `ptr` is used on `stream` as well (`Tensor.record_stream`).
 ///
-/// # Safety
-/// `a` is a live allocator.
+/// An allocator handle that is NULL, destroyed or not one is refused.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn stridekit_allocator_record_stream(
+pub extern "C" fn stridekit_allocator_record_stream(
     a: *const StridekitAllocator,
     ptr: *mut c_void,
     stream: *mut c_void,
 ) -> c_int {
-    // SAFETY: the caller's contract.
-    status_of(|| unsafe { allocator(a) }?.record_stream(ptr as u64, stream as u64))
+    status_of(|| allocator(a)?.inner.record_stream(ptr as u64, stream as u64))
 }
 
 /// Releases every cached segment holding no allocation (`torch.cuda.empty_cache()`).
 ///
-/// # Safety
-/// `a` is a live allocator.
+/// An allocator handle that is NULL, destroyed or not one is refused.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn stridekit_allocator_empty_cache(a: *const StridekitAllocator) -> c_int {
-    // SAFETY: the caller's contract.
-    status_of(|| unsafe { allocator(a) }?.empty_cache())
+pub extern "C" fn stridekit_allocator_empty_cache(a: *const StridekitAllocator) -> c_int {
+    status_of(|| allocator(a)?.inner.empty_cache())
 }
 
 /// The statistics as a JSON object with `torch.cuda.memory_stats()`'s keys
 /// (`"allocated_bytes.all.current"`, `"reserved_bytes.all.peak"`, ...). Free the string
 /// with `stridekit_string_free`; NULL on failure.
 ///
-/// # Safety
-/// `a` is a live allocator.
+/// An allocator handle that is NULL, destroyed or not one is refused.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn stridekit_allocator_stats_json(
-    a: *const StridekitAllocator,
-) -> *mut c_char {
-    // SAFETY: the caller's contract.
-    ptr_or_null(|| Ok(c_string(unsafe { allocator(a) }?.stats_json())))
+pub extern "C" fn stridekit_allocator_stats_json(a: *const StridekitAllocator) -> *mut c_char {
+    ptr_or_null(|| Ok(c_string(allocator(a)?.inner.stats_json())))
 }
 
 /// Destroys an allocator: all its memory goes back to the device, blocks not freed
-/// included. NULL is a no-op.
-///
-/// # Safety
-/// `a` is NULL or a live allocator, not used afterwards.
+/// included (once the calls running on other threads return). NULL is a no-op; an
+/// allocator destroyed already, or a pointer that is not one, is refused with
+/// `STRIDEKIT_ERR_INVALID_ARGUMENT`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn stridekit_allocator_destroy(a: *mut StridekitAllocator) {
-    if !a.is_null() {
-        // SAFETY: the caller's contract: made by Box::into_raw, not destroyed before.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            drop(unsafe { Box::from_raw(a) })
-        }));
-    }
+pub extern "C" fn stridekit_allocator_destroy(a: *mut StridekitAllocator) -> c_int {
+    status_of(|| {
+        if !a.is_null() {
+            drop(ALLOCATORS.remove(a as u64)?);
+        }
+        Ok(())
+    })
 }
 
-/// Frees a string returned by stridekit (NULL is a no-op).
-///
-/// # Safety
-/// `s` is NULL or a string from a stridekit function, not freed before.
+/// Frees a string returned by stridekit (NULL is a no-op). A string freed already, or one
+/// stridekit did not return, is refused with `STRIDEKIT_ERR_INVALID_ARGUMENT` and left
+/// alone.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn stridekit_string_free(s: *mut c_char) {
-    if !s.is_null() {
-        // SAFETY: made by CString::into_raw.
-        drop(unsafe { CString::from_raw(s) });
-    }
+pub extern "C" fn stridekit_string_free(s: *mut c_char) -> c_int {
+    status_of(|| {
+        if !s.is_null() {
+            free_string(s)?;
+        }
+        Ok(())
+    })
 }
 
 /// PyTorch's pluggable allocator `alloc`: `size` bytes on CUDA device `device` for

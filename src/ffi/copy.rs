@@ -19,7 +19,7 @@ use crate::backend::cuda::error::Call;
 use crate::backend::cuda::{DeviceBuffer, Gpu, GpuPlan, RowGatherPlan, launch_row_gather};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, INTERNAL_OVERLAP_MSG, PARTIAL_OVERLAP_MSG};
-use crate::layout::overlap::{Overlap, has_internal_overlap, overlap_status};
+use crate::layout::overlap::{InternalOverlap, Overlap, internal_overlap, overlap_status_bounded};
 use crate::layout::{Layout, view};
 use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
 use crate::storage::Device;
@@ -67,9 +67,11 @@ fn same_device(dst: &RawView, src: &RawView, what: &str) -> FfiResult<()> {
     Ok(())
 }
 
-/// The pointer of a non-empty operand: not NULL, and element-aligned on a GPU (a
+/// The address of a non-empty operand's first element: `data` not NULL, `data +
+/// byte_offset` and the end of the extent not wrapping, and element-aligned on a GPU (a
 /// misaligned access would fault and poison the context).
-fn check_ptr(view: &RawView, base: u64, data: *const c_void, what: &str) -> FfiResult<()> {
+fn check_ptr(view: &RawView, data: *const c_void, what: &str) -> FfiResult<u64> {
+    let base = view.base(data, what)?;
     if data.is_null() {
         return Err(FfiError::invalid(format!("{what}: data is NULL")));
     }
@@ -80,7 +82,7 @@ fn check_ptr(view: &RawView, base: u64, data: *const c_void, what: &str) -> FfiR
             view.dtype
         )));
     }
-    Ok(())
+    Ok(base)
 }
 
 fn ranges_intersect(a: u64, a_len: usize, b: u64, b_len: usize) -> bool {
@@ -91,7 +93,8 @@ fn ranges_intersect(a: u64, a_len: usize, b: u64, b_len: usize) -> bool {
 }
 
 /// How `dst` at `d` and `src` at `s` (byte ranges intersecting) share elements: the
-/// views placed in one storage starting at the lower address.
+/// views placed in one storage starting at the lower address; None when the bounded test
+/// cannot tell.
 fn raw_overlap(
     dst: &Layout,
     dst_dtype: DType,
@@ -99,7 +102,7 @@ fn raw_overlap(
     src: &Layout,
     src_dtype: DType,
     s: u64,
-) -> FfiResult<Overlap> {
+) -> FfiResult<Option<Overlap>> {
     let size = dst_dtype.itemsize() as u64;
     if src_dtype.itemsize() as u64 != size || !d.abs_diff(s).is_multiple_of(size) {
         // Elements of different widths or misaligned to each other in one range: no copy
@@ -110,8 +113,32 @@ fn raw_overlap(
         ));
     }
     let lo = d.min(s);
+    // The ranges intersect, so the distance is below one extent (an i64).
     let at = |l: &Layout, p: u64| Layout::new(l.sizes(), l.strides(), ((p - lo) / size) as i64);
-    Ok(overlap_status(&at(dst, d)?, &at(src, s)?))
+    Ok(overlap_status_bounded(&at(dst, d)?, &at(src, s)?))
+}
+
+/// Refuses a destination that addresses an element twice, or one whose layout the bounded
+/// test cannot decide (PyTorch's check gives up on such layouts and lets them through;
+/// stridekit does not write through a layout it cannot prove safe).
+fn check_no_internal_overlap(dst: &Layout, what: &str) -> FfiResult<()> {
+    match internal_overlap(dst) {
+        InternalOverlap::No => Ok(()),
+        InternalOverlap::Yes => Err(FfiError::tensor(
+            ErrorKind::InternalOverlap,
+            INTERNAL_OVERLAP_MSG,
+        )),
+        InternalOverlap::TooHard => Err(FfiError::tensor(
+            ErrorKind::InternalOverlap,
+            format!(
+                "{what}: cannot decide within stridekit's work limit whether dst (shape {:?}, \
+                 strides {:?}) writes an element twice; write into a dense tensor (or one \
+                 whose strides each step past the smaller ones) and copy from there",
+                dst.sizes(),
+                dst.strides()
+            ),
+        )),
+    }
 }
 
 impl CopyOp {
@@ -119,12 +146,7 @@ impl CopyOp {
     /// shape, `dst` addressing no element twice; any dtypes (converted as c10 does).
     pub fn new(dst: RawView, src: RawView) -> FfiResult<CopyOp> {
         same_device(&dst, &src, "copy")?;
-        if has_internal_overlap(&dst.layout) {
-            return Err(FfiError::tensor(
-                ErrorKind::InternalOverlap,
-                INTERNAL_OVERLAP_MSG,
-            ));
-        }
+        check_no_internal_overlap(&dst.layout, "copy")?;
         let src_layout = view::broadcast_for_copy(
             dst.layout.sizes(),
             &src.layout,
@@ -178,9 +200,8 @@ impl CopyOp {
         if self.plan.kind == PlanKind::Empty {
             return Ok(());
         }
-        let (d, s) = (self.dst.base(dst), self.src.base(src));
-        check_ptr(&self.dst, d, dst, "dst")?;
-        check_ptr(&self.src, s, src, "src")?;
+        let d = check_ptr(&self.dst, dst, "dst")?;
+        let s = check_ptr(&self.src, src, "src")?;
         if ranges_intersect(d, self.dst.extent, s, self.src.extent) {
             return match raw_overlap(
                 &self.dst.layout,
@@ -190,11 +211,13 @@ impl CopyOp {
                 self.src.dtype,
                 s,
             )? {
-                Overlap::Full if self.dst.dtype == self.src.dtype => Ok(()), // same data
-                Overlap::Partial => Err(FfiError::tensor(
+                Some(Overlap::Full) if self.dst.dtype == self.src.dtype => Ok(()), // same data
+                Some(Overlap::Partial) => Err(FfiError::tensor(
                     ErrorKind::PartialOverlap,
                     PARTIAL_OVERLAP_MSG,
                 )),
+                // Undecided within the work cap, or no shared element: reading the source
+                // whole first is right either way.
                 // SAFETY: forwarded.
                 _ => unsafe { self.run_staged(d, s, stream as CUstream) },
             };
@@ -324,6 +347,7 @@ impl RowGatherOp {
                 ),
             ));
         }
+        check_no_internal_overlap(&dst.layout, "row_gather")?;
         if !rows_contiguous(&dst.layout) || !rows_contiguous(&src.layout) {
             return Err(FfiError::invalid(
                 "row_gather: every row (the dimensions after the first) must be contiguous \
@@ -370,14 +394,13 @@ impl RowGatherOp {
         if self.shape.num_rows == 0 {
             return Ok(());
         }
-        let (d, s, i) = (
-            self.dst.base(dst),
-            self.src.base(src),
-            self.index.base(index),
-        );
-        check_ptr(&self.dst, d, dst, "dst")?;
-        check_ptr(&self.src, s, src, "src")?;
-        check_ptr(&self.index, i, index, "index")?;
+        if self.shape.row_len == 0 {
+            // SAFETY: forwarded (only the index is read).
+            return unsafe { self.check_empty_rows(index, stream) };
+        }
+        let d = check_ptr(&self.dst, dst, "dst")?;
+        let s = check_ptr(&self.src, src, "src")?;
+        let i = check_ptr(&self.index, index, "index")?;
         if ranges_intersect(d, self.dst.extent, s, self.src.extent)
             || ranges_intersect(d, self.dst.extent, i, self.index.extent)
         {
@@ -427,6 +450,64 @@ impl RowGatherOp {
                 Ok(())
             }
         }
+    }
+}
+
+impl RowGatherOp {
+    /// The gather of empty rows (`src` of shape (rows, ..., 0, ...)): nothing is read or
+    /// written but the index, which is bounds-checked as `torch.index_select` checks it
+    /// for an empty source (`-rows <= i < rows`, and a source of no rows refused);
+    /// `dst` and `src` may be NULL.
+    ///
+    /// # Safety
+    /// `index` holds the planned index tensor; `stream` as for [`CopyOp::run`].
+    unsafe fn check_empty_rows(&self, index: *const c_void, stream: *mut c_void) -> FfiResult<()> {
+        let rows = self.shape.src_rows;
+        if rows == 0 {
+            return Err(FfiError::tensor(
+                ErrorKind::IndexOutOfRange,
+                "index_select(): self indexing axis dim should be positive",
+            ));
+        }
+        let i = check_ptr(&self.index, index, "index")?;
+        let mut bytes = vec![0u8; self.index.extent];
+        match &self.gpu {
+            // SAFETY: the caller's contract: the index extent is valid host memory.
+            None => bytes.copy_from_slice(unsafe {
+                std::slice::from_raw_parts(i as *const u8, self.index.extent)
+            }),
+            Some((gpu, _)) => {
+                gpu.bind()?;
+                let stream = stream as CUstream;
+                // SAFETY: the index extent is device memory of this context; the stream is
+                // the caller's; the copy is waited for before `bytes` is read.
+                unsafe { result::memcpy_dtoh_async(&mut bytes, i, stream) }
+                    .call("cuMemcpyDtoHAsync")?;
+                // SAFETY: as above.
+                unsafe { result::stream::synchronize(stream) }.call("cuStreamSynchronize")?;
+            }
+        }
+        let wide = self.index.dtype == DType::I64;
+        let values = bytes.chunks_exact(if wide { 8 } else { 4 }).map(|c| {
+            if wide {
+                i64::from_ne_bytes(c.try_into().unwrap_or_default())
+            } else {
+                i32::from_ne_bytes(c.try_into().unwrap_or_default()) as i64
+            }
+        });
+        for v in values {
+            if v >= rows || v < -rows {
+                return Err(FfiError::tensor(
+                    ErrorKind::IndexOutOfRange,
+                    format!(
+                        "index_select(): index {v} out of range for tensor of size {:?} at \
+                         dimension 0",
+                        self.src.layout.sizes()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

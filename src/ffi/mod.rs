@@ -16,6 +16,7 @@ pub mod capi;
 pub mod copy;
 pub mod dlpack;
 pub mod error;
+pub mod handles;
 pub mod torch;
 pub mod view;
 

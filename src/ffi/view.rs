@@ -138,13 +138,17 @@ impl RawView {
                 sizes[k]
             )));
         }
+        // The product of the non-zero sizes bounds every partial product of sizes (in any
+        // order) and every row-major stride, an empty tensor's included.
         if sizes
             .iter()
+            .filter(|&&s| s != 0)
             .try_fold(1i64, |acc, &s| acc.checked_mul(s))
             .is_none()
         {
             return Err(FfiError::invalid(format!(
-                "{what}: shape {sizes:?} has more elements than an int64 counts"
+                "{what}: shape {sizes:?} has more elements than an int64 counts \
+                 (the product of its non-zero sizes overflows)"
             )));
         }
         let layout = if t.strides.is_null() || n == 0 {
@@ -185,9 +189,33 @@ impl RawView {
         })
     }
 
-    /// The address of the first element for a tensor whose `data` is `data`.
-    pub fn base(&self, data: *const std::ffi::c_void) -> u64 {
-        (data as u64).wrapping_add(self.byte_offset)
+    /// The address of the first element for a tensor whose `data` is `data`: checked, so
+    /// that neither `data + byte_offset` nor the end of the extent wraps around the address
+    /// space, and NULL data with a non-zero `byte_offset` is refused (not an address).
+    pub fn base(&self, data: *const std::ffi::c_void, what: &str) -> FfiResult<u64> {
+        let data = data as u64;
+        if data == 0 && self.byte_offset != 0 {
+            return Err(FfiError::invalid(format!(
+                "{what}: data is NULL with byte_offset {}",
+                self.byte_offset
+            )));
+        }
+        let base = data.checked_add(self.byte_offset).ok_or_else(|| {
+            FfiError::invalid(format!(
+                "{what}: data {data:#x} + byte_offset {} overflows the address space",
+                self.byte_offset
+            ))
+        })?;
+        base.checked_add(self.extent as u64)
+            .filter(|end| *end <= isize::MAX as u64 || self.device != Device::Cpu)
+            .ok_or_else(|| {
+                FfiError::invalid(format!(
+                    "{what}: data + byte_offset = {base:#x} with an extent of {} bytes runs \
+                     past the end of the address space",
+                    self.extent
+                ))
+            })?;
+        Ok(base)
     }
 }
 
@@ -242,7 +270,7 @@ mod tests {
         let v = unsafe { RawView::from_dlpack(&dl(&mut shape, None, DType::F32), "x") }.unwrap();
         assert_eq!(v.layout, Layout::contiguous(&[3, 4]));
         assert_eq!(v.extent, 48);
-        assert_eq!(v.base(16 as *const _), 24);
+        assert_eq!(v.base(16 as *const _, "x").unwrap(), 24);
         // A transposed view of a (4, 3) tensor: strides (1, 3).
         let mut strides = [1, 3];
         let v =

@@ -5,7 +5,8 @@
 //! not, and a tensor counts as "strides like channels_last" by a heuristic that falls back to
 //! the default format in ambiguous cases.
 
-use super::Dims;
+use super::dims::Dims;
+use super::order::{Operand, iteration_order};
 use crate::error::{ErrorKind, Result, TensorError};
 
 /// PyTorch's memory formats.
@@ -205,8 +206,7 @@ pub fn infer_dense_strides(sizes: &[i64], strides: &[i64]) -> Dims {
         return Dims::from_elem(1, 1);
     }
     // The same sort as TensorIterator's, over this one operand.
-    let perm =
-        super::broadcast::iteration_order(sizes, &[super::broadcast::Operand { sizes, strides }]);
+    let perm = iteration_order(sizes, &[Operand { sizes, strides }]);
     let mut out = Dims::from_elem(0, ndim);
     let mut step = 1;
     for &d in &perm {

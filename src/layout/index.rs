@@ -1,6 +1,6 @@
 //! Python basic indexing (`x[1:, ::2]`, `x[..., 0]`, `x[None]`) as a view.
 
-use super::Layout;
+use super::strided::Layout;
 use super::view::{select_unchecked, slice, unsqueeze_at};
 use crate::error::{ErrorKind, Result, err};
 

@@ -1,7 +1,8 @@
 //! View operations: each maps a layout to a new layout over the same storage, with PyTorch's
 //! rules and messages. None of them allocates for rank <= 8.
 
-use super::{Dims, Layout, check_sizes_nonnegative, fmt_dims, wrap_dim};
+use super::dims::{Dims, check_sizes_nonnegative, fmt_dims, wrap_dim};
+use super::strided::Layout;
 use crate::error::{ErrorKind, Result, TensorError, err};
 
 /// PyTorch's `infer_size`: resolves one `-1` in `shape` against `numel`.
@@ -274,7 +275,9 @@ pub fn expand(l: &Layout, sizes: &[i64], scalar_type: &str) -> Result<Layout> {
         let mut stride = if dim >= 0 {
             l.strides()[dim as usize]
         } else if i + 1 < ndim {
-            out_sizes[i + 1] * out_strides[i + 1]
+            // Only a size-1 (or expanded, stride-0) leading dimension gets this stride, so
+            // saturating changes no address; an empty source's strides are unbounded.
+            out_sizes[i + 1].saturating_mul(out_strides[i + 1])
         } else {
             1
         };
@@ -756,5 +759,22 @@ mod tests {
             e.message,
             "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]"
         );
+    }
+
+    #[test]
+    fn tv209_addresses() {
+        // TV-209: a 4 x 3 float32 base, strides (3, 1); its transpose has strides (1, 3).
+        let base = Layout::contiguous(&[4, 3]);
+        assert_eq!(base.strides(), &[3, 1]);
+        let t = transpose(&base, 0, 1).unwrap();
+        assert_eq!(t.sizes(), &[3, 4]);
+        assert_eq!(t.strides(), &[1, 3]);
+        assert_eq!(t.element_at(&[2, 1]), 5);
+        assert_eq!(t.byte_at(&[2, 1], 4), 20);
+        // The contiguous materialisation addresses (2, 1) at element 9, byte 36.
+        let c = Layout::contiguous(&[3, 4]);
+        assert_eq!(c.element_at(&[2, 1]), 9);
+        assert_eq!(c.byte_at(&[2, 1], 4), 36);
+        assert_eq!(base.byte_strides(4).as_slice(), &[12, 4]);
     }
 }

@@ -19,39 +19,14 @@
 use super::Tensor;
 use super::arith::{self, ElementOp};
 use super::elementwise_gpu;
+pub use super::operand::Operand;
 use super::sequential::Order;
-use crate::dtype::{DType, PromotionOperand, can_cast, result_type};
+use crate::dtype::{DType, can_cast, result_type};
 use crate::error::{ErrorKind, Result, TensorError, err};
 use crate::layout::broadcast::{Operand as LayoutOperand, broadcast_shapes, broadcast_strides};
 use crate::layout::{Dims, Layout, MemoryFormat, contiguity};
 use crate::scalar::Scalar;
 use crate::storage::Device;
-
-/// One operand of an element-wise op.
-#[derive(Debug, Clone)]
-pub enum Operand {
-    Tensor(Tensor),
-    /// A Python number (PyTorch's "wrapped number": it ranks below every tensor in
-    /// promotion).
-    Number(Scalar),
-}
-
-impl Operand {
-    fn promotion(&self) -> PromotionOperand {
-        match self {
-            Operand::Tensor(t) if t.ndim() == 0 => PromotionOperand::ZeroDim(t.dtype()),
-            Operand::Tensor(t) => PromotionOperand::Dimensioned(t.dtype()),
-            Operand::Number(s) => PromotionOperand::Number(s.category()),
-        }
-    }
-
-    fn tensor(&self) -> Option<&Tensor> {
-        match self {
-            Operand::Tensor(t) => Some(t),
-            Operand::Number(_) => None,
-        }
-    }
-}
 
 /// The computation dtype of `op` over `inputs` (PyTorch's promoted type; float32 for true
 /// division, `sqrt` and `exp` of integers), and the dtype of its result (bool for

@@ -7,7 +7,7 @@
 
 use super::Tensor;
 use super::arith::{ElementOp, zero_division};
-use super::elementwise::Operand;
+use super::operand::Operand;
 use crate::backend::cuda::choose::MAX_RANK;
 use crate::backend::cuda::elementwise::{EwInput, EwSpec, ew_launch};
 use crate::dtype::DType;
@@ -20,7 +20,7 @@ use crate::storage::Device;
 /// Whether an op over tensors on `device` runs on a GPU (a real CUDA device; a simulated
 /// one keeps its bytes on the host).
 pub(super) fn runs_on_gpu(device: Device) -> bool {
-    matches!(device, Device::Cuda(_)) && !crate::simulated_cuda::is_simulated(device)
+    super::device::runs_kernels(device)
 }
 
 /// The CPU backend refuses an integer division or remainder by zero element by element

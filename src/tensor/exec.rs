@@ -14,6 +14,7 @@ use cudarc::driver::sys::CUstream;
 
 use super::Tensor;
 use crate::backend::cpu;
+use crate::backend::cuda::storage::Bytes;
 use crate::backend::cuda::{DeviceBuffer, Gpu, GpuPlan};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, err};
@@ -21,7 +22,7 @@ use crate::layout::overlap::{Overlap, overlap_status};
 use crate::layout::{Layout, MemoryFormat, view};
 use crate::plan::{CopyPlan, RowGatherShape};
 use crate::scalar::Scalar;
-use crate::storage::{Bytes, Device, Storage};
+use crate::storage::{Device, Storage};
 
 impl Tensor {
     /// The device the tensor's storage lives on.
@@ -31,17 +32,12 @@ impl Tensor {
 
     /// A fresh, zero-filled tensor on `device` with exactly the storage `layout` needs.
     pub(crate) fn zeroed_on(layout: Layout, dtype: DType, device: Device) -> Result<Tensor> {
-        let Device::Cuda(n) = device else {
+        if device == Device::Cpu {
             return Tensor::uninitialized(layout, dtype);
-        };
-        let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
-        if let Some(simulated) = crate::simulated_cuda::zeroed(device, nbytes) {
-            return Ok(Tensor::fresh(simulated?, layout, dtype));
         }
-        let buf = DeviceBuffer::alloc(&Gpu::shared(n)?, nbytes)?;
-        buf.memset(0)?;
+        let nbytes = view::required_storage_bytes(&layout, dtype.itemsize()) as usize;
         Ok(Tensor::fresh(
-            Storage::from_device_buffer(buf),
+            super::device::zeroed_storage(device, nbytes)?,
             layout,
             dtype,
         ))
@@ -256,7 +252,7 @@ impl Tensor {
             return self.view(&[1])?.index_select(0, index)?.view(&[]);
         }
         // Intermediates PyTorch does not allocate stay outside a simulated device's account.
-        let staging = crate::simulated_cuda::staging_device(self.device());
+        let staging = super::device::staging_device(self.device());
         if dim != 0 {
             let d = dim as i64;
             let picked = self

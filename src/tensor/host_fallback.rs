@@ -24,7 +24,7 @@ pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
 /// Notes that `what` ran on the host for a tensor on `device` (nothing for host tensors
 /// and a simulated device, whose bytes are on the host anyway).
 pub(crate) fn note(device: Device, what: impl FnOnce() -> String) {
-    if !super::elementwise_gpu::runs_on_gpu(device) {
+    if !super::device::runs_kernels(device) {
         return;
     }
     let what = what();

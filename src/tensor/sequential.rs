@@ -7,14 +7,14 @@
 
 use super::Tensor;
 use super::arith::{self, ElementOp};
-use super::elementwise::Operand;
+use super::operand::Operand;
+use crate::backend::cuda::storage::Bytes;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Dims;
 use crate::layout::Layout;
 use crate::layout::broadcast::{Operand as LayoutOperand, broadcast_strides, iteration_order};
 use crate::scalar::Scalar;
-use crate::storage::Bytes;
 
 /// Every index of `sizes`, the dimensions in `order` varying slowest first (the last fastest).
 fn indices_in_order(sizes: &[i64], order: &[usize]) -> Vec<Dims> {

@@ -1,5 +1,8 @@
 use super::*;
+use crate::dtype::DType;
 use crate::error::ErrorKind;
+use crate::layout::MemoryFormat;
+use crate::layout::index::IndexItem;
 use crate::scalar::Scalar;
 
 fn arange_f32(n: i64) -> Tensor {

@@ -29,6 +29,33 @@ use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
 pub const BLOCK: u32 = 256;
 /// Elements per thread of the element-wise kernels (SK_EPT in common.cuh).
 pub const EPT: u32 = 4;
+/// Rows a warp of the row gather moves at once (SK_ROWS_PER_WARP in index.cu).
+pub const ROWS_PER_WARP: i64 = 4;
+
+/// Elements per thread per step of the pure-copy kernels of `width`-byte words
+/// (sk_copy_ept in common.cuh): all of a thread's loads are issued before its stores, and
+/// narrow words take more of them so that about 16 bytes per thread are in flight (8 for
+/// 1-byte words with 64-bit indices, whose sixteen offsets would spill).
+pub const fn copy_ept(width: usize, idx64: bool) -> u32 {
+    match width {
+        1 if idx64 => 8,
+        1 => 16,
+        2 => 8,
+        _ => 4,
+    }
+}
+
+/// Elements per row of a shared tile of `width`-byte elements with `tile_b` columns
+/// (sk_tile_pitch in tile.cuh): an odd number of 4-byte words for widths up to 4, so a
+/// warp reading a column touches 32 banks; one element of padding for 8 bytes.
+pub const fn tile_pitch(tile_b: i64, width: usize) -> i64 {
+    let w = width as i64;
+    if w >= 8 {
+        return tile_b + 1;
+    }
+    let words = ((tile_b * w + 3) / 4) | 1;
+    words * 4 / w
+}
 /// Largest grid.x the element-wise kernels use; they grid-stride past it.
 const MAX_BLOCKS: i64 = 1 << 20;
 /// Most kernel dimensions (SK_MAX_RANK).
@@ -213,7 +240,14 @@ pub(super) fn blocks_for(numel: i64, per_block: i64) -> u32 {
     (((numel + per_block - 1) / per_block).clamp(1, MAX_BLOCKS)) as u32
 }
 
-fn strided_launch(d: &Dims, kernel: KernelId, codes: (i32, i32), idx64: bool) -> GpuLaunch {
+/// `per_thread`: elements a thread moves per grid-stride step.
+fn strided_launch(
+    d: &Dims,
+    kernel: KernelId,
+    codes: (i32, i32),
+    idx64: bool,
+    per_thread: u32,
+) -> GpuLaunch {
     let numel = d.numel();
     let params = if idx64 {
         let mut p = SkStrided64 {
@@ -248,22 +282,32 @@ fn strided_launch(d: &Dims, kernel: KernelId, codes: (i32, i32), idx64: bool) ->
     };
     GpuLaunch {
         kernel,
-        grid: (blocks_for(numel, (BLOCK * EPT) as i64), 1, 1),
+        grid: (blocks_for(numel, (BLOCK * per_thread) as i64), 1, 1),
         block: (BLOCK, 1, 1),
         shared_bytes: 0,
         params,
     }
 }
 
-/// Tile extents: 32 x 32, or a tile spanning a tiny dimension and a long run of the other.
-fn tile_extents(n_a: i64, n_b: i64) -> (i64, i64) {
+/// Tile extents of the element-wise tile of `width`-byte elements: 32 x 32 (64 x 64 for 1-
+/// and 2-byte elements, so each thread has 16 loads to issue), or a tile spanning a tiny
+/// dimension and a long run of the other. The long run is a multiple of 32 elements where it
+/// is cut, so that each warp's accesses along it start on a 32-element boundary.
+fn tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
+    let edge: i64 = if width <= 2 { 64 } else { 32 };
     let area: i64 = 2048;
-    if n_a >= 32 && n_b >= 32 {
+    let long = |other: i64, n: i64| {
+        let run = (area / other).max(32);
+        if run >= n { n } else { (run / 32 * 32).max(32) }
+    };
+    if n_a >= edge && n_b >= edge {
+        (edge, edge)
+    } else if n_a >= 32 && n_b >= 32 {
         (32, 32)
     } else if n_a <= n_b {
-        (n_a, n_b.min((area / n_a).max(32)))
+        (n_a, long(n_a, n_b))
     } else {
-        (n_a.min((area / n_b).max(32)), n_b)
+        (long(n_b, n_a), n_b)
     }
 }
 
@@ -282,16 +326,23 @@ fn vec_tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
     }
 }
 
+/// Elements per row of the 16-byte-access tile (sk_tilev_pitch in tile.cuh): the padding
+/// with the fewest bank conflicts over both of its phases.
+pub const fn tile_vec_pitch(tile_b: i64, width: usize) -> i64 {
+    tile_b
+        + match width {
+            1 => 2,
+            2 => 3,
+            _ => 1,
+        }
+}
+
 /// The scalar tiled transpose of `width`-byte elements.
 fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
-    let extents = tile_extents(d.sizes[a], d.sizes[b]);
-    tile_launch_with(
-        d,
-        (a, b),
-        extents,
-        KernelId::copy(Family::Tile, width, idx64),
-        width,
-    )
+    let extents = tile_extents(d.sizes[a], d.sizes[b], width);
+    let pitch = tile_pitch(extents.1, width);
+    let kernel = KernelId::copy(Family::Tile, width, idx64);
+    tile_launch_with(d, (a, b), extents, kernel, width, pitch)
 }
 
 /// The transpose with 16-byte accesses on both sides, when V = 16 / width elements divide
@@ -318,7 +369,8 @@ fn vec_tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> O
     }
     let extents = vec_tile_extents(d.sizes[a], d.sizes[b], width);
     let kernel = KernelId::copy(Family::TileVec, width, idx64);
-    tile_launch_with(d, (a, b), extents, kernel, width)
+    let pitch = tile_vec_pitch(extents.1, width);
+    tile_launch_with(d, (a, b), extents, kernel, width, pitch)
 }
 
 fn tile_launch_with(
@@ -327,9 +379,10 @@ fn tile_launch_with(
     (ta, tb): (i64, i64),
     kernel: KernelId,
     width: usize,
+    pitch: i64,
 ) -> Option<GpuLaunch> {
     let (n_a, n_b) = (d.sizes[a], d.sizes[b]);
-    let shared = (ta * (tb + 1)) as usize * width;
+    let shared = (ta * pitch) as usize * width;
     let tiles_a = (n_a + ta - 1) / ta;
     let tiles_b = (n_b + tb - 1) / tb;
     if shared > MAX_SHARED || tiles_a * tiles_b > i32::MAX as i64 {
@@ -386,7 +439,8 @@ fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
     } else {
         Family::Strided
     };
-    strided_launch(d, KernelId::copy(family, width, idx64), (0, 0), idx64)
+    let kernel = KernelId::copy(family, width, idx64);
+    strided_launch(d, kernel, (0, 0), idx64, copy_ept(width, idx64))
 }
 
 fn convert_variant(src: DType, dst: DType) -> usize {
@@ -436,9 +490,10 @@ impl GpuPlan {
             // A transpose between the float pairs converts inside the shared tile (both
             // sides coalesced).
             if let Some((a, b)) = d.transpose_dims().filter(|_| variant != 0) {
-                let extents = tile_extents(d.sizes[a], d.sizes[b]);
+                let extents = tile_extents(d.sizes[a], d.sizes[b], dsz);
                 let kernel = KernelId::convert_tile(variant, idx64);
-                if let Some(mut l) = tile_launch_with(&d, (a, b), extents, kernel, dsz) {
+                let pitch = tile_pitch(extents.1, dsz);
+                if let Some(mut l) = tile_launch_with(&d, (a, b), extents, kernel, dsz, pitch) {
                     if let LaunchParams::Tile(t) = &mut l.params {
                         (t.dst_dtype, t.src_dtype) = codes;
                     }
@@ -449,7 +504,7 @@ impl GpuPlan {
                 }
             }
             let kernel = KernelId::convert(variant, idx64);
-            let narrow = strided_launch(&d, kernel, codes, idx64);
+            let narrow = strided_launch(&d, kernel, codes, idx64, EPT);
             return Ok(GpuPlan::Kernel { narrow, wide: None });
         }
         let narrow = copy_launch(&d, dsz);
@@ -508,7 +563,7 @@ impl RowGatherPlan {
             let warps = (BLOCK / 32) as i64;
             GpuLaunch {
                 kernel: KernelId::rows(width, index64),
-                grid: (blocks_for(s.num_rows, warps), 1, 1),
+                grid: (blocks_for(s.num_rows, warps * ROWS_PER_WARP), 1, 1),
                 block: (BLOCK, 1, 1),
                 shared_bytes: 0,
                 params: LaunchParams::Rows(SkRowGather {

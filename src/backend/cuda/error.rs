@@ -64,3 +64,9 @@ impl<T> Call<T> for Result<T, DriverError> {
         self.map_err(|source| CudaError::Driver { call: name, source })
     }
 }
+
+impl From<CudaError> for crate::error::TensorError {
+    fn from(e: CudaError) -> Self {
+        crate::error::TensorError::new(crate::error::ErrorKind::Device, e.to_string())
+    }
+}

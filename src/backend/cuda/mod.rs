@@ -19,6 +19,7 @@ pub mod module;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
 pub mod params;
+pub mod storage;
 
 pub use crate::plan::RowGatherShape;
 pub use choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
@@ -28,6 +29,7 @@ pub use error::CudaError;
 pub use kernels::kernel_image;
 pub use launch::{launch_elementwise, launch_plan, launch_row_gather};
 pub use memory::{DeviceBuffer, PinnedHost};
+pub use storage::Bytes;
 
 #[cfg(test)]
 mod tests;

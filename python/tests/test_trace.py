@@ -1,0 +1,407 @@
+"""stridekit.trace and `python -m stridekit trace` on the CPU with the pinned torch."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import stridekit  # noqa: E402
+from stridekit.trace_run import Tracer, run_file  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_prog(tmp_path, source, *args, **options):
+    p = tmp_path / "prog.py"
+    p.write_text(textwrap.dedent(source))
+    t = Tracer(*args, **options)
+    status = run_file(str(p), [], t)
+    return status, t
+
+
+def cli(tmp_path, source, *flags, argv=()):
+    p = tmp_path / "prog.py"
+    p.write_text(textwrap.dedent(source))
+    env = dict(os.environ)
+    return subprocess.run(
+        [sys.executable, "-m", "stridekit", "trace", *flags, str(p), *argv],
+        capture_output=True, text=True, env=env, cwd=str(tmp_path),
+    )
+
+
+SEED001 = """\
+import torch
+import torch.nn as nn
+
+device = torch.device("cpu")
+model = nn.Linear(3, 2).to(device)
+features = torch.tensor([[1.0, 0.0, -1.0]], device=device)
+
+logits = model(features)
+assert logits.device == features.device == next(model.parameters()).device
+print(device, logits.shape)
+"""
+
+
+def test_seed001_linear_layer_parameters_and_saved_tensors(tmp_path):
+    r = cli(tmp_path, SEED001, "--json", "-")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert out.startswith("cpu torch.Size([1, 2])\n")
+    rep = json.loads(out[out.index("\n{") + 1:])
+    names = [t["name"] for t in rep["tensors"]]
+    assert names == ["model.weight", "model.bias", "features", "logits"]
+    w = rep["tensors"][0]
+    assert (w["shape"], w["strides"], w["itemsize"]) == ([2, 3], [3, 1], 4)
+    assert rep["totals"]["unique_storage_bytes"] == 24 + 8 + 12 + 8
+    assert rep["output"] == "cpu torch.Size([1, 2])\n"
+    # The graph's own saved tensors, from the same program run untraced.
+    ns = {}
+    exec(compile(SEED001, "seed001", "exec"), ns)
+    node = ns["logits"].grad_fn
+    saved = []
+    todo, seen = [node], set()
+    while todo:
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        for a in dir(n):
+            if a.startswith("_saved_"):
+                v = getattr(n, a)
+                if isinstance(v, torch.Tensor):
+                    saved.append((f"{type(n).__name__}.{a}", list(v.shape), v.untyped_storage().nbytes()))
+        todo += [m for m, _ in n.next_functions]
+    got = [(s["grad_fn"], s["shape"], s["storage_nbytes"]) for s in rep["autograd"]["saved_tensors"]]
+    assert sorted(got) == sorted(saved) and saved
+    # addmm saves the input (for the weight's gradient): the features' storage, named.
+    assert rep["autograd"]["saved_storage_bytes"] == sum({s[2] for s in saved})
+    assert rep["autograd"]["graph_only_storage_bytes"] == 0
+    assert all(s["storage"] is not None for s in rep["autograd"]["saved_tensors"])
+
+
+def test_graph_only_saved_storage(tmp_path):
+    status, t = run_prog(tmp_path, """\
+        import torch
+        x = torch.randn(256, 256, requires_grad=True)
+        y = x.exp().sum()
+        """)
+    rep = t.to_json()
+    assert status == 0
+    (s,) = [s for s in rep["autograd"]["saved_tensors"] if s["grad_fn"].startswith("ExpBackward")]
+    assert s["storage"] is None and s["storage_nbytes"] == 256 * 256 * 4
+    assert rep["autograd"]["graph_only_storage_bytes"] == 256 * 256 * 4
+    assert "autograd: " in t.report()
+
+
+def test_context_manager_names_locals_and_reports(tmp_path):
+    with stridekit.trace() as t:
+        base = torch.arange(12, dtype=torch.float32).view(4, 3)
+        tr = base.t()
+        c = tr.contiguous()
+    rep = t.to_json()
+    by = {x["name"]: x for x in rep["tensors"]}
+    assert set(by) == {"base", "tr", "c"}
+    assert rep["totals"] == {"logical_bytes": 144, "unique_storage_bytes": 96, "addressed_bytes": 96}
+    assert [s["line"] for s in rep["steps"]] == [s["line"] for s in rep["steps"]]
+    assert len(rep["steps"]) == 3 and rep["peak"]["unique_storage_bytes"] == 96
+    assert by["tr"]["storage"] == by["base"]["storage"] != by["c"]["storage"]
+    text = t.report()
+    assert "totals: logical 144 bytes, unique storage 96 bytes, addressed 96 bytes" in text
+
+
+def test_attention_head_split_views_then_the_copy(tmp_path):
+    status, t = run_prog(tmp_path, """\
+        import torch
+        B, T, H, D = 2, 5, 4, 8
+        qkv = torch.randn(B, T, 3 * H * D)
+        q = qkv[..., : H * D].view(B, T, H, D).transpose(1, 2)
+        qc = q.contiguous()
+        """)
+    rep = t.to_json()
+    by = {x["name"]: x for x in rep["tensors"]}
+    assert by["q"]["storage"] == by["qkv"]["storage"]
+    assert by["q"]["strides"] == [5 * 96, 8, 96, 1]
+    assert by["qc"]["storage"] != by["qkv"]["storage"]
+    steps = rep["steps"]
+    assert steps[-1]["unique_storage_bytes"] - steps[-2]["unique_storage_bytes"] == 2 * 4 * 5 * 8 * 4
+
+
+def test_retained_slice_warning_and_threshold(tmp_path):
+    src = """\
+        import torch
+        big = torch.zeros(1 << 20)
+        small = big[:10]
+        del big
+        """
+    status, t = run_prog(tmp_path, src)
+    (w,) = t.to_json()["warnings"]
+    assert w["kind"] == "retained_storage" and w["line"] == 4
+    assert "small = small.clone()" in w["message"] and "4194264 bytes are retained" in w["message"]
+    _, t = run_prog(tmp_path, src, retained_min_bytes=8 << 20)
+    assert t.to_json()["warnings"] == []
+    _, t = run_prog(tmp_path, src.replace("big[:10]", "big[: (1 << 19) + 1]"))
+    assert t.to_json()["warnings"] == [], "less than half unaddressed"
+    with pytest.raises(stridekit.StridekitError):
+        Tracer(retained_fraction=1.5)
+
+
+def test_torch_save_of_a_view(tmp_path):
+    status, t = run_prog(tmp_path, f"""\
+        import torch
+        x = torch.arange(1000.)
+        row = x[10:20]
+        torch.save(row, {str(tmp_path / 'r.pt')!r})
+        torch.save({{"w": x}}, {str(tmp_path / 'w.pt')!r})
+        y = torch.load({str(tmp_path / 'r.pt')!r})
+        """)
+    assert status == 0
+    rep = t.to_json()
+    (w,) = rep["warnings"]
+    assert w["kind"] == "saves_whole_storage" and w["line"] == 4
+    assert "'row' writes its whole storage, 4000 bytes, of which it addresses 40 bytes" in w["message"]
+    # torch.load made a storage: the saved view's whole storage.
+    by = {x["name"]: x for x in rep["tensors"]}
+    st = rep["storages"][by["y"]["storage"]]
+    assert st["nbytes"] == 4000 and st["addressed_bytes"] == 40
+    assert by["y"]["storage_offset"] == 10
+
+
+def test_module_parameters_functions_and_in_place(tmp_path):
+    status, t = run_prog(tmp_path, """\
+        import torch
+        net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.BatchNorm1d(3))
+        def f(a):
+            z = a * 2
+            z.add_(1)
+            return z
+        q = f(torch.ones(3))
+        """)
+    rep = t.to_json()
+    names = [x["name"] for x in rep["tensors"]]
+    assert names[:2] == ["net.0.weight", "net.0.bias"]
+    assert "net.1.running_mean" in names and "net.1.num_batches_tracked" in names
+    inner = [s for s in rep["steps"] if s["line"] in (4, 5)]
+    assert [s["live_tensors"] for s in inner] == [len(names) + 1, len(names) + 1]
+    assert {x["name"]: x for x in rep["tensors"]}["q"]["version"] == 1
+    _, t2 = run_prog(tmp_path, (tmp_path / "prog.py").read_text(), function_steps=False)
+    assert all(s["line"] not in (4, 5) for s in t2.to_json()["steps"])
+
+
+def test_program_error_exit_status_and_report(tmp_path):
+    r = cli(tmp_path, """\
+        import torch
+        x = torch.arange(6.).view(2, 3)
+        y = x.t()
+        z = y.view(6)
+        w = 1
+        """, "--json", "-")
+    assert r.returncode == 1
+    rep = json.loads(r.stdout)
+    e = rep["error"]
+    assert (e["class"], e["line"], e["statement"]) == ("RuntimeError", 4, 3)
+    assert "view size is not compatible" in e["message"]
+    assert [x["name"] for x in rep["tensors"]] == ["x", "y"]
+    assert [s["line"] for s in rep["steps"]] == [1, 2, 3]
+    r = cli(tmp_path, "import sys\nprint('a', sys.argv[1:])\nsys.exit(3)\n", argv=["u", "v"])
+    assert r.returncode == 3 and r.stdout.startswith("a ['u', 'v']\n")
+    assert "error" not in r.stdout.split("tensors")[-1]
+
+
+def test_tracer_failure_never_hides_the_program(tmp_path, monkeypatch):
+    def boom(*a, **k):
+        raise RuntimeError("tracer broke")
+
+    p = tmp_path / "prog.py"
+    p.write_text("import torch\nx = torch.ones(2)\nraise ValueError('mine')\n")
+    t = Tracer()
+    t._check_threads = boom
+    status = run_file(str(p), [], t)
+    rep = t.to_json()
+    assert status == 1 and rep["error"]["class"] == "ValueError" and rep["error"]["message"] == "mine"
+    assert any("tracer failed" in n and "tracer broke" in n for n in rep["notes"])
+
+
+def test_sim_allocator_figures_and_saved_trace(tmp_path):
+    src = """\
+        import torch
+        a = torch.empty(1000)
+        b = torch.empty(3 << 18)
+        del a
+        c = torch.empty(100)
+        """
+    status, t = run_prog(tmp_path, src, "sim")
+    steps = t.to_json()["steps"]
+    alloc = [s["allocator"]["allocated_bytes.all.current"] for s in steps]
+    assert alloc == [0, 4096, 4096 + (3 << 20), 3 << 20, (3 << 20) + 512]
+    reserved = steps[-1]["allocator"]["reserved_bytes.all.current"]
+    assert reserved == (2 << 20) + (20 << 20)
+    assert t.to_json()["allocator"]["allocated_bytes.all.peak"] == 4096 + (3 << 20)
+    path = tmp_path / "trace.csv"
+    t.save_trace(str(path))
+    run = stridekit.replay(str(path))["runs"][0]
+    assert run["stats"]["allocated_bytes.all.peak"] == 4096 + (3 << 20)
+    _, t2 = run_prog(tmp_path, src, "sim", "policy:stridekit")
+    assert t2.to_json()["allocator"] is not None
+    with pytest.raises(stridekit.StridekitError):
+        Tracer("sim", "no_such_setting:3")
+    with pytest.raises(ValueError):
+        Tracer("cuda")
+
+
+def test_sim_cublas_workspace_after_the_first_matmul(tmp_path):
+    _, t = run_prog(tmp_path, """\
+        import torch
+        a = torch.ones(4, 4)
+        b = a @ a
+        c = a @ a
+        """, "sim")
+    rep = t.to_json()
+    alloc = [s["allocator"]["allocated_bytes.all.current"] for s in rep["steps"]]
+    assert alloc == [0, 512, 1024 + (32 << 20), 1536 + (32 << 20)]
+    assert any("cuBLAS workspace" in n for n in rep["notes"])
+
+
+def test_scalar_setitem_is_no_cuda_request(tmp_path):
+    _, t = run_prog(tmp_path, "import torch\nx = torch.zeros(4)\nx[1] = 3.0\n", "sim")
+    steps = t.to_json()["steps"]
+    assert steps[-1]["allocator"]["allocated_bytes.all.peak"] == 512
+
+
+def test_untraced_thread_warning(tmp_path):
+    _, t = run_prog(tmp_path, """\
+        import threading, torch
+        th = threading.Thread(target=lambda: torch.ones(3))
+        th.start(); th.join()
+        x = torch.ones(2)
+        """)
+    kinds = [w["kind"] for w in t.to_json()["warnings"]]
+    assert "untraced_thread" in kinds
+
+
+def test_fake_mode_forward_on_cuda(tmp_path):
+    r = cli(tmp_path, """\
+        import torch
+        model = torch.nn.Linear(1024, 1024)
+        x = torch.randn(64, 1024)
+        y = model(x)
+        """, "--fake", "--device", "sim", "--json", "-")
+    assert r.returncode == 0, r.stderr[-2000:]
+    rep = json.loads(r.stdout)
+    by = {x["name"]: x for x in rep["tensors"]}
+    assert by["model.weight"]["values"] == [] and by["y"]["shape"] == [64, 1024]
+    assert rep["allocator"]["allocated_bytes.all.current"] >= (4 << 20) + (256 << 10) * 2
+    assert any("forward only" in n for n in rep["notes"])
+
+
+def _golden_rows():
+    root = os.path.join(HERE, "..", "..", "tests", "golden")
+    rows = []
+    for f in ("seeds.jsonl", "random.jsonl"):
+        with open(os.path.join(root, f)) as fh:
+            rows += [json.loads(line) for line in fh]
+    return rows
+
+
+def _trace_golden(tmp_path, program, device):
+    import contextlib
+    import io
+    import warnings
+
+    p = tmp_path / "prog.py"
+    p.write_text(program)
+    t = Tracer(device, function_steps=False, values_limit=10**7)
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_file(str(p), [], t, {"torch": torch})
+    return t.to_json()
+
+
+def test_every_golden_program_matches_explain_on_the_cpu(tmp_path):
+    bad = []
+    for r in _golden_rows():
+        got = _trace_golden(tmp_path, r["program"], "cpu")
+        exp = stridekit.explain(r["program"])
+        for k in ("tensors", "storages", "totals", "peak", "steps", "steps_omitted", "output"):
+            if got[k] != exp[k]:
+                bad.append((r["name"], k))
+        ge, ee = got["error"], exp["error"]
+        if (ge is None) != (ee is None) or (ge and (ge["statement"], ge["line"], ge["col"]) != (ee["statement"], ee["line"], ee["col"])):
+            bad.append((r["name"], "error"))
+    assert bad == []
+
+
+def test_golden_programs_sim_allocator_figures(tmp_path):
+    """The allocator figures after every step under --device sim, against explain's: equal
+    but for the known divergences (python/tests/data/trace_sim_divergences.txt: PyTorch's
+    CPU operators against explain's own temporaries, see docs/trace.md)."""
+    with open(os.path.join(HERE, "data", "trace_sim_divergences.txt")) as f:
+        known = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    differ = set()
+    for r in _golden_rows():
+        got = _trace_golden(tmp_path, r["program"], "sim")
+        exp = stridekit.explain(r["program"], device="sim")
+        g = [s["allocator"] for s in got["steps"]] + [got["allocator"]]
+        e = [s["allocator"] for s in exp["steps"]] + [exp["allocator"]]
+        if g != e:
+            differ.add(r["name"])
+    assert differ == known
+
+
+def test_sim_optimizer_step_counters_stay_on_the_host(tmp_path):
+    _, t = run_prog(tmp_path, """\
+        import torch
+        w = torch.nn.Parameter(torch.ones(4))
+        opt = torch.optim.Adam([w])
+        w.sum().backward()
+        opt.step()
+        """, "sim")
+    rep = t.to_json()
+    # w, its grad, exp_avg, exp_avg_sq: 512 bytes each; the step counter is a host tensor.
+    assert rep["steps"][-1]["allocator"]["allocated_bytes.all.current"] == 4 * 512
+    assert any("host_inputs_and_step_counters 1" in n for n in rep["notes"])
+
+
+def test_no_source_traces_storages_without_steps():
+    code = compile("with stridekit.trace() as t:\n    x = torch.ones(3)\n", "<nosource>", "exec")
+    ns = {"stridekit": stridekit, "torch": torch}
+    exec(code, ns)
+    rep = ns["t"].to_json()
+    assert rep["steps"] == [] and [x["name"] for x in rep["tensors"]] == ["x"]
+    assert any("no source" in n for n in rep["notes"])
+
+
+def test_cli_sim_alloc_conf_json_file_and_saved_trace(tmp_path):
+    r = cli(tmp_path, """\
+        import torch
+        a = torch.empty(1 << 20)
+        del a
+        b = torch.empty(1 << 20)
+        """, "--device", "sim", "--alloc-conf", "expandable_segments:True",
+        "--json", "rep.json", "--save-trace", "t.csv")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((tmp_path / "rep.json").read_text())
+    assert rep["allocator"]["allocated_bytes.all.current"] == 4 << 20
+    assert (tmp_path / "t.csv").read_text().splitlines()[1:] == ["a,0,4194304", "f,0,0", "a,1,4194304"]
+    r = cli(tmp_path, "x = 1\n", "--device", "sim", "--alloc-conf", "bogus:1")
+    assert r.returncode == 2 and "bogus" in r.stderr
+
+
+def test_session_refuses_hostile_metadata():
+    s = stridekit._stridekit.TraceSession()
+    with pytest.raises(stridekit.StridekitError, match="outside its storage"):
+        s.step(0, 1, [("x", 1, 8, [4], [1], 0, 4)])
+    with pytest.raises(stridekit.StridekitError, match="overflows"):
+        s.step(0, 1, [("x", 1, 8, [2**62, 4], [1, 1], 0, 4)])
+    with pytest.raises(OverflowError):
+        s.step(0, 1, [("x", -1, 8, [1], [1], 0, 4)])
+    s.storage_created(1, 8)
+    with pytest.raises(stridekit.StridekitError, match="twice"):
+        s.storage_created(1, 8)
+    with pytest.raises(stridekit.StridekitError, match="unknown warning kind"):
+        s.warn(0, 1, "made_up", "x")

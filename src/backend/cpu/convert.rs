@@ -1,0 +1,142 @@
+//! Converting copies: each run is gathered into an aligned buffer of source elements (by the
+//! width-specialised mover), converted as a slice, and scattered to the destination. The
+//! float32 <-> float16/bfloat16 conversions are vectorised ([`super::vector`]: F16C and
+//! AVX2 where the CPU has them, detected at run time); every other pair goes through
+//! [`Scalar`], the conversions of the reference, one element at a time.
+
+use half::{bf16, f16};
+
+use super::vector;
+
+use super::segment::{MoverFn, Segment, with_mover};
+use crate::dtype::DType;
+use crate::scalar::Scalar;
+
+/// Elements per buffered chunk (2 KiB of 8-byte elements: stays in L1).
+const CHUNK: usize = 256;
+
+/// How one chunk is converted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slices {
+    F32ToF16,
+    F16ToF32,
+    F32ToBf16,
+    Bf16ToF32,
+    /// Any other pair: [`Scalar::read`] then [`Scalar::write`], as the reference does.
+    PerElement,
+}
+
+/// The converting mover from `from` to `to` elements.
+pub(super) struct Convert {
+    from: DType,
+    to: DType,
+    how: Slices,
+}
+
+impl Convert {
+    pub fn new(from: DType, to: DType) -> Convert {
+        let how = match (from, to) {
+            (DType::F32, DType::F16) => Slices::F32ToF16,
+            (DType::F16, DType::F32) => Slices::F16ToF32,
+            (DType::F32, DType::BF16) => Slices::F32ToBf16,
+            (DType::BF16, DType::F32) => Slices::Bf16ToF32,
+            _ => Slices::PerElement,
+        };
+        Convert { from, to, how }
+    }
+
+    /// Converts `n` elements from `src` (source elements) into `dst`.
+    fn convert(&self, dst: &mut [u64; CHUNK], src: &[u64; CHUNK], n: usize) {
+        // SAFETY (the views): u64 buffers are aligned for every element type, and `n`
+        // elements of at most 8 bytes fit in CHUNK u64s.
+        let sp = src.as_ptr();
+        let dp = dst.as_mut_ptr();
+        unsafe {
+            match self.how {
+                Slices::F32ToF16 => vector::f32_to_f16(slice(sp, n), slice_mut::<f16>(dp, n)),
+                Slices::F16ToF32 => vector::f16_to_f32(slice::<f16>(sp, n), slice_mut(dp, n)),
+                Slices::F32ToBf16 => vector::f32_to_bf16(slice(sp, n), slice_mut::<bf16>(dp, n)),
+                Slices::Bf16ToF32 => vector::bf16_to_f32(slice::<bf16>(sp, n), slice_mut(dp, n)),
+                Slices::PerElement => {
+                    let (sw, dw) = (self.from.itemsize(), self.to.itemsize());
+                    let s = slice::<u8>(sp, n * sw);
+                    let d = slice_mut::<u8>(dp, n * dw);
+                    for (s, d) in s.chunks_exact(sw).zip(d.chunks_exact_mut(dw)) {
+                        Scalar::read(self.from, s).write(self.to, d);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// # Safety
+/// `n` elements of `T` at `p` are initialised, aligned and inside one buffer.
+unsafe fn slice<'a, T>(p: *const u64, n: usize) -> &'a [T] {
+    // SAFETY: the caller's.
+    unsafe { std::slice::from_raw_parts(p as *const T, n) }
+}
+
+/// # Safety
+/// As [`slice`], and nothing else refers to those bytes meanwhile.
+unsafe fn slice_mut<'a, T>(p: *mut u64, n: usize) -> &'a mut [T] {
+    // SAFETY: the caller's.
+    unsafe { std::slice::from_raw_parts_mut(p as *mut T, n) }
+}
+
+impl Segment for Convert {
+    unsafe fn run(&self, d: *mut u8, s: *const u8, len: usize, dstep: isize, sstep: isize) {
+        let (sw, dw) = (self.from.itemsize(), self.to.itemsize());
+        let mut sbuf = [0u64; CHUNK];
+        let mut dbuf = [0u64; CHUNK];
+        let mut done = 0;
+        while done < len {
+            let n = CHUNK.min(len - done);
+            let at = done as isize;
+            // SAFETY: the run's elements are inside the caller's slices; the buffers hold
+            // CHUNK elements of up to 8 bytes.
+            unsafe {
+                let (s, d) = (s.offset(at * sstep), d.offset(at * dstep));
+                with_mover(
+                    sw,
+                    Run {
+                        d: sbuf.as_mut_ptr() as *mut u8,
+                        s,
+                        n,
+                        dstep: sw as isize,
+                        sstep,
+                    },
+                );
+                self.convert(&mut dbuf, &sbuf, n);
+                with_mover(
+                    dw,
+                    Run {
+                        d,
+                        s: dbuf.as_ptr() as *const u8,
+                        n,
+                        dstep,
+                        sstep: dw as isize,
+                    },
+                );
+            }
+            done += n;
+        }
+    }
+}
+
+/// One run, for [`with_mover`].
+struct Run {
+    d: *mut u8,
+    s: *const u8,
+    n: usize,
+    dstep: isize,
+    sstep: isize,
+}
+
+impl MoverFn<()> for Run {
+    fn call<S: Segment>(self, op: &S) {
+        // SAFETY: built by Convert::run from addresses inside the caller's slices and its
+        // own buffers.
+        unsafe { op.run(self.d, self.s, self.n, self.dstep, self.sstep) }
+    }
+}

@@ -1,0 +1,241 @@
+//! Unit tests of the CPU backend's paths against [`reference::copy`]. The random-layout
+//! property test is tests/cpu_fast_paths.rs.
+
+use super::*;
+use crate::layout::{Layout, view};
+
+fn counting(n: usize) -> Vec<u8> {
+    (0..n as u32).flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Every thread count and a grain small enough to split these sizes.
+fn settings() -> impl Iterator<Item = Parallelism> {
+    [1, 2, 3].into_iter().map(|threads| Parallelism {
+        threads,
+        grain_bytes: 256,
+    })
+}
+
+fn check(dst: &Layout, dt: DType, src: &Layout, st: DType, input: &[u8]) {
+    let plan = CopyPlan::copy(dst, dt, src, st);
+    let len = view::required_storage_bytes(dst, dt.itemsize()) as usize;
+    let mut want = vec![0xA5; len];
+    reference::copy(&plan, &mut want, input);
+    for par in settings() {
+        let mut got = vec![0xA5; len];
+        copy_with(&plan, &mut got, input, par);
+        assert_eq!(got, want, "{dst:?} <- {src:?} ({st:?} -> {dt:?}), {par:?}");
+    }
+}
+
+#[test]
+fn transposes_of_every_width_are_tiled_and_match_the_reference() {
+    let base = Layout::contiguous(&[130, 75]);
+    let t = view::t(&base).unwrap();
+    let input = counting(130 * 75 * 4);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        let out = Layout::contiguous(t.sizes());
+        let w = ByteWalk::new(&CopyPlan::copy(&out, dt, &t, dt), usize::MAX, usize::MAX);
+        let tiling = Tiling::of(&w.unwrap()).expect("a transpose is tiled");
+        assert_eq!((tiling.a, tiling.b), (0, 1));
+        check(&out, dt, &t, dt, &input);
+        // Into a gapped destination, and converting.
+        check(
+            &Layout::new(&[75, 130], &[131, 1], 3).unwrap(),
+            dt,
+            &t,
+            dt,
+            &input,
+        );
+        check(&out, DType::F16, &t, DType::F32, &input);
+    }
+}
+
+#[test]
+fn permutes_reversals_slices_broadcasts_match_the_reference() {
+    let input = counting(2 * 4 * 9 * 10 * 11);
+    let base = Layout::contiguous(&[4, 9, 10, 11]);
+    let nhwc = view::permute(&base, &[0, 2, 3, 1]).unwrap();
+    let rev = Layout::new(&[4, 9, 10, 11], &[-990, -110, -11, -1], 3959).unwrap();
+    let slice = Layout::new(&[4, 9, 5, 11], &[990, 110, 22, 1], 0).unwrap();
+    let step = Layout::new(&[4, 9, 10, 5], &[990, 110, 11, 2], 1).unwrap();
+    let expand = Layout::new(&[4, 9, 10, 11], &[0, 11, 0, 1], 0).unwrap();
+    for dt in [DType::Bool, DType::I16, DType::BF16, DType::I64] {
+        for src in [&nhwc, &rev, &slice, &step, &expand] {
+            let out = Layout::contiguous(src.sizes());
+            check(&out, dt, src, dt, &input);
+            check(&out, DType::F32, src, dt, &input);
+        }
+    }
+}
+
+#[test]
+fn a_short_contiguous_innermost_dimension_moves_as_one_wide_element() {
+    // [8, 6, 2] f32 with dims 0 and 1 swapped: the innermost pair moves as 8 bytes; four
+    // f32 as 16.
+    let input = counting(8 * 6 * 4);
+    for inner in [2, 4] {
+        let base = Layout::contiguous(&[8, 6, inner]);
+        let src = view::transpose(&base, 0, 1).unwrap();
+        let out = Layout::contiguous(src.sizes());
+        let plan = CopyPlan::copy(&out, DType::F32, &src, DType::F32);
+        let w = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+        assert_eq!((w.dw, w.rank()), (4 * inner as usize, 2));
+        check(&out, DType::F32, &src, DType::F32, &input);
+    }
+}
+
+#[test]
+fn an_overlapping_destination_keeps_the_reference_write_order() {
+    // Destination rows overlap (stride 3 < row length 5): one thread, plan order.
+    let dst = Layout::new(&[40, 5], &[3, 1], 0).unwrap();
+    let src = view::t(&Layout::contiguous(&[5, 40])).unwrap();
+    let plan = CopyPlan::copy(&dst, DType::I32, &src, DType::I32);
+    assert!(
+        !ByteWalk::new(&plan, usize::MAX, usize::MAX)
+            .unwrap()
+            .dst_is_disjoint()
+    );
+    check(&dst, DType::I32, &src, DType::I32, &counting(200));
+    check(
+        &Layout::new(&[40, 5], &[0, 1], 0).unwrap(),
+        DType::I32,
+        &src,
+        DType::I32,
+        &counting(200),
+    );
+}
+
+#[test]
+fn large_copies_split_across_threads_match_the_reference() {
+    // 2 Mi elements with the real grain: splits over the pool.
+    let src = view::t(&Layout::contiguous(&[1024, 2048])).unwrap();
+    let input = counting(1024 * 2048);
+    for dst in [
+        Layout::contiguous(&[2048, 1024]),
+        Layout::new(&[2048, 1024], &[-1024, 1], 2047 * 1024).unwrap(),
+    ] {
+        let plan = CopyPlan::copy(&dst, DType::I32, &src, DType::I32);
+        let len = 2048 * 1024 * 4;
+        let (mut par, mut want) = (vec![0xA5; len], vec![0xA5; len]);
+        let two = Parallelism {
+            threads: 2,
+            grain_bytes: GRAIN_BYTES,
+        };
+        assert_eq!(two.tasks(2048 * 1024 * 4, 2048 * 1024), 2);
+        copy_with(&plan, &mut par, &input, two);
+        reference::copy(&plan, &mut want, &input);
+        assert_eq!(par, want);
+    }
+}
+
+#[test]
+fn fill_writes_every_visited_element() {
+    let l = Layout::new(&[3, 4], &[1, 6], 2).unwrap();
+    let plan = CopyPlan::elementwise(&l, DType::I16);
+    let mut bytes = vec![0u8; 2 * 26];
+    fill(&plan, &mut bytes, Scalar::Int(-2));
+    let written: Vec<usize> = (0..26).filter(|&i| bytes[2 * i] != 0).collect();
+    assert_eq!(written, vec![2, 3, 4, 8, 9, 10, 14, 15, 16, 20, 21, 22]);
+    assert!(
+        written
+            .iter()
+            .all(|&i| bytes[2 * i..2 * i + 2] == (-2i16).to_le_bytes())
+    );
+}
+
+#[test]
+#[should_panic(expected = "outside a 16-byte buffer")]
+fn a_plan_beyond_the_buffer_is_refused_before_writing() {
+    let l = Layout::contiguous(&[5]);
+    let plan = CopyPlan::copy(&l, DType::F32, &l, DType::F32);
+    copy(&plan, &mut [0u8; 16], &[0u8; 20]);
+}
+
+#[test]
+fn row_gathers_on_threads_match_a_row_by_row_copy() {
+    let shape = crate::plan::RowGatherShape {
+        num_rows: 300,
+        row_len: 7,
+        src_rows: 50,
+        src_row_stride: 9,
+        dst_row_stride: 8,
+        src_offset: 1,
+        dst_offset: 2,
+    };
+    let index: Vec<i64> = (0..300).map(|r| (r * 37) % 50).collect();
+    let src = counting(50 * 9 + 1);
+    let mut want = vec![0u8; (300 * 8 + 2) * 2];
+    for (r, &i) in index.iter().enumerate() {
+        let s = ((1 + i * 9) * 2) as usize;
+        let d = (2 + r * 8) * 2;
+        want[d..d + 14].copy_from_slice(&src[s..s + 14]);
+    }
+    for par in settings() {
+        let mut got = vec![0u8; want.len()];
+        row_gather_with(&shape, DType::I16, &mut got, &src, &index, par).unwrap();
+        assert_eq!(got, want, "{par:?}");
+    }
+    let bad: Vec<i64> = (0..300).map(|r| if r == 7 { -1 } else { 0 }).collect();
+    let mut untouched = vec![0u8; want.len()];
+    assert_eq!(
+        row_gather(&shape, DType::I16, &mut untouched, &src, &bad),
+        Err(7)
+    );
+    assert!(untouched.iter().all(|&b| b == 0));
+}
+
+#[test]
+fn vectorised_half_conversions_match_the_reference_on_every_bit_pattern() {
+    // Every 16-bit pattern as float16 and bfloat16, to float32; float32 patterns around
+    // every float16/bfloat16 rounding boundary, NaNs and infinities, back.
+    let sixteen: Vec<u8> = (0..=u16::MAX).flat_map(|v| v.to_le_bytes()).collect();
+    let mut wide: Vec<u32> = (0..=u16::MAX as u32)
+        .flat_map(|h| {
+            [
+                h << 16,
+                (h << 16) | 0x8000,
+                (h << 16) | 0x7FFF,
+                (h << 16) | 0x1000,
+            ]
+        })
+        .collect();
+    wide.extend((0..1 << 16).map(|i: u32| i.wrapping_mul(0x9E37_79B9)));
+    let thirty_two: Vec<u8> = wide.iter().flat_map(|v| v.to_le_bytes()).collect();
+    for lo in [DType::F16, DType::BF16] {
+        let l = Layout::contiguous(&[1 << 16]);
+        check(&l, DType::F32, &l, lo, &sixteen);
+        let l = Layout::contiguous(&[wide.len() as i64]);
+        check(&l, lo, &l, DType::F32, &thirty_two);
+    }
+}
+
+/// Moved from src/plan.rs (a plan test that runs the CPU backend would make plan import
+/// the backend above it).
+#[test]
+fn split_outer_runs_the_same_copy() {
+    // Rank 10 after folding (every dimension reversed by a permute, so nothing folds).
+    let sizes = [2, 3, 2, 2, 3, 2, 2, 2, 3, 2];
+    let base = Layout::contiguous(&sizes);
+    let rev: Vec<i64> = (0..10).rev().collect();
+    let src = view::permute(&base, &rev).unwrap();
+    let dst = Layout::new(src.sizes(), Layout::contiguous(src.sizes()).strides(), 5).unwrap();
+    let p = CopyPlan::copy(&dst, DType::I16, &src, DType::I16);
+    assert_eq!(p.sizes.len(), 10);
+    let n = base.numel() as usize;
+    let input: Vec<u8> = (0..n as u16).flat_map(|v| v.to_le_bytes()).collect();
+    let mut whole = vec![0u8; (n + 5) * 2];
+    copy(&p, &mut whole, &input);
+    let mut parts = vec![0u8; (n + 5) * 2];
+    let subs: Vec<CopyPlan> = p.split_outer(8).collect();
+    assert_eq!(subs.len(), 2 * 3);
+    for sub in &subs {
+        assert_eq!(sub.sizes.len(), 8);
+        copy(sub, &mut parts, &input);
+    }
+    assert_eq!(parts, whole);
+    // Within the limit: the plan itself.
+    assert_eq!(p.split_outer(10).collect::<Vec<_>>(), vec![p.clone()]);
+    let e = CopyPlan::elementwise(&Layout::contiguous(&[0, 2]), DType::I8);
+    assert_eq!(e.split_outer(1).count(), 1);
+}

@@ -1,0 +1,136 @@
+//! Vectorised float32 <-> float16/bfloat16 slice conversions, bit for bit those of
+//! `half::f16::from_f32` / `bf16::from_f32` (and back) that the reference's [`Scalar`] uses.
+//!
+//! On x86-64 with AVX2 and F16C (detected at run time, once, by std) float16 goes through
+//! `vcvtps2ph`/`vcvtph2ps` eight lanes at a time, and bfloat16's branch-free rounding is one
+//! loop compiled for AVX2 (the compiler vectorises it); elsewhere the same loops run as
+//! compiled for the baseline target. The F16C instructions round to nearest even and keep
+//! NaN payloads exactly as `half`'s software conversion (tests/cpu_fast_paths.rs checks
+//! random bit patterns, NaNs included, against the reference).
+//!
+//! [`Scalar`]: crate::scalar::Scalar
+
+use half::{bf16, f16};
+
+/// `dst[i] = f16::from_f32(src[i])`.
+pub(super) fn f32_to_f16(src: &[f32], dst: &mut [f16]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_f16c() {
+        // SAFETY: the CPU has the features the function is compiled for.
+        return unsafe { x86::f32_to_f16(src, dst) };
+    }
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = f16::from_f32(*s);
+    }
+}
+
+/// `dst[i] = src[i].to_f32()`.
+pub(super) fn f16_to_f32(src: &[f16], dst: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_f16c() {
+        // SAFETY: as above.
+        return unsafe { x86::f16_to_f32(src, dst) };
+    }
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = s.to_f32();
+    }
+}
+
+/// `dst[i] = bf16::from_f32(src[i])`.
+pub(super) fn f32_to_bf16(src: &[f32], dst: &mut [bf16]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: as above.
+        return unsafe { x86::f32_to_bf16(src, dst) };
+    }
+    f32_to_bf16_loop(src, dst);
+}
+
+/// `dst[i] = src[i].to_f32()`.
+pub(super) fn bf16_to_f32(src: &[bf16], dst: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx2() {
+        // SAFETY: as above.
+        return unsafe { x86::bf16_to_f32(src, dst) };
+    }
+    bf16_to_f32_loop(src, dst);
+}
+
+#[inline(always)]
+fn f32_to_bf16_loop(src: &[f32], dst: &mut [bf16]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = bf16::from_f32(*s);
+    }
+}
+
+#[inline(always)]
+fn bf16_to_f32_loop(src: &[bf16], dst: &mut [f32]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = s.to_f32();
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use half::{bf16, f16};
+    use std::arch::x86_64::*;
+
+    pub fn has_f16c() -> bool {
+        is_x86_feature_detected!("avx") && is_x86_feature_detected!("f16c")
+    }
+
+    pub fn has_avx2() -> bool {
+        is_x86_feature_detected!("avx2")
+    }
+
+    /// # Safety
+    /// The CPU has AVX and F16C.
+    #[target_feature(enable = "avx,f16c")]
+    pub unsafe fn f32_to_f16(src: &[f32], dst: &mut [f16]) {
+        let n = src.len().min(dst.len());
+        let full = n / 8 * 8;
+        for i in (0..full).step_by(8) {
+            // SAFETY: lanes i..i+8 are inside both slices; unaligned loads and stores.
+            unsafe {
+                let v = _mm256_loadu_ps(src.as_ptr().add(i));
+                let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v);
+                _mm_storeu_si128(dst.as_mut_ptr().add(i) as *mut __m128i, h);
+            }
+        }
+        for i in full..n {
+            dst[i] = f16::from_f32(src[i]);
+        }
+    }
+
+    /// # Safety
+    /// The CPU has AVX and F16C.
+    #[target_feature(enable = "avx,f16c")]
+    pub unsafe fn f16_to_f32(src: &[f16], dst: &mut [f32]) {
+        let n = src.len().min(dst.len());
+        let full = n / 8 * 8;
+        for i in (0..full).step_by(8) {
+            // SAFETY: as above.
+            unsafe {
+                let h = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
+                _mm256_storeu_ps(dst.as_mut_ptr().add(i), _mm256_cvtph_ps(h));
+            }
+        }
+        for i in full..n {
+            dst[i] = src[i].to_f32();
+        }
+    }
+
+    /// # Safety
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn f32_to_bf16(src: &[f32], dst: &mut [bf16]) {
+        super::f32_to_bf16_loop(src, dst);
+    }
+
+    /// # Safety
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn bf16_to_f32(src: &[bf16], dst: &mut [f32]) {
+        super::bf16_to_f32_loop(src, dst);
+    }
+}

@@ -1,0 +1,173 @@
+//! Walks a [`ByteWalk`] (or a part of it, for one task) through a [`Segment`]: as rows
+//! along the innermost dimension, or as cache-sized tiles of two dimensions when the
+//! innermost dimension is strided in the source and another is contiguous there (a
+//! transpose or a permute that moves the innermost dimension).
+
+use super::segment::{Segment, Tile};
+use super::shape::{ByteWalk, Sizes};
+
+/// The two dimensions a tiled walk blocks: `a` (small source stride) and `b` (innermost),
+/// and the tile edges in elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Tiling {
+    pub a: usize,
+    pub b: usize,
+    pub ta: usize,
+    pub tb: usize,
+}
+
+/// Bytes of one square tile at most (half of a 32 KiB L1 data cache: a tile's destination
+/// bytes and the source lines it reads fit together).
+const TILE_BYTES: usize = 16 * 1024;
+
+impl Tiling {
+    /// The tiling for a walk whose destination elements are disjoint, when its innermost
+    /// dimension is strided in the source and some outer dimension steps less there.
+    pub fn of(w: &ByteWalk) -> Option<Tiling> {
+        let r = w.rank();
+        if r < 2 || w.sizes[r - 1] < 2 {
+            return None;
+        }
+        let b = r - 1;
+        let sb = w.src[b].unsigned_abs();
+        let a = (0..b)
+            .filter(|&k| w.sizes[k] >= 2 && w.src[k] != 0)
+            .min_by_key(|&k| w.src[k].unsigned_abs())?;
+        if w.src[a].unsigned_abs() >= sb || sb <= w.sw {
+            return None;
+        }
+        // Square tiles of at most TILE_BYTES, edges a multiple of 8 in 8..=64 (64x64 for
+        // 1, 2 and 4 bytes, 40x40 for 8, 32x32 for 16).
+        let wide = w.sw.max(w.dw);
+        let edge = (TILE_BYTES / wide).isqrt() / 8 * 8;
+        let edge = edge.clamp(8, 64);
+        Some(Tiling {
+            a,
+            b,
+            ta: edge.min(w.sizes[a]),
+            tb: edge.min(w.sizes[b]),
+        })
+    }
+
+    /// Tiles per index of the other dimensions.
+    fn per_outer(&self, w: &ByteWalk) -> (usize, usize) {
+        (
+            w.sizes[self.a].div_ceil(self.ta),
+            w.sizes[self.b].div_ceil(self.tb),
+        )
+    }
+
+    /// Tiles in the whole walk (the units a tiled walk is split into).
+    pub fn count(&self, w: &ByteWalk) -> usize {
+        let (na, nb) = self.per_outer(w);
+        self.others(w)
+            .iter()
+            .map(|&k| w.sizes[k])
+            .product::<usize>()
+            * na
+            * nb
+    }
+
+    fn others(&self, w: &ByteWalk) -> Sizes {
+        (0..w.rank())
+            .filter(|&k| k != self.a && k != self.b)
+            .collect()
+    }
+}
+
+/// Moves elements `e0..e1` of the walk (in its row-major order) as runs along the innermost
+/// dimension.
+///
+/// # Safety
+/// `w` was checked against the slices at `d` and `s`; no other thread writes the
+/// destination bytes of these elements meanwhile.
+pub(super) unsafe fn rows<S: Segment>(
+    w: &ByteWalk,
+    op: &S,
+    d: *mut u8,
+    s: *const u8,
+    e0: usize,
+    e1: usize,
+) {
+    let inner = w.rank() - 1;
+    let n = w.sizes[inner];
+    let outer: Sizes = (0..inner).collect();
+    let (mut idx, mut dp, mut sp) = start(w, &outer, e0 / n);
+    let mut col = e0 % n;
+    let mut left = e1 - e0;
+    while left > 0 {
+        let len = (n - col).min(left);
+        let (dd, ss) = w.step(inner, col, dp, sp);
+        // SAFETY: every element of the run is one of the walk's, inside the checked slices.
+        unsafe { op.run(d.add(dd), s.add(ss), len, w.dst[inner], w.src[inner]) };
+        left -= len;
+        col = 0;
+        advance(w, &outer, &mut idx, &mut dp, &mut sp);
+    }
+}
+
+/// Moves tiles `t0..t1` of a tiled walk (ordered by the other dimensions, then tile rows
+/// along `a`, then tiles along `b`).
+///
+/// # Safety
+/// As [`rows`].
+pub(super) unsafe fn tiles<S: Segment>(
+    w: &ByteWalk,
+    op: &S,
+    t: Tiling,
+    d: *mut u8,
+    s: *const u8,
+    t0: usize,
+    t1: usize,
+) {
+    let (na, nb) = t.per_outer(w);
+    let others = t.others(w);
+    for tile in t0..t1 {
+        let (o, rest) = (tile / (na * nb), tile % (na * nb));
+        let (ia, ib) = ((rest / nb) * t.ta, (rest % nb) * t.tb);
+        let (_, dp, sp) = start(w, &others, o);
+        let (dp, sp) = w.step(t.a, ia, dp, sp);
+        let (dp, sp) = w.step(t.b, ib, dp, sp);
+        let shape = Tile {
+            na: t.ta.min(w.sizes[t.a] - ia),
+            nb: t.tb.min(w.sizes[t.b] - ib),
+            da: w.dst[t.a],
+            db: w.dst[t.b],
+            sa: w.src[t.a],
+            sb: w.src[t.b],
+        };
+        // SAFETY: the tile's elements are the walk's, inside the checked slices.
+        unsafe { op.tile(d.add(dp), s.add(sp), shape) };
+    }
+}
+
+/// The index, destination and source byte offsets of row `row` of the dimensions `dims`
+/// (row-major over them).
+fn start(w: &ByteWalk, dims: &[usize], row: usize) -> (Sizes, usize, usize) {
+    let mut idx: Sizes = Sizes::from_elem(0, dims.len());
+    let (mut dp, mut sp) = (w.d0, w.s0);
+    let mut rem = row;
+    for (j, &k) in dims.iter().enumerate().rev() {
+        idx[j] = rem % w.sizes[k];
+        rem /= w.sizes[k];
+        (dp, sp) = w.step(k, idx[j], dp, sp);
+    }
+    (idx, dp, sp)
+}
+
+/// The next index of the dimensions `dims` (an odometer), moving the offsets with it.
+fn advance(w: &ByteWalk, dims: &[usize], idx: &mut [usize], dp: &mut usize, sp: &mut usize) {
+    for (j, &k) in dims.iter().enumerate().rev() {
+        idx[j] += 1;
+        if idx[j] < w.sizes[k] {
+            (*dp, *sp) = w.step(k, 1, *dp, *sp);
+            return;
+        }
+        let back = w.sizes[k] - 1;
+        (*dp, *sp) = (
+            dp.wrapping_add_signed(-(back as isize) * w.dst[k]),
+            sp.wrapping_add_signed(-(back as isize) * w.src[k]),
+        );
+        idx[j] = 0;
+    }
+}

@@ -1,0 +1,253 @@
+//! `stridekit model`: a memory-efficiency model of the layout kernels, computed on the CPU,
+//! for every case of the bench suite and a random-permutation suite. Every figure is
+//! **predicted**, none is measured:
+//!
+//! - [`program`]: each thread's global and shared accesses, mirroring the kernel sources
+//!   (tests/kernel_emulation.rs checks the counts against the sources compiled as C++);
+//! - [`warp`]: warps in lockstep: sectors and lines per request, bank conflicts, bytes in
+//!   flight per warp;
+//! - [`occupancy`]: resident warps per SM from the sm_90 image (registers, shared memory);
+//! - [`report`]: the table, JSON, and the comparison with a measured bench run.
+//!
+//! The bound: DRAM bytes are the distinct sectors over runs of consecutive blocks (what L2
+//! merges), so a case moving R + W useful bytes costs R / e_load + W / e_store; the rate is
+//! cut further when the bytes in flight per SM are below [`occupancy::NEEDED_FLIGHT_PER_SM`]
+//! (Little's law). The memcpy case is the 100% line.
+
+pub mod cli;
+pub mod error;
+pub mod occupancy;
+pub mod program;
+pub mod report;
+pub mod suite;
+pub mod warp;
+
+use serde::Serialize;
+
+pub use error::ModelError;
+
+use crate::backend::cuda::{GpuLaunch, GpuPlan, RowGatherPlan};
+use crate::bench::cases::{Case, WorkKind};
+use occupancy::{NEEDED_FLIGHT_PER_SM, occupancy, resources};
+use program::Program;
+use warp::{Counts, count_run};
+
+/// Blocks sampled: this many runs of [`RUN`] consecutive blocks, spread evenly over the grid
+/// (every block when the grid is smaller).
+pub const RUNS: u64 = 8;
+pub const RUN: u64 = 4;
+/// Grid-stride (and batch) iterations walked per sampled block.
+pub const MAX_STEPS: u64 = 2;
+
+/// The thresholds the issue sets: sector efficiency, bank conflicts, bytes in flight.
+pub const MIN_SECTOR_EFFICIENCY: f64 = 0.95;
+
+/// The model of one case. Every figure is a prediction.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ModelRecord {
+    pub case: String,
+    /// Always true: nothing here was measured.
+    pub predicted: bool,
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    /// The kernel the plan picks (base pointers 256-byte aligned), or `memcpy`.
+    pub kernel: String,
+    pub grid: (u32, u32),
+    pub shared_bytes: u32,
+    /// Global loads / stores: bytes used per byte of the 32-byte sectors each request
+    /// touches (as a profiler's sectors-per-request counts them).
+    pub load_sector_efficiency: f64,
+    pub store_sector_efficiency: f64,
+    pub load_sectors_per_request: f64,
+    pub store_sectors_per_request: f64,
+    pub load_lines_per_request: f64,
+    pub store_lines_per_request: f64,
+    /// The same over runs of consecutive blocks (sectors they share counted once): the
+    /// DRAM traffic the bound uses.
+    pub load_dram_efficiency: f64,
+    pub store_dram_efficiency: f64,
+    /// Extra shared-memory wavefronts per shared request (0: no bank conflicts).
+    pub bank_conflicts_per_request: f64,
+    pub shared_requests: u64,
+    pub registers: u32,
+    /// Longest run of global loads before a store in the sm_90 SASS.
+    pub sass_loads_before_store: u32,
+    pub warps_per_sm: u64,
+    pub occupancy: f64,
+    pub occupancy_limit: String,
+    pub flight_bytes_per_warp: f64,
+    pub flight_bytes_per_sm: f64,
+    /// The bound the figures above imply, in % of the 1 GiB memcpy's rate.
+    pub predicted_pct_of_memcpy: f64,
+    /// Which of the issue's targets the case misses (empty: none).
+    pub misses: Vec<String>,
+}
+
+/// Blocks to walk: runs of consecutive linear block indices.
+fn sample_runs(blocks: u64) -> Vec<(u64, u64)> {
+    if blocks <= RUNS * RUN {
+        return vec![(0, blocks)];
+    }
+    (0..RUNS)
+        .map(|k| (k * (blocks - RUN) / (RUNS - 1), RUN))
+        .collect()
+}
+
+/// Counts over the sampled blocks of a launch.
+pub fn count_launch(launch: &GpuLaunch, index: &[i64]) -> Result<Counts, ModelError> {
+    let p = Program::new(launch, index, MAX_STEPS)?;
+    let mut c = Counts::default();
+    for (first, run) in sample_runs(p.blocks()) {
+        c.add(&count_run(&p, first, run));
+    }
+    Ok(c)
+}
+
+/// The launch a case runs (base pointers from cudaMalloc: aligned for the wide kernels),
+/// with the gather's indices; None for a memcpy or an empty copy.
+fn case_launch(case: &Case) -> Result<(Option<GpuLaunch>, Vec<i64>, u64, u64), ModelError> {
+    let work = case.work()?;
+    let (r, w) = (work.bytes_read, work.bytes_written);
+    let bad = |e: crate::backend::cuda::CudaError| ModelError::Input {
+        what: case.case.clone(),
+        message: e.to_string(),
+    };
+    Ok(match work.kind {
+        WorkKind::Copy { plan, .. } => match GpuPlan::new(&plan).map_err(bad)? {
+            p @ GpuPlan::Kernel { .. } => (p.launch_for(0, 0).copied(), Vec::new(), r, w),
+            _ => (None, Vec::new(), r, w),
+        },
+        WorkKind::Gather { shape, index } => {
+            let p = RowGatherPlan::new(case.dtype, shape, true);
+            (Some(*p.launch_for(0, 0)), index, r, w)
+        }
+    })
+}
+
+/// The model of one case.
+pub fn model_case(case: &Case) -> Result<ModelRecord, ModelError> {
+    let (launch, index, read, written) = case_launch(case)?;
+    let mut rec = ModelRecord {
+        case: case.case.clone(),
+        predicted: true,
+        dtype: case.dtype.to_string(),
+        shape: case.shape.clone(),
+        kernel: "memcpy".into(),
+        grid: (0, 0),
+        shared_bytes: 0,
+        load_sector_efficiency: 1.0,
+        store_sector_efficiency: 1.0,
+        load_sectors_per_request: 0.0,
+        store_sectors_per_request: 0.0,
+        load_lines_per_request: 0.0,
+        store_lines_per_request: 0.0,
+        load_dram_efficiency: 1.0,
+        store_dram_efficiency: 1.0,
+        bank_conflicts_per_request: 0.0,
+        shared_requests: 0,
+        registers: 0,
+        sass_loads_before_store: 0,
+        warps_per_sm: 0,
+        occupancy: 0.0,
+        occupancy_limit: String::new(),
+        flight_bytes_per_warp: 0.0,
+        flight_bytes_per_sm: 0.0,
+        predicted_pct_of_memcpy: 100.0,
+        misses: Vec::new(),
+    };
+    let Some(l) = launch else {
+        return Ok(rec);
+    };
+    let c = count_launch(&l, &index)?;
+    let res = resources(l.kernel.name())?;
+    let blocks = l.grid.0 as u64 * l.grid.1 as u64;
+    let occ = occupancy(
+        l.block.0 as u64,
+        res.registers,
+        l.shared_bytes as u64,
+        blocks,
+    );
+    let per_req = |g: &warp::Global, n: u64| {
+        if g.requests == 0 {
+            0.0
+        } else {
+            n as f64 / g.requests as f64
+        }
+    };
+    rec.kernel = l.kernel.name().to_string();
+    rec.grid = (l.grid.0, l.grid.1);
+    rec.shared_bytes = l.shared_bytes;
+    rec.load_sector_efficiency = c.loads.efficiency();
+    rec.store_sector_efficiency = c.stores.efficiency();
+    rec.load_sectors_per_request = per_req(&c.loads, c.loads.sectors);
+    rec.store_sectors_per_request = per_req(&c.stores, c.stores.sectors);
+    rec.load_lines_per_request = per_req(&c.loads, c.loads.lines);
+    rec.store_lines_per_request = per_req(&c.stores, c.stores.lines);
+    rec.load_dram_efficiency = c.merged_loads.efficiency();
+    rec.store_dram_efficiency = c.merged_stores.efficiency();
+    let shared_req = c.shared_loads.requests + c.shared_stores.requests;
+    rec.shared_requests = shared_req;
+    rec.bank_conflicts_per_request = if shared_req == 0 {
+        0.0
+    } else {
+        (c.shared_loads.conflicts() + c.shared_stores.conflicts()) as f64 / shared_req as f64
+    };
+    rec.registers = res.registers;
+    rec.sass_loads_before_store = res.loads_before_store;
+    rec.warps_per_sm = occ.warps_per_sm;
+    rec.occupancy = occ.fraction();
+    rec.occupancy_limit = occ.limit.to_string();
+    rec.flight_bytes_per_warp = c.flight_per_warp();
+    rec.flight_bytes_per_sm = c.flight_per_warp() * occ.warps_per_sm as f64;
+    let (r, w) = (read as f64, written as f64);
+    let traffic = r / rec.load_dram_efficiency.max(1e-9) + w / rec.store_dram_efficiency.max(1e-9);
+    let flight = (rec.flight_bytes_per_sm / NEEDED_FLIGHT_PER_SM).min(1.0);
+    rec.predicted_pct_of_memcpy = if traffic > 0.0 {
+        100.0 * (r + w) / traffic * flight
+    } else {
+        100.0
+    };
+    rec.misses = misses(&rec);
+    Ok(rec)
+}
+
+/// The issue's targets a record misses.
+pub fn misses(r: &ModelRecord) -> Vec<String> {
+    let mut m = Vec::new();
+    if r.kernel == "memcpy" {
+        return m;
+    }
+    if r.load_sector_efficiency < MIN_SECTOR_EFFICIENCY {
+        m.push(format!(
+            "load sectors {:.1}%",
+            100.0 * r.load_sector_efficiency
+        ));
+    }
+    if r.store_sector_efficiency < MIN_SECTOR_EFFICIENCY {
+        m.push(format!(
+            "store sectors {:.1}%",
+            100.0 * r.store_sector_efficiency
+        ));
+    }
+    if r.bank_conflicts_per_request > 0.0 {
+        m.push(format!(
+            "bank conflicts {:.2}/request",
+            r.bank_conflicts_per_request
+        ));
+    }
+    if r.flight_bytes_per_sm < NEEDED_FLIGHT_PER_SM {
+        m.push(format!(
+            "in flight {:.1} KB/SM",
+            r.flight_bytes_per_sm / 1024.0
+        ));
+    }
+    m
+}
+
+/// The bench suite (anchors, memcpy line, its random permutations) and the model's random
+/// suite of `random` cases.
+pub fn model_cases(quick: bool, seed: u64, random: usize) -> Vec<Case> {
+    let mut v = crate::bench::cases::suite(quick, seed);
+    v.extend(suite::random_suite(random, seed));
+    v
+}

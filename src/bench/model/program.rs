@@ -1,0 +1,386 @@
+//! The memory accesses of one thread of a layout kernel, in program order: a mirror of the
+//! index arithmetic of cuda/gather_scatter.cu, cuda/permute.cu (with cuda/include/tile.cuh)
+//! and cuda/index.cu. tests/kernel_emulation.rs records the real sources' accesses (compiled
+//! as host C++) and checks that these programs give the same counts, launch by launch.
+
+use super::error::ModelError;
+use crate::backend::cuda::choose::{BLOCK, ROWS_PER_WARP, copy_ept, tile_pitch, tile_vec_pitch};
+use crate::backend::cuda::params::SkTile;
+use crate::backend::cuda::{GpuLaunch, LaunchParams};
+
+/// Which memory an access goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Buffer {
+    Dst,
+    Src,
+    /// The row gather's index tensor.
+    Index,
+    Shared,
+}
+
+/// One access of one thread: `site` numbers the memory instructions of the kernel in
+/// program order; `byte` is the offset from the buffer's base (cudaMalloc bases are
+/// 256-byte aligned, so sectors and lines are counted from there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    pub site: u8,
+    pub buffer: Buffer,
+    pub store: bool,
+    pub byte: u64,
+    pub bytes: u32,
+    /// The address depends on an earlier load (the row gather's rows on their index): the
+    /// loads before it had to arrive first.
+    pub after_wait: bool,
+}
+
+/// The kernel families the model follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// strided, gather, scatter: sk_copy_body.
+    Linear,
+    Tile,
+    TileVec,
+    Rows,
+}
+
+/// A launch made ready to walk: family, word width, index width and geometry.
+#[derive(Debug, Clone)]
+pub struct Program<'a> {
+    shape: Shape,
+    pub width: usize,
+    idx64: bool,
+    pub grid: (u32, u32),
+    launch: &'a GpuLaunch,
+    /// The row gather's indices.
+    index: &'a [i64],
+    /// Outer-loop iterations walked per block (grid-stride and batch loops).
+    max_steps: u64,
+}
+
+/// Word width and index width from a kernel name such as `sk_tilev_w4_i64`.
+fn width_of(name: &str) -> Option<(usize, bool)> {
+    let mut parts = name.split('_').skip(2);
+    let w = parts.next()?.strip_prefix('w')?.parse().ok()?;
+    let idx64 = parts.next()?.ends_with("64");
+    Some((w, idx64))
+}
+
+impl<'a> Program<'a> {
+    pub fn new(
+        launch: &'a GpuLaunch,
+        index: &'a [i64],
+        max_steps: u64,
+    ) -> Result<Program<'a>, ModelError> {
+        let name = launch.kernel.name();
+        let shape = if ["sk_strided_", "sk_gather_", "sk_scatter_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
+            Shape::Linear
+        } else if name.starts_with("sk_tilev_") {
+            Shape::TileVec
+        } else if name.starts_with("sk_tile_") {
+            Shape::Tile
+        } else if name.starts_with("sk_rows_") {
+            Shape::Rows
+        } else {
+            return Err(ModelError::Unmodelled(name.to_string()));
+        };
+        let (width, idx64) = width_of(name).ok_or(ModelError::Unmodelled(name.to_string()))?;
+        if launch.block.0 != BLOCK {
+            return Err(ModelError::Unmodelled(format!(
+                "{name} with {} threads per block",
+                launch.block.0
+            )));
+        }
+        Ok(Program {
+            shape,
+            width,
+            idx64,
+            grid: (launch.grid.0, launch.grid.1),
+            launch,
+            index,
+            max_steps: max_steps.max(1),
+        })
+    }
+
+    pub fn blocks(&self) -> u64 {
+        self.grid.0 as u64 * self.grid.1 as u64
+    }
+
+    /// The accesses of thread `t` of block (`bx`, `by`), in program order.
+    pub fn thread(&self, bx: u64, by: u64, t: u64, out: &mut Vec<Access>) {
+        match (self.shape, &self.launch.params) {
+            (Shape::Linear, p) => self.linear(bx, t, &Linear::of(p), out),
+            (Shape::Tile, LaunchParams::Tile(p)) => self.tile(bx, by, t, p, out),
+            (Shape::TileVec, LaunchParams::Tile(p)) => self.tile_vec(bx, by, t, p, out),
+            (Shape::Rows, LaunchParams::Rows(p)) => self.rows(bx, t, p, out),
+            _ => {}
+        }
+    }
+
+    fn linear(&self, bx: u64, t: u64, p: &Linear, out: &mut Vec<Access>) {
+        let w = self.width as u64;
+        let ept = copy_ept(self.width, self.idx64) as u64;
+        let per_block = BLOCK as u64 * ept;
+        let step = self.grid.0 as u64 * per_block;
+        let mut base = bx * per_block + t;
+        let mut d = [0u64; 16];
+        for _ in 0..self.max_steps {
+            if base >= p.numel {
+                break;
+            }
+            for j in 0..ept {
+                let linear = base + j * BLOCK as u64;
+                if linear < p.numel {
+                    let (dd, s) = p.offsets(linear);
+                    d[j as usize] = dd;
+                    out.push(access(0, Buffer::Src, false, s * w, w));
+                }
+            }
+            for j in 0..ept {
+                if base + j * (BLOCK as u64) < p.numel {
+                    out.push(access(1, Buffer::Dst, true, d[j as usize] * w, w));
+                }
+            }
+            base += step;
+        }
+    }
+
+    /// Calls `move(s, d, na, nb)` for each batch index the block walks (tile.cuh).
+    fn tile_batches(&self, bx: u64, by: u64, p: &SkTile, mut f: impl FnMut(i64, i64, i64, i64)) {
+        let tiles_b = p.tiles_b.max(1) as i64;
+        let (ti, tj) = (bx as i64 / tiles_b, bx as i64 % tiles_b);
+        let (a0, b0) = (ti * p.tile_a as i64, tj * p.tile_b as i64);
+        let na = (p.n_a - a0).min(p.tile_a as i64);
+        let nb = (p.n_b - b0).min(p.tile_b as i64);
+        let mut bt = by as i64;
+        for _ in 0..self.max_steps {
+            if bt >= p.batch {
+                break;
+            }
+            let (mut d0, mut s0) = (p.dst_offset, p.src_offset);
+            let mut rest = bt;
+            for k in (0..p.batch_rank as usize).rev() {
+                let n = p.batch_sizes[k].max(1);
+                let r = rest % n;
+                rest /= n;
+                d0 += r * p.batch_dst_strides[k];
+                s0 += r * p.batch_src_strides[k];
+            }
+            f(
+                s0 + a0 * p.src_stride_a + b0,
+                d0 + b0 * p.dst_stride_b + a0,
+                na,
+                nb,
+            );
+            bt += self.grid.1 as i64;
+        }
+    }
+
+    fn tile(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
+        let w = self.width as i64;
+        let ilp = copy_ept(self.width, self.idx64) as i64;
+        let pitch = tile_pitch(p.tile_b as i64, self.width);
+        let nt = BLOCK as i64;
+        self.tile_batches(bx, by, p, |s, d, na, nb| {
+            let count = na * nb;
+            let mut e0 = t as i64;
+            while e0 < count {
+                for k in 0..ilp {
+                    let e = e0 + k * nt;
+                    if e < count {
+                        let a = e / nb;
+                        let at = s + a * p.src_stride_a + (e - a * nb);
+                        out.push(access(0, Buffer::Src, false, (at * w) as u64, w as u64));
+                    }
+                }
+                for k in 0..ilp {
+                    let e = e0 + k * nt;
+                    if e < count {
+                        let a = e / nb;
+                        let slot = a * pitch + (e - a * nb);
+                        out.push(access(1, Buffer::Shared, true, (slot * w) as u64, w as u64));
+                    }
+                }
+                e0 += ilp * nt;
+            }
+            let mut e = t as i64;
+            while e < count {
+                let (b, a) = (e / na, e % na);
+                let slot = a * pitch + b;
+                out.push(access(
+                    2,
+                    Buffer::Shared,
+                    false,
+                    (slot * w) as u64,
+                    w as u64,
+                ));
+                let at = d + b * p.dst_stride_b + a;
+                out.push(access(3, Buffer::Dst, true, (at * w) as u64, w as u64));
+                e += nt;
+            }
+        });
+    }
+
+    fn tile_vec(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
+        let w = self.width as i64;
+        let v = 16 / w;
+        let pitch = tile_vec_pitch(p.tile_b as i64, self.width);
+        let nt = BLOCK as i64;
+        self.tile_batches(bx, by, p, |s, d, na, nb| {
+            let (nav, nbv) = (na / v, nb / v);
+            let mut e = t as i64;
+            while e < na * nbv {
+                let (a, bv) = (e / nbv, e % nbv);
+                let at = s + a * p.src_stride_a + bv * v;
+                out.push(access(0, Buffer::Src, false, (at * w) as u64, 16));
+                for k in 0..v {
+                    let slot = a * pitch + bv * v + k;
+                    out.push(access(1, Buffer::Shared, true, (slot * w) as u64, w as u64));
+                }
+                e += nt;
+            }
+            let mut e = t as i64;
+            while e < nb * nav {
+                let (b, av) = (e / nav, e % nav);
+                for k in 0..v {
+                    let slot = (av * v + k) * pitch + b;
+                    out.push(access(
+                        2,
+                        Buffer::Shared,
+                        false,
+                        (slot * w) as u64,
+                        w as u64,
+                    ));
+                }
+                let at = d + b * p.dst_stride_b + av * v;
+                out.push(access(3, Buffer::Dst, true, (at * w) as u64, 16));
+                e += nt;
+            }
+        });
+    }
+
+    fn rows(
+        &self,
+        bx: u64,
+        t: u64,
+        p: &crate::backend::cuda::params::SkRowGather,
+        out: &mut Vec<Access>,
+    ) {
+        let w = self.width as i64;
+        let iw = if self.idx64 { 8 } else { 4 };
+        let warps = (BLOCK / 32) as i64;
+        let warp = bx as i64 * warps + t as i64 / 32;
+        let lane = t as i64 % 32;
+        let nwarps = self.grid.0 as i64 * warps;
+        let mut r0 = warp;
+        for _ in 0..self.max_steps {
+            if r0 >= p.num_rows {
+                break;
+            }
+            let mut rows = [None; ROWS_PER_WARP as usize];
+            for (k, slot) in rows.iter_mut().enumerate() {
+                let r = r0 + k as i64 * nwarps;
+                if r >= p.num_rows {
+                    continue;
+                }
+                out.push(access(0, Buffer::Index, false, (r * iw) as u64, iw as u64));
+                let ix = self.index.get(r as usize).copied().unwrap_or(-1);
+                if (0..p.src_rows).contains(&ix) {
+                    *slot = Some((
+                        p.src_offset + ix * p.src_row_stride,
+                        p.dst_offset + r * p.dst_row_stride,
+                    ));
+                }
+            }
+            let mut e = lane;
+            let mut first = true;
+            while e < p.row_len {
+                for &(s, _) in rows.iter().flatten() {
+                    let mut a = access(1, Buffer::Src, false, ((s + e) * w) as u64, w as u64);
+                    a.after_wait = first;
+                    first = false;
+                    out.push(a);
+                }
+                for &(_, d) in rows.iter().flatten() {
+                    out.push(access(2, Buffer::Dst, true, ((d + e) * w) as u64, w as u64));
+                }
+                e += 32;
+            }
+            r0 += ROWS_PER_WARP * nwarps;
+        }
+    }
+}
+
+fn access(site: u8, buffer: Buffer, store: bool, byte: u64, bytes: u64) -> Access {
+    Access {
+        site,
+        buffer,
+        store,
+        byte,
+        bytes: bytes as u32,
+        after_wait: false,
+    }
+}
+
+/// The strided family's parameters in 64 bits.
+struct Linear {
+    rank: usize,
+    sizes: [i64; 8],
+    dst: [i64; 8],
+    src: [i64; 8],
+    dst_offset: i64,
+    src_offset: i64,
+    numel: u64,
+}
+
+impl Linear {
+    fn of(p: &LaunchParams) -> Linear {
+        let mut l = Linear {
+            rank: 0,
+            sizes: [1; 8],
+            dst: [0; 8],
+            src: [0; 8],
+            dst_offset: 0,
+            src_offset: 0,
+            numel: 0,
+        };
+        match p {
+            LaunchParams::Strided32(q) => {
+                l.rank = q.rank.clamp(0, 8) as usize;
+                for k in 0..8 {
+                    (l.sizes[k], l.dst[k], l.src[k]) = (
+                        q.sizes[k] as i64,
+                        q.dst_strides[k] as i64,
+                        q.src_strides[k] as i64,
+                    );
+                }
+                (l.dst_offset, l.src_offset) = (q.dst_offset as i64, q.src_offset as i64);
+                l.numel = q.numel.max(0) as u64;
+            }
+            LaunchParams::Strided64(q) => {
+                l.rank = q.rank.clamp(0, 8) as usize;
+                (l.sizes, l.dst, l.src) = (q.sizes, q.dst_strides, q.src_strides);
+                (l.dst_offset, l.src_offset) = (q.dst_offset, q.src_offset);
+                l.numel = q.numel.max(0) as u64;
+            }
+            _ => {}
+        }
+        l
+    }
+
+    /// Element offsets of logical index `linear` on both sides (sk_offsets_of).
+    fn offsets(&self, linear: u64) -> (u64, u64) {
+        let (mut d, mut s) = (self.dst_offset, self.src_offset);
+        let mut rest = linear as i64;
+        for k in (0..self.rank).rev() {
+            let n = self.sizes[k].max(1);
+            let r = rest % n;
+            rest /= n;
+            d += r * self.dst[k];
+            s += r * self.src[k];
+        }
+        (d.max(0) as u64, s.max(0) as u64)
+    }
+}

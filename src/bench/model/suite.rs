@@ -1,0 +1,80 @@
+//! The model's random-permutation suite: [`RANDOM_CASES`] permutations of ranks 2 to 7 over
+//! every element width (int8, float16, float32, float64), sizes spread around the rank-th
+//! root of about 2^26 elements, in the manner of the bench suite's fp32 ones.
+
+use crate::bench::cases::{Case, Format, Op, Step, dims_x};
+use crate::bench::rng::SplitMix64;
+use crate::dtype::DType;
+
+/// Cases in the model's random suite.
+pub const RANDOM_CASES: usize = 204;
+const LOG2_ELEMENTS: f64 = 26.0;
+const DTYPES: [DType; 4] = [DType::I8, DType::F16, DType::F32, DType::F64];
+
+/// `count` random permutations, rank 2 + (i % 6), width DTYPES[(i / 6) % 4], from `seed`.
+pub fn random_suite(count: usize, seed: u64) -> Vec<Case> {
+    let mut rng = SplitMix64(seed ^ 0x6d6f_6465_6c00_0000);
+    (0..count)
+        .map(|i| {
+            let rank = 2 + i % 6;
+            let dtype = DTYPES[(i / 6) % DTYPES.len()];
+            let base = (LOG2_ELEMENTS / rank as f64).exp2();
+            let raw: Vec<f64> = (0..rank).map(|_| base * (0.5 + rng.unit())).collect();
+            let fix = (LOG2_ELEMENTS.exp2() / raw.iter().product::<f64>()).powf(1.0 / rank as f64);
+            let shape: Vec<i64> = raw
+                .iter()
+                .map(|d| ((d * fix).round() as i64).max(2))
+                .collect();
+            let dims = loop {
+                let mut p: Vec<i64> = (0..rank as i64).collect();
+                for k in (1..rank).rev() {
+                    p.swap(k, rng.below(k as u64 + 1) as usize);
+                }
+                if p.iter().enumerate().any(|(k, &d)| d != k as i64) {
+                    break p;
+                }
+            };
+            let perm: String = dims.iter().map(|d| d.to_string()).collect();
+            Case {
+                case: format!("model_r{rank}_{dtype}_{}_p{perm}", dims_x(&shape)),
+                dtype,
+                shape,
+                input_format: Format::Contiguous,
+                op: Op::Copy {
+                    steps: vec![Step::Permute { dims }],
+                    output: Format::Contiguous,
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rank_and_width_is_covered_and_seeded() {
+        let s = random_suite(RANDOM_CASES, 42);
+        assert_eq!(s, random_suite(RANDOM_CASES, 42));
+        assert_ne!(s, random_suite(RANDOM_CASES, 7));
+        for rank in 2..=7 {
+            for d in DTYPES {
+                let n = s
+                    .iter()
+                    .filter(|c| c.shape.len() == rank && c.dtype == d)
+                    .count();
+                assert!(n >= 8, "rank {rank} {d}: {n}");
+            }
+        }
+        for c in &s {
+            let n: i64 = c.shape.iter().product();
+            assert!(
+                (n as f64).log2() > 25.0 && (n as f64).log2() < 27.0,
+                "{}",
+                c.case
+            );
+            c.work().unwrap();
+        }
+    }
+}
