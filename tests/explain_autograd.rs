@@ -186,29 +186,74 @@ fn the_graph_keeps_saved_storages_alive() {
     let r = ok("w = torch.ones(4, requires_grad=True)\ny = w.exp()\nz = y.sum()\ndel y\n");
     assert_eq!(
         r["autograd"],
-        json!({"saved_tensors": 1, "saved_storage_bytes": 16, "graph_only_storage_bytes": 16})
+        json!({
+            "saved_tensors": [{
+                "grad_fn": "ExpBackward0._saved_result", "shape": [4], "strides": [1],
+                "storage_offset": 0, "itemsize": 4, "bytes": 16, "storage_nbytes": 16,
+                "storage": null
+            }],
+            "saved_storage_bytes": 16,
+            "graph_only_storage_bytes": 16
+        })
     );
     let per_step: Vec<&Value> = r["steps"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| &s["autograd"]["graph_only_storage_bytes"])
+        .map(|s| &s["autograd"])
         .collect();
-    assert_eq!(per_step, [&json!(0), &json!(0), &json!(0), &json!(16)]);
+    let figures = |n: usize, saved: u64, only: u64| {
+        json!({"saved_tensor_count": n, "saved_storage_bytes": saved, "graph_only_storage_bytes": only})
+    };
+    // no entry while the graph saves nothing
+    assert_eq!(
+        per_step,
+        [
+            &Value::Null,
+            &figures(1, 16, 0),
+            &figures(1, 16, 0),
+            &figures(1, 16, 16)
+        ]
+    );
+    let text = stridekit::explain::run(
+        "w = torch.ones(4, requires_grad=True)\ny = w.exp()\nz = y.sum()\ndel y\n",
+    )
+    .to_text();
+    assert!(
+        text.contains("autograd: 1 tensor(s) saved for backward, 16 bytes of distinct storages, 16 bytes of them reached by no named tensor"),
+        "{text}"
+    );
+    assert!(text.contains("ExpBackward0._saved_result"), "{text}");
+    // on a named storage, the saved tensor names the report's storage id
+    let r = ok("a = torch.ones(2)\nw = torch.ones(4, requires_grad=True)\ny = w.exp()\n");
+    assert_eq!(r["autograd"]["saved_tensors"][0]["storage"], 2);
+    assert_eq!(r["autograd"]["graph_only_storage_bytes"], 0);
     // a backward frees what the graph saved
     let r = ok("w = torch.ones(4, requires_grad=True)\nz = w.exp().sum()\nz.backward()\n");
-    assert_eq!(r["autograd"]["saved_tensors"], 0);
-    // mul saves each operand another input needs: both here, on w's storage
+    assert_eq!(r["autograd"]["saved_tensors"], json!([]));
+    assert!(r["steps"][2].get("autograd").is_none());
+    // mul saves each operand another input needs: both here, on w's and v's storages
     let r = ok(
         "w = torch.ones(4, requires_grad=True)\nv = torch.ones(4, requires_grad=True)\nz = w * v\n",
     );
-    assert_eq!(
-        r["autograd"],
-        json!({"saved_tensors": 2, "saved_storage_bytes": 32, "graph_only_storage_bytes": 0})
-    );
+    let mut slots: Vec<&str> = r["autograd"]["saved_tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["grad_fn"].as_str().unwrap())
+        .collect();
+    slots.sort();
+    assert_eq!(slots, ["MulBackward0._saved_other", "MulBackward0._saved_self"]);
+    assert_eq!(r["autograd"]["saved_storage_bytes"], 32);
+    assert_eq!(r["autograd"]["graph_only_storage_bytes"], 0);
+    // a Python number mul saves is a 0-dim double on a storage of its own
+    let r = ok("w = torch.ones(4, requires_grad=True)\nz = w * 3\n");
+    let s = &r["autograd"]["saved_tensors"][0];
+    assert_eq!(s["grad_fn"], "MulBackward0._saved_other");
+    assert_eq!((&s["shape"], &s["storage_nbytes"]), (&json!([]), &json!(8)));
     // no graph under no_grad
     let r = ok("w = torch.ones(4, requires_grad=True)\nwith torch.no_grad():\n    z = w.exp()\n");
-    assert_eq!(r["autograd"]["saved_tensors"], 0);
+    assert_eq!(r["autograd"]["saved_tensors"], json!([]));
 }
 
 #[test]

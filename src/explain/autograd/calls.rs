@@ -347,11 +347,14 @@ impl State {
                         "grad can be implicitly created only for scalar outputs",
                     ));
                 }
+                // made where the output is (the tensor layer's constructors make host
+                // tensors)
                 this.full_like(
                     Scalar::Int(1),
                     this.dtype(),
                     crate::layout::MemoryFormat::Contiguous,
                 )?
+                .placed_on(this.device())?
             }
             Some(Value::Tensor(g)) => {
                 super::engine::check_gradient(this, g)?;

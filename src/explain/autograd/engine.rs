@@ -32,7 +32,10 @@ pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: &Tensor) -> Result<()> {
             &[Operand::Tensor(g.clone())],
         )?,
         None => {
-            let fresh = leaf.empty_like(leaf.dtype(), MemoryFormat::Preserve)?;
+            // on the leaf's device, as every tensor autograd makes
+            let fresh = leaf
+                .empty_like(leaf.dtype(), MemoryFormat::Preserve)?
+                .placed_on(leaf.device())?;
             fresh.copy_(g)?;
             m.grad = Some(fresh);
         }
