@@ -202,9 +202,7 @@ fn the_graph_keeps_saved_storages_alive() {
         .iter()
         .map(|s| &s["autograd"])
         .collect();
-    let figures = |n: usize, saved: u64, only: u64| {
-        json!({"saved_tensor_count": n, "saved_storage_bytes": saved, "graph_only_storage_bytes": only})
-    };
+    let figures = |n: usize, saved: u64, only: u64| json!({"saved_tensor_count": n, "saved_storage_bytes": saved, "graph_only_storage_bytes": only});
     // no entry while the graph saves nothing
     assert_eq!(
         per_step,
@@ -243,7 +241,10 @@ fn the_graph_keeps_saved_storages_alive() {
         .map(|s| s["grad_fn"].as_str().unwrap())
         .collect();
     slots.sort();
-    assert_eq!(slots, ["MulBackward0._saved_other", "MulBackward0._saved_self"]);
+    assert_eq!(
+        slots,
+        ["MulBackward0._saved_other", "MulBackward0._saved_self"]
+    );
     assert_eq!(r["autograd"]["saved_storage_bytes"], 32);
     assert_eq!(r["autograd"]["graph_only_storage_bytes"], 0);
     // a Python number mul saves is a 0-dim double on a storage of its own

@@ -4,9 +4,9 @@
 
 use super::allocator::{Account, Allocator};
 use super::ast::Program;
+pub use super::autograd::usage::{Autograd, SavedReport};
 use super::eval::{Env, StatementError};
 use super::steps::{Peak, Step, Steps};
-pub use super::autograd::usage::{Autograd, SavedReport};
 use crate::accounting::{Accounting, account};
 use crate::error::{ErrorKind, TensorError};
 use serde::Serialize;

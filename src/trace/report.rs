@@ -14,8 +14,8 @@ use crate::DType;
 use crate::accounting::{Accountable, Accounting, account};
 use crate::error::ErrorKind;
 use crate::explain::Report;
-use crate::explain::report::{ErrorReport, TensorReport};
 pub use crate::explain::report::{Autograd, SavedReport};
+use crate::explain::report::{ErrorReport, TensorReport};
 use crate::layout::MemoryFormat;
 use crate::layout::contiguity::is_contiguous_as;
 
