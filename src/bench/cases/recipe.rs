@@ -53,7 +53,7 @@ pub enum Op {
     /// `steps(x).contiguous(memory_format=output)`.
     Copy { steps: Vec<Step>, output: Format },
     /// `torch.index_select(x, 0, index)` with `count` distinct rows chosen by
-    /// [`distinct_rows`](crate::bench::rng::distinct_rows)`(count, x.shape[0], seed)`.
+    /// [`distinct_rows`](crate::rng::distinct_rows)`(count, x.shape[0], seed)`.
     IndexSelectRows { count: i64, seed: u64 },
 }
 

@@ -12,8 +12,8 @@ use toml::Spanned;
 
 use super::recipe::{Case, Format, Op, Step, dims_x};
 use crate::bench::error::BenchError;
-use crate::bench::rng::SplitMix64;
 use crate::dtype::DType;
+use crate::rng::SplitMix64;
 
 /// The copy every other case is measured against.
 pub const MEMCPY_CASE: &str = "memcpy_f32_1GiB";

@@ -3,10 +3,10 @@
 
 use super::recipe::{Case, Format, Op, Step};
 use crate::bench::error::BenchError;
-use crate::bench::rng::distinct_rows;
 use crate::layout::overlap::{element_runs, has_internal_overlap};
 use crate::layout::{Layout, fmt_dims};
 use crate::plan::{CopyPlan, RowGatherShape};
+use crate::rng::distinct_rows;
 
 /// A case made concrete: layouts over one input and one output storage, and byte counts.
 #[derive(Debug, Clone)]

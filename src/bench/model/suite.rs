@@ -3,8 +3,8 @@
 //! root of about 2^26 elements, in the manner of the bench suite's fp32 ones.
 
 use crate::bench::cases::{Case, Format, Op, Step, dims_x, random_permutation, random_shape};
-use crate::bench::rng::SplitMix64;
 use crate::dtype::DType;
+use crate::rng::SplitMix64;
 
 /// Cases in the model's random suite.
 pub const RANDOM_CASES: usize = 204;
