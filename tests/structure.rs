@@ -48,7 +48,7 @@ const LAYER_NAMES: [&str; 7] = [
 /// - tensor: `accounting.rs` reports on tensors; `simulated_cuda.rs` is a CUDA device the
 ///   tensor layer installs (it implements `tensor/device.rs`'s `CudaDevice`).
 /// - tools: everything a user runs; they may use each other (report reads bench's records,
-///   trace runs explain's steps, the C ABI's allocator reads `alloc/cli.rs`'s settings).
+///   trace runs explain's steps, the C ABI's allocator parses sizes with `alloc/cli.rs`'s parser).
 const LAYER_PLACES: [(&str, &str); 22] = [
     ("dtype.rs", "metadata"),
     ("error.rs", "metadata"),
