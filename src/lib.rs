@@ -12,6 +12,7 @@ pub mod ffi;
 pub mod layout;
 pub mod plan;
 pub mod report;
+pub mod rng;
 pub mod scalar;
 pub mod simulated_cuda;
 pub mod storage;

@@ -1,12 +1,16 @@
-//! The crate's structure: no import circle between files of src/ and no src file over 800
-//! lines (src/explain excepted: its op table has an issue of its own). The graph is read
-//! from the source text (tests/structure/graph.rs); the checker is tested here on
-//! synthetic trees, so that a pass on src/ means something.
+//! The crate's structure: no import circle between files of src/, no src file over 800
+//! lines (src/explain excepted from both: its op table has an issue of its own), and no
+//! import from a layer to one above it (src/explain included). The graph is read from the
+//! source text (tests/structure/graph.rs, the layer check in tests/structure/layers.rs);
+//! the checkers are tested here on synthetic trees, so that a pass on src/ means something.
 
 #[path = "structure/graph.rs"]
 mod graph;
+#[path = "structure/layers.rs"]
+mod layers;
 
 use graph::{Graph, SourceFile, read_tree};
+use layers::Layers;
 
 /// The most lines a source file may have.
 const MAX_LINES: usize = 800;
@@ -19,13 +23,65 @@ fn exempt(path: &str) -> bool {
 /// Known problems the check still tolerates, each to be removed by the change that fixes
 /// it (an entry that no longer matches a problem fails the check, so the list cannot go
 /// stale):
-/// - plan.rs <-> plan/elementwise.rs: the copy plan's folding lives in plan.rs, which
-///   also re-exports the element-wise plan built on it (a plan/fold.rs would break it).
-/// - bench/cases.rs over 800 lines: its cases are still code, not data.
-const TOLERATED: [&str; 2] = [
-    "import circle: plan.rs <-> plan/elementwise.rs",
-    "bench/cases.rs: ",
+/// none today.
+const TOLERATED: [&str; 0] = [];
+
+/// The layers of src/, bottom up (docs/architecture.md explains each): an import may only
+/// point to the same layer or one below.
+const LAYER_NAMES: [&str; 7] = [
+    "metadata",
+    "allocator",
+    "storage",
+    "plan",
+    "backend",
+    "tensor",
+    "tools",
 ];
+
+/// Where each file of src/ sits (the longest matching path prefix wins):
+/// - metadata: pure types and math that import nothing above them; `tensor/arith.rs` (one
+///   element's arithmetic, "no tensors") is here because the CUDA backend's element-wise
+///   launch names its `ElementOp`; `rng.rs` and `svg.rs` import nothing of the crate.
+/// - allocator: the caching allocator, device-agnostic behind its `RawDevice` trait (the
+///   CUDA backend's context and the simulated device build on it), but not its CLI.
+/// - tensor: `accounting.rs` reports on tensors; `simulated_cuda.rs` is a CUDA device the
+///   tensor layer installs (it implements `tensor/device.rs`'s `CudaDevice`).
+/// - tools: everything a user runs; they may use each other (report reads bench's records,
+///   trace runs explain's steps, the C ABI's allocator parses sizes with `alloc/cli.rs`'s parser).
+const LAYER_PLACES: [(&str, &str); 22] = [
+    ("dtype.rs", "metadata"),
+    ("error.rs", "metadata"),
+    ("scalar.rs", "metadata"),
+    ("layout/", "metadata"),
+    ("rng.rs", "metadata"),
+    ("svg.rs", "metadata"),
+    ("tensor/arith.rs", "metadata"),
+    ("alloc/", "allocator"),
+    ("storage.rs", "storage"),
+    ("plan.rs", "plan"),
+    ("plan/", "plan"),
+    ("backend/", "backend"),
+    ("tensor/", "tensor"),
+    ("accounting.rs", "tensor"),
+    ("simulated_cuda.rs", "tensor"),
+    ("alloc/cli.rs", "tools"),
+    ("explain/", "tools"),
+    ("bench/", "tools"),
+    ("report/", "tools"),
+    ("trace/", "tools"),
+    ("ffi/", "tools"),
+    ("main.rs", "tools"),
+];
+
+/// lib.rs, the crate root, is in no layer: it names every module and re-exports the public
+/// API from several layers, and every layer may read its `BUILD` string.
+const LAYER_EXEMPT: [&str; 1] = ["lib.rs"];
+
+const SRC_LAYERS: Layers = Layers {
+    names: &LAYER_NAMES,
+    places: &LAYER_PLACES,
+    exempt: &LAYER_EXEMPT,
+};
 
 /// The problems in a tree: import circles and long files, one line each.
 fn problems(tree: &[SourceFile]) -> Vec<String> {
@@ -50,8 +106,10 @@ fn src_tree() -> Vec<SourceFile> {
 }
 
 #[test]
-fn src_has_no_import_circle_and_no_long_file() {
-    let found = problems(&src_tree());
+fn src_has_no_import_circle_no_long_file_and_no_upward_import() {
+    let tree = src_tree();
+    let mut found = problems(&tree);
+    found.extend(SRC_LAYERS.problems(&tree));
     let tolerated = |p: &String| TOLERATED.iter().any(|t| p.starts_with(t));
     let new: Vec<&str> = found
         .iter()
@@ -181,4 +239,103 @@ fn a_binary_root_is_a_crate_of_its_own() {
     let g = Graph::build(&tree);
     assert_eq!(g.imports_of("a.rs"), vec!["lib.rs"]);
     assert!(g.imports_of("main.rs").is_empty());
+}
+
+/// A small layer table for the synthetic trees: base < core < tools, `core/pure.rs` in base.
+const TEST_LAYERS: Layers = Layers {
+    names: &["base", "core", "tools"],
+    places: &[
+        ("base.rs", "base"),
+        ("core/", "core"),
+        ("core/pure.rs", "base"),
+        ("tools/", "tools"),
+    ],
+    exempt: &["lib.rs"],
+};
+
+fn layered_tree() -> Vec<SourceFile> {
+    vec![
+        file("lib.rs", "pub mod base;\npub mod core;\npub mod tools;\n"),
+        file("base.rs", "pub struct B;\n"),
+        file(
+            "core/mod.rs",
+            "pub mod pure;\npub mod engine;\npub use pure::P;\n",
+        ),
+        file("core/pure.rs", "use crate::base::B;\npub struct P(B);\n"),
+        file(
+            "core/engine.rs",
+            "use crate::base::B;\nuse super::P;\npub struct E(B, P);\n",
+        ),
+        file(
+            "tools/run.rs",
+            "use crate::core::engine::E;\npub fn run(_: E) { let _ = crate::base::B; }\n",
+        ),
+    ]
+}
+
+#[test]
+fn downward_imports_pass_the_layer_check() {
+    assert!(
+        TEST_LAYERS.problems(&layered_tree()).is_empty(),
+        "{:?}",
+        TEST_LAYERS.problems(&layered_tree())
+    );
+    assert_eq!(TEST_LAYERS.of("core/pure.rs"), Some((0, "base")));
+    assert_eq!(TEST_LAYERS.of("core/engine.rs"), Some((1, "core")));
+    assert_eq!(TEST_LAYERS.of("lib.rs"), None);
+}
+
+#[test]
+fn a_planted_upward_import_is_found() {
+    let mut tree = layered_tree();
+    // base.rs names a tool through a path in code; the engine imports it by `use`.
+    tree[1]
+        .text
+        .push_str("fn f() { crate::tools::run::run; }\n");
+    tree[4].text.push_str("use crate::tools::run::run;\n");
+    assert_eq!(
+        TEST_LAYERS.problems(&tree),
+        vec![
+            "upward import: base.rs (base) -> tools/run.rs (tools)".to_string(),
+            "upward import: core/engine.rs (core) -> tools/run.rs (tools)".to_string(),
+        ]
+    );
+}
+
+#[test]
+fn an_upward_import_through_a_reexport_is_found_and_one_of_a_low_file_is_not() {
+    let mut tree = layered_tree();
+    // core/pure.rs is in base: importing P (re-exported by core/mod.rs) from base.rs goes
+    // down to base, but importing the engine through the same facade goes up to core.
+    tree[1].text.push_str("use crate::core::P;\n");
+    assert!(TEST_LAYERS.problems(&tree).is_empty());
+    tree[2].text.push_str("pub use engine::E;\n");
+    tree[3].text.push_str("use crate::core::E;\n");
+    assert_eq!(
+        TEST_LAYERS.problems(&tree),
+        vec!["upward import: core/pure.rs (base) -> core/engine.rs (core)".to_string()]
+    );
+}
+
+#[test]
+fn a_file_in_no_layer_and_an_unknown_layer_name_are_problems() {
+    let mut tree = layered_tree();
+    tree.push(file("extra.rs", "pub struct X;\n"));
+    let places = [("base.rs", "base"), ("core/", "middle")];
+    let table = Layers {
+        names: &["base", "core"],
+        places: &places,
+        exempt: &["lib.rs"],
+    };
+    let found = table.problems(&tree);
+    assert!(found.contains(&"layer table: core/ is in no layer named middle".to_string()));
+    assert!(
+        found.contains(&"no layer: extra.rs".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"no layer: tools/run.rs".to_string()),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|p| p.contains("lib.rs")), "{found:?}");
 }

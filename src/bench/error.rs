@@ -10,6 +10,10 @@ pub enum BenchError {
     /// A case whose recipe does not make a valid view (a suite bug, or a bad spec).
     #[error("case {case}: {message}")]
     Case { case: String, message: String },
+    /// A suite file (`bench/cases/cases.toml` or one in its format) that does not parse or
+    /// describes an impossible case.
+    #[error("bench cases file, line {line}: {message}")]
+    CaseData { line: usize, message: String },
     /// A CUDA call failed on a device.
     #[error("cuda:{device}: {source}")]
     Cuda {

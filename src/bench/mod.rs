@@ -23,7 +23,6 @@ pub mod place;
 pub mod placeholders;
 pub mod plot;
 pub mod record;
-pub mod rng;
 pub mod run_cpu;
 pub mod run_gpu;
 pub mod sink;
@@ -31,6 +30,8 @@ pub mod telemetry;
 pub mod timing;
 pub mod transfers;
 
+/// The seeded random numbers moved below the tensor layer (`crate::rng`); the old path stays.
+pub use crate::rng;
 pub use cases::{Case, MEMCPY_CASE, suite};
 pub use error::BenchError;
 pub use place::{Place, Suite};

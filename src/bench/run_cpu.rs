@@ -9,11 +9,11 @@ use super::error::BenchError;
 use super::health::Health;
 use super::output::Progress;
 use super::record::Record;
-use super::rng::element_data;
 use super::telemetry::WindowStats;
 use super::timing::{SamplingRule, sample_until};
 use super::{POISON, Place, make_record};
 use crate::backend::cpu;
+use crate::rng::element_data;
 
 /// Why a CPU record has no health counters.
 pub const CPU_HEALTH_NOTE: &str = "the CPU backend has no GPU health counters";

@@ -1,9 +1,9 @@
 //! The element-wise plan: the layouts of an element-wise op's output and tensor inputs,
-//! folded together by the copy plan's folding ([`super::fold_dims`]), so that both backends
+//! folded together by the folding the copy plan uses ([`super::fold_dims`]), so that both backends
 //! and every kernel address exactly the same elements. Inputs are given already broadcast to
 //! the output's shape (stride 0 along broadcast dimensions).
 
-use super::fold_dims;
+use super::fold::{fold_dims, offset_at};
 use crate::layout::{Dims, IndexIter, Layout};
 
 /// The output and at most three tensor inputs (`where(c, a, b)`, `clamp(a, lo, hi)`).
@@ -77,9 +77,7 @@ impl ElementwisePlan {
         ElementwisePlan {
             sizes: Dims::from_slice(&self.sizes[n..]),
             strides: std::array::from_fn(|j| Dims::from_slice(&self.strides[j][n..])),
-            offsets: std::array::from_fn(|j| {
-                self.offsets[j] + super::offset_at(idx, &self.strides[j])
-            }),
+            offsets: std::array::from_fn(|j| self.offsets[j] + offset_at(idx, &self.strides[j])),
             empty: self.empty,
         }
     }

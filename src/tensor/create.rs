@@ -306,7 +306,7 @@ impl Tensor {
         sizes: &[i64],
         dtype: DType,
         kind: Random,
-        rng: &mut crate::bench::rng::SplitMix64,
+        rng: &mut crate::rng::SplitMix64,
     ) -> Result<Tensor> {
         if let Random::Int { low, high } = kind
             && low >= high

@@ -2,9 +2,9 @@
 //! every element width (int8, float16, float32, float64), sizes spread around the rank-th
 //! root of about 2^26 elements, in the manner of the bench suite's fp32 ones.
 
-use crate::bench::cases::{Case, Format, Op, Step, dims_x};
-use crate::bench::rng::SplitMix64;
+use crate::bench::cases::{Case, Format, Op, Step, dims_x, random_permutation, random_shape};
 use crate::dtype::DType;
+use crate::rng::SplitMix64;
 
 /// Cases in the model's random suite.
 pub const RANDOM_CASES: usize = 204;
@@ -18,22 +18,8 @@ pub fn random_suite(count: usize, seed: u64) -> Vec<Case> {
         .map(|i| {
             let rank = 2 + i % 6;
             let dtype = DTYPES[(i / 6) % DTYPES.len()];
-            let base = (LOG2_ELEMENTS / rank as f64).exp2();
-            let raw: Vec<f64> = (0..rank).map(|_| base * (0.5 + rng.unit())).collect();
-            let fix = (LOG2_ELEMENTS.exp2() / raw.iter().product::<f64>()).powf(1.0 / rank as f64);
-            let shape: Vec<i64> = raw
-                .iter()
-                .map(|d| ((d * fix).round() as i64).max(2))
-                .collect();
-            let dims = loop {
-                let mut p: Vec<i64> = (0..rank as i64).collect();
-                for k in (1..rank).rev() {
-                    p.swap(k, rng.below(k as u64 + 1) as usize);
-                }
-                if p.iter().enumerate().any(|(k, &d)| d != k as i64) {
-                    break p;
-                }
-            };
+            let shape = random_shape(&mut rng, rank, LOG2_ELEMENTS);
+            let dims = random_permutation(&mut rng, rank);
             let perm: String = dims.iter().map(|d| d.to_string()).collect();
             Case {
                 case: format!("model_r{rank}_{dtype}_{}_p{perm}", dims_x(&shape)),

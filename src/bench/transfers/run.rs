@@ -20,10 +20,10 @@ use crate::bench::error::BenchError;
 use crate::bench::gpu_bench::Bench;
 use crate::bench::output::Progress;
 use crate::bench::record::Record;
-use crate::bench::rng::element_data;
 use crate::bench::telemetry::{WindowStats, summarize};
 use crate::bench::timing::{Samples, sample_until};
 use crate::bench::{Measured, POISON, Suite, record_of};
+use crate::rng::element_data;
 
 /// The seed of the transfers' source data.
 const DATA_SEED: u64 = 0x7472_616e_7366_6572;

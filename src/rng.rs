@@ -1,5 +1,7 @@
-//! Seeded pseudo-random numbers for the suite: splitmix64 for shapes, permutations and
-//! input data, and a seeded bijection that picks distinct random rows for the row gather.
+//! Seeded pseudo-random numbers: splitmix64 for the bench suite's shapes, permutations and
+//! input data and for `torch.rand`-style tensors (`Tensor::random`, explain's generators),
+//! and a seeded bijection that picks distinct random rows for the row gather. It imports
+//! nothing of the crate, so every layer may use it (`bench::rng` re-exports it).
 //!
 //! Both are tiny and fully specified here, so `scripts/compare_torch.py` reproduces the
 //! row indices bit for bit (its `gather_index` mirrors [`distinct_rows`]).
