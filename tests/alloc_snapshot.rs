@@ -85,6 +85,8 @@ fn snapshots_replay_to_the_same_statistics() {
                 }
                 // Replaying the written file under the same setting.
                 let back = trace::read_trace(&file).unwrap();
+                // Each pickle is megabytes (a run wrote 121 MB into /tmp and left it there).
+                std::fs::remove_file(&file).unwrap();
                 let again =
                     replay::replay_simulated(&back, &cfg, &ReplayOptions::default()).unwrap();
                 assert_eq!(
