@@ -347,3 +347,14 @@ def test_misbehaving_producers_raise_ordinary_exceptions(how):
         with pytest.raises(Exception) as e:
             call()
         assert "internal error" not in str(e.value)
+
+
+@pytest.mark.parametrize("program", [
+    "x = torch.arange(10).as_strided((2**62,), (2**62,))",
+    "x = torch.zeros(3).expand(2**62, 3).contiguous()",
+    "x = torch.zeros(2**62)",
+])
+def test_explain_reports_sizes_that_overflow_as_errors_not_panics(program):
+    report = stridekit.explain(program)
+    assert report["error"] is not None, report
+    assert "internal error" not in report["error"]["message"]
