@@ -20,7 +20,7 @@ pub const DEFAULT_SIM_CAPACITY: u64 = 4 << 30;
 
 /// The largest `"sim:BYTES"` capacity: 256 TiB, more than a host's address space holds (the
 /// policy's arithmetic on the device's total stays far from the integer limits).
-pub const MAX_SIM_CAPACITY: u64 = 1 << 48;
+const MAX_SIM_CAPACITY: u64 = 1 << 48;
 
 /// What the handle needs of a [`CachingAllocator`], whatever its device.
 trait Pool: Send + Sync {
