@@ -8,7 +8,8 @@ file with the single command (from the repository root):
 
 It writes tests/golden/seeds.jsonl (the worked examples of ../shared/seeds and edge cases),
 tests/golden/large.jsonl.gz (the seeds whose reports are too large to keep as plain text, e.g.
-expand(1000, 1000)) and tests/golden/random.jsonl (random programs, fixed seeds, reproducible).
+expand(1000, 1000)), tests/golden/random.jsonl (random programs, fixed seeds, reproducible) and
+tests/golden/autograd.jsonl (random autograd programs: scripts/gen_autograd_programs.py).
 Every line is {"name", "program", "expected"} with `expected` from torch_golden.explain.
 
 The random generator builds each program statement by statement while running it under torch,
@@ -42,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_golden import element_offsets, error_kind, explain, golden_line  # noqa: E402
 
 from golden_seeds import SEEDS  # noqa: E402
+from gen_autograd_programs import autograd_cases  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # Vocabulary
@@ -1228,6 +1230,7 @@ def main() -> int:
     ap.add_argument("--out", default="tests/golden", help="directory for the golden files")
     ap.add_argument("--count", type=int, default=1500, help="number of random programs")
     ap.add_argument("--first-seed", type=int, default=1, help="seed of the first random program")
+    ap.add_argument("--autograd-count", type=int, default=600, help="number of random autograd programs")
     args = ap.parse_args()
     torch.manual_seed(0)
     os.makedirs(args.out, exist_ok=True)
@@ -1243,6 +1246,9 @@ def main() -> int:
             gz.write("".join(line + "\n" for line in large).encode())
     with open(os.path.join(args.out, "random.jsonl"), "w", encoding="utf-8") as f:
         for name, program in random_cases(args.count, args.first_seed):
+            f.write(golden_line(name, program) + "\n")
+    with open(os.path.join(args.out, "autograd.jsonl"), "w", encoding="utf-8") as f:
+        for name, program in autograd_cases(args.autograd_count, explain):
             f.write(golden_line(name, program) + "\n")
     return 0
 

@@ -17,7 +17,7 @@ import ast
 PER_LINE = 100
 
 # Blocks whose bodies hold steps (a block's header is not a step of its own).
-BLOCKS = (ast.If, ast.For, ast.While, ast.Try)
+BLOCKS = (ast.If, ast.For, ast.While, ast.Try, ast.With)
 # Statements that end no step (they never complete normally).
 JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 STEP_FN = "__stridekit_step__"
@@ -34,7 +34,8 @@ def instrument(stmts: list[ast.stmt]) -> list[ast.stmt]:
         out.append(s)
         if isinstance(s, BLOCKS):
             s.body = instrument(s.body)
-            s.orelse = instrument(s.orelse)
+            if not isinstance(s, ast.With):
+                s.orelse = instrument(s.orelse)
             if isinstance(s, ast.Try):
                 s.finalbody = instrument(s.finalbody)
                 for h in s.handlers:

@@ -288,17 +288,74 @@ def live_tensors(ns: dict) -> list[tuple[str, torch.Tensor]]:
     return [(n, v) for n, v in ns.items() if isinstance(v, torch.Tensor)]
 
 
+def autograd_usage(live: list[tuple[str, torch.Tensor]], storage_ids: dict[int, int]) -> dict:
+    """The report's `autograd` section (the tracer's schema): every tensor the nodes of the
+    graph behind the live tensors saved (`_saved_*` attributes, named `Node._saved_slot`; freed
+    ones, and ones written in place since, raise and are skipped), the bytes of their distinct
+    storages, and the bytes of those storages no live name is on. `storage_ids`: the report's
+    storage ids (StorageImpl pointer -> id)."""
+    todo = [t.grad_fn for _, t in live if t.grad_fn is not None]
+    seen: set[int] = set()
+    kept = []  # the node objects visited, alive so that their id()s stay unique
+    storages: dict[int, int] = {}
+    saved = []
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        kept.append(node)
+        for attr in dir(node):
+            if not attr.startswith("_saved_"):
+                continue
+            try:
+                value = getattr(node, attr)
+            except RuntimeError:  # freed by a backward without retain_graph, or version moved
+                continue
+            values = value if isinstance(value, (tuple, list)) else [value]
+            for v in values:
+                if isinstance(v, torch.Tensor):
+                    st = v.untyped_storage()
+                    storages[st._cdata] = st.nbytes()
+                    saved.append(
+                        {
+                            "grad_fn": f"{type(node).__name__}.{attr}",
+                            "shape": list(v.shape),
+                            "strides": list(v.stride()),
+                            "storage_offset": v.storage_offset(),
+                            "itemsize": v.element_size(),
+                            "bytes": v.numel() * v.element_size(),
+                            "storage_nbytes": st.nbytes(),
+                            "storage": storage_ids.get(st._cdata),
+                        }
+                    )
+        todo.extend(n for n, _ in node.next_functions if n is not None)
+    return {
+        "saved_tensors": saved,
+        "saved_storage_bytes": sum(storages.values()),
+        "graph_only_storage_bytes": sum(b for k, b in storages.items() if k not in storage_ids),
+    }
+
+
 def step(index: int, line: int, ns: dict) -> dict:
     """One entry of the report's `steps`: the totals after the simple statement on `line` of
     top-level statement `index` ran."""
     r = report(ns, None)
-    return {
+    out = {
         "statement": index,
         "line": line,
         **r["totals"],
         "live_tensors": len(r["tensors"]),
         "live_storages": len(r["storages"]),
     }
+    a = r["autograd"]
+    if a["saved_tensors"]:  # no entry while the graph saves nothing
+        out["autograd"] = {
+            "saved_tensor_count": len(a["saved_tensors"]),
+            "saved_storage_bytes": a["saved_storage_bytes"],
+            "graph_only_storage_bytes": a["graph_only_storage_bytes"],
+        }
+    return out
 
 
 class Steps:
@@ -376,6 +433,7 @@ def report(ns: dict, error: dict | None, steps: Steps | None = None, output: str
         # occur in golden programs.
         "warnings": [],
         "error": error,
+        "autograd": autograd_usage(live, storage_ids),
     }
 
 

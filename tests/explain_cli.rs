@@ -107,20 +107,28 @@ fn asserts_prints_and_autograd() {
     assert_eq!(r["error"]["message"], "wrong shape");
     let (_, text) = explain(&["-e", "print('hello')\nx = torch.ones(1)"]);
     assert!(text.starts_with("output\n  hello\n"), "{text}");
-    for code in [
-        "w = torch.ones(3, requires_grad=True)",
-        "x = torch.ones(3)\nx.backward()",
-        "x = torch.ones(3)\ng = x.grad",
-        "x = torch.ones(3)\nf = x.grad_fn",
-    ] {
-        let (rc, r) = explain_json(code);
-        assert_eq!(rc, 1, "{code}");
-        assert_eq!(r["error"]["kind"], "unsupported", "{code}");
-        assert!(
-            r["error"]["message"].as_str().unwrap().contains("autograd"),
-            "{code}"
-        );
-    }
+    // autograd runs; an op it cannot differentiate is an `unsupported` stop
+    let (rc, r) = explain_json(
+        "w = torch.ones(3, requires_grad=True)\nl = (w * w).sum()\nl.backward()\nprint(w.grad.tolist(), l.grad_fn.name())",
+    );
+    assert_eq!(rc, 0, "{r}");
+    assert_eq!(r["output"], "[2.0, 2.0, 2.0] SumBackward0\n");
+    let (rc, r) = explain_json("x = torch.ones(3)\nx.sum().backward()");
+    assert_eq!(rc, 1);
+    assert_eq!(
+        r["error"]["message"],
+        "element 0 of tensors does not require grad and does not have a grad_fn"
+    );
+    let (rc, r) = explain_json("w = torch.ones(3, requires_grad=True)\nc = torch.cat([w, w])");
+    assert_eq!(rc, 1);
+    assert_eq!(r["error"]["kind"], "unsupported");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no derivative for"),
+        "{r}"
+    );
 }
 
 #[test]

@@ -747,14 +747,14 @@ fn character_errors() {
 
 #[test]
 fn unsupported_statements() {
-    for kw in ["class", "with", "global", "nonlocal"] {
+    for kw in ["class", "global", "nonlocal"] {
         let src = format!("{kw} x");
         assert_err(
             &src,
             1,
             1,
             &format!(
-                "'{kw}' statements are not supported; a program is made of assignments, 'del', 'assert', expression statements, 'if', 'for', 'while', 'def', 'try', 'raise', 'pass', 'break', 'continue' and 'return'"
+                "'{kw}' statements are not supported; a program is made of assignments, 'del', 'assert', expression statements, 'if', 'for', 'while', 'with', 'def', 'try', 'raise', 'pass', 'break', 'continue' and 'return'"
             ),
         );
     }

@@ -5,7 +5,7 @@
 //! (see tests/golden/README.md). Each program is run through
 //! [`stridekit::explain::run_to_json`] and compared field by field with `expected`:
 //! every tensor field (values included), storages, totals, steps, peak, the program's output,
-//! and the error's kind and statement.
+//! the autograd section (its saved tensors as a multiset) and the error's kind and statement.
 //!
 //! * Error messages that differ are collected in a soft report (printed, not a failure).
 //! * Accepted difference: stridekit refuses in-place writes and copies involving any overlap,
@@ -284,6 +284,14 @@ fn check_case(case: &Case, got: &Value, soft_messages: &mut Vec<String>) -> Outc
     for key in ["totals", "steps", "steps_omitted", "peak", "output"] {
         compare(key, &expected[key], &got[key], &mut diffs);
     }
+    // The graph's saved tensors, as a multiset (PyTorch's node walk and explain's may meet
+    // a node's slots in another order).
+    compare(
+        "autograd",
+        &sorted_saved(&expected["autograd"]),
+        &sorted_saved(&got["autograd"]),
+        &mut diffs,
+    );
     // PyTorch gives no warnings; stridekit warns where it ran an order-dependent overlap
     // (compared like every other case: its row-major order must give PyTorch's values) and
     // where random values come from its own generator (golden programs with random values
@@ -309,6 +317,15 @@ fn check_case(case: &Case, got: &Value, soft_messages: &mut Vec<String>) -> Outc
     } else {
         Outcome::Mismatch(diffs)
     }
+}
+
+/// The `autograd` section with its `saved_tensors` in a canonical order.
+fn sorted_saved(section: &Value) -> Value {
+    let mut s = section.clone();
+    if let Some(list) = s["saved_tensors"].as_array_mut() {
+        list.sort_by_key(|v| v.to_string());
+    }
+    s
 }
 
 /// Removes the report's `allocator` entries (at the end and in every step), which PyTorch's

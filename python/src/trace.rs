@@ -2,7 +2,9 @@
 //! trace.py) kept by stridekit's Rust accounting (`stridekit::trace`), so that the live
 //! tracer's totals, steps, peak, warnings, allocator figures and report text are explain's.
 //! Tensors arrive as tuples `(name, storage_key, storage_nbytes, sizes, strides,
-//! storage_offset, itemsize)`; bad ones raise StridekitError.
+//! storage_offset, itemsize)`; bad ones raise StridekitError. Every method runs through
+//! `guarded`: a panic in the Rust half is a StridekitError, never an abort or pyo3's
+//! PanicException, and it poisons the session (later calls refuse with a clear message).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -12,7 +14,7 @@ use stridekit::trace::{
     FinalTensor, ProgramError, SavedTensor, Session, TensorMeta, Thresholds, TraceReport,
 };
 
-use crate::{py_err, to_python};
+use crate::{guarded, py_err, to_python};
 
 type MetaTuple = (String, u64, u64, Vec<i64>, Vec<i64>, i64, usize);
 
@@ -64,56 +66,72 @@ impl TraceSession {
             retained_fraction,
             save_min_extra_bytes,
         };
-        let s = Session::new(sim, alloc_conf, th).map_err(py_err)?;
-        Ok(TraceSession {
-            inner: Mutex::new(s),
+        guarded(|| {
+            let s = Session::new(sim, alloc_conf, th).map_err(py_err)?;
+            Ok(TraceSession {
+                inner: Mutex::new(s),
+            })
         })
+    }
+
+    /// Panics inside the session's lock with `message` (a test hook of the panic barrier:
+    /// the caller sees a StridekitError, and the session refuses every later call).
+    fn _panic_for_test(&self, message: &str) -> PyResult<()> {
+        guarded(|| self.with(|_| panic!("{message}")))
     }
 
     /// A storage of `nbytes` came to life under `key`.
     fn storage_created(&self, key: u64, nbytes: u64) -> PyResult<()> {
-        self.with(|s| s.storage_created(key, nbytes))?
-            .map_err(py_err)
+        guarded(|| {
+            self.with(|s| s.storage_created(key, nbytes))?
+                .map_err(py_err)
+        })
     }
 
     /// The storage `key` was freed (unknown keys are ignored).
     fn storage_freed(&self, key: u64) -> PyResult<()> {
-        self.with(|s| s.storage_freed(key))?.map_err(py_err)
+        guarded(|| self.with(|s| s.storage_freed(key))?.map_err(py_err))
     }
 
     /// The step after `line` of top-level statement `statement`, over the named tensors.
     fn step(&self, statement: usize, line: usize, tensors: Vec<MetaTuple>) -> PyResult<()> {
-        let ts = metas(&tensors)?;
-        self.with(|s| s.step(statement, line, &ts))
+        guarded(|| {
+            let ts = metas(&tensors)?;
+            self.with(|s| s.step(statement, line, &ts))
+        })
     }
 
     /// `torch.save` of the tensor `t` at `line`: warns when it writes unaddressed bytes.
     fn saved_to_file(&self, statement: usize, line: usize, t: MetaTuple) -> PyResult<()> {
-        let m = meta(&t)?;
-        self.with(|s| s.saved_to_file(statement, line, &m))
+        guarded(|| {
+            let m = meta(&t)?;
+            self.with(|s| s.saved_to_file(statement, line, &m))
+        })
     }
 
     /// A warning of the tracer's own (`kind`: untraced_thread).
     fn warn(&self, statement: usize, line: usize, kind: &str, message: String) -> PyResult<()> {
-        let kind: &'static str = match kind {
-            "untraced_thread" => "untraced_thread",
-            other => return Err(py_err(format!("unknown warning kind '{other}'"))),
-        };
-        self.with(|s| s.warn(statement, line, kind, message))
+        guarded(|| {
+            let kind: &'static str = match kind {
+                "untraced_thread" => "untraced_thread",
+                other => return Err(py_err(format!("unknown warning kind '{other}'"))),
+            };
+            self.with(|s| s.warn(statement, line, kind, message))
+        })
     }
 
     /// The allocator's figures now, keyed as torch.cuda.memory_stats(); None on the CPU.
     fn allocator<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match self.with(|s| s.allocator_account())? {
+        guarded(|| match self.with(|s| s.allocator_account())? {
             Some(a) => Ok(Some(to_python(py, &serde_json::json!(a))?)),
             None => Ok(None),
-        }
+        })
     }
 
     /// The allocation requests so far as the anchors CSV `alloc replay` reads.
     #[pyo3(signature = (header = Vec::new()))]
     fn trace_csv(&self, header: Vec<String>) -> PyResult<String> {
-        self.with(|s| s.trace_csv(&header))
+        guarded(|| self.with(|s| s.trace_csv(&header)))
     }
 
     /// The report: `(json_dict, text)`. `tensors`: (meta tuple, dtype, version,
@@ -131,40 +149,42 @@ impl TraceSession {
         sources: BTreeMap<usize, String>,
         notes: Vec<String>,
     ) -> PyResult<(Bound<'py, PyAny>, String)> {
-        let tensors = tensors
-            .iter()
-            .map(|(m, dtype, version, values)| {
-                let values: Vec<serde_json::Value> = if values.is_empty() {
-                    Vec::new()
-                } else {
-                    serde_json::from_str(values).map_err(|e| py_err(format!("values: {e}")))?
-                };
-                Ok(FinalTensor {
-                    meta: meta(m)?,
-                    dtype: dtype.clone(),
-                    version: *version,
-                    values,
+        guarded(|| {
+            let tensors = tensors
+                .iter()
+                .map(|(m, dtype, version, values)| {
+                    let values: Vec<serde_json::Value> = if values.is_empty() {
+                        Vec::new()
+                    } else {
+                        serde_json::from_str(values).map_err(|e| py_err(format!("values: {e}")))?
+                    };
+                    Ok(FinalTensor {
+                        meta: meta(m)?,
+                        dtype: dtype.clone(),
+                        version: *version,
+                        values,
+                    })
                 })
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let saved = saved
-            .iter()
-            .map(|(m, g)| {
-                Ok(SavedTensor {
-                    meta: meta(m)?,
-                    grad_fn: g.clone(),
+                .collect::<PyResult<Vec<_>>>()?;
+            let saved = saved
+                .iter()
+                .map(|(m, g)| {
+                    Ok(SavedTensor {
+                        meta: meta(m)?,
+                        grad_fn: g.clone(),
+                    })
                 })
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let error = error.map(|(statement, line, col, class, message)| ProgramError {
-            statement,
-            line,
-            col,
-            class,
-            message,
-        });
-        let r: TraceReport =
-            self.with(|s| s.finish(&tensors, &saved, output, error, sources, notes))?;
-        Ok((to_python(py, &r.to_json())?, r.to_text()))
+                .collect::<PyResult<Vec<_>>>()?;
+            let error = error.map(|(statement, line, col, class, message)| ProgramError {
+                statement,
+                line,
+                col,
+                class,
+                message,
+            });
+            let r: TraceReport =
+                self.with(|s| s.finish(&tensors, &saved, output, error, sources, notes))?;
+            Ok((to_python(py, &r.to_json())?, r.to_text()))
+        })
     }
 }

@@ -64,8 +64,12 @@ def trace_main(argv: list[str]) -> int:
             sys.stdout.write("\n" + tracer.report())
         if args.save_trace:
             tracer.save_trace(args.save_trace)
-    except Exception as e:  # the report failed: say so, keep the program's status
+    except Exception as e:  # the report failed: say so, keep the program's status and error
         print(f"stridekit trace: the report failed: {type(e).__name__}: {e}", file=sys.stderr)
+        if tracer._error is not None:
+            _, line, col, cls, message = tracer._error
+            print(f"stridekit trace: the program raised {cls} at line {line}, column {col}: {message}",
+                  file=sys.stderr)
         return status or 3
     return status
 

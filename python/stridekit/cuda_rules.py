@@ -99,3 +99,126 @@ class CudaRequests:
         workspace = not self.gemm_seen and is_gemm(ops)
         self.gemm_seen = self.gemm_seen or workspace
         return True, workspace
+
+
+# ---- what a CUDA kernel allocates that the CPU run never shows --------------------------
+# A dispatch mode sees an operator's outputs only. Where the CUDA implementation makes
+# temporaries of its own through the caching allocator (read from ATen's CUDA sources,
+# PyTorch 2.11), they are added around the output as events: ("a", bytes) allocates the
+# next temporary, ("f", i) frees temporary i (in allocation order).
+
+# Operators whose CUDA kernels check indices on the device (CUDA_KERNEL_ASSERT) after their
+# outputs are allocated, where the CPU kernel raises (IndexError / RuntimeError) first.
+KERNEL_ASSERT_OPS = {
+    "aten::index", "aten::index_select", "aten::gather", "aten::take", "aten::embedding",
+    "aten::index_add", "aten::index_copy", "aten::index_fill", "aten::scatter",
+    "aten::scatter_add", "aten::scatter_reduce",
+}
+
+
+def index_checked_on_device(op_name: str, error: BaseException) -> bool:
+    """Whether the CPU kernel's `error` is an index value check that the CUDA kernel of
+    `op_name` makes on the device (after its outputs exist). Checks of dtypes, ranks and
+    shapes are host checks on both devices: nothing is allocated before them."""
+    import re
+
+    return op_name in KERNEL_ASSERT_OPS and re.search(r"out of (range|bounds)", str(error)) is not None
+
+
+def _nbytes(t) -> int:
+    return t.numel() * t.element_size()
+
+
+def _same_view(a, b) -> bool:
+    """cuda_equal's shortcut: the same elements in the same layout (no kernel runs)."""
+    return (
+        a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+        and a.storage_offset() == b.storage_offset()
+        and a.dtype == b.dtype
+        and a.is_contiguous() == b.is_contiguous()
+        and a.stride() == b.stride()
+        and a.is_neg() == b.is_neg()
+        and a.is_conj() == b.is_conj()
+    )
+
+
+def _roll_events(t, ndims: int, flatten: bool):
+    """roll_cuda / roll_common: a non-contiguous input is first copied contiguous; with
+    several dims every dim but the last makes an intermediate that stays alive until the
+    output exists. Returns (before, after)."""
+    before, after = [], []
+    n = _nbytes(t)
+    if n == 0:
+        return before, after
+    i = 0
+    if not t.is_contiguous():
+        before.append(("a", n))
+        copy = i
+        i += 1
+        if flatten or ndims == 1:
+            after.append(("f", copy))  # the copy is the rolled input: freed after the output
+        else:
+            before.append(("a", n))  # the first intermediate, then the copy goes
+            before.append(("f", copy))
+            inter = [i]
+            i += 1
+            for _ in range(ndims - 2):
+                before.append(("a", n))
+                inter.append(i)
+                i += 1
+            after += [("f", j) for j in reversed(inter)]
+        return before, after
+    inter = []
+    for _ in range(ndims - 1):
+        before.append(("a", n))
+        inter.append(i)
+        i += 1
+    after += [("f", j) for j in reversed(inter)]
+    return before, after
+
+
+def kernel_temporaries(op_name: str, args, kwargs):
+    """(before, after): the CUDA implementation's own temporaries of one operator call,
+    as events around its output (see above); ([], []) for every other operator."""
+    import torch
+
+    if op_name == "aten::equal" and len(args) >= 2:
+        a, b = args[0], args[1]
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+            return [], []
+        if a.shape != b.shape or a.numel() == 0 or _same_view(a, b):
+            return [], []
+        # at::eq(self, src).all().item(): a bool tensor of the shape, then a 0-dim one.
+        return [("a", a.numel()), ("a", 1), ("f", 1), ("f", 0)], []
+    if op_name == "aten::roll" and args and isinstance(args[0], torch.Tensor):
+        shifts = args[1] if len(args) > 1 else kwargs.get("shifts", ())
+        dims = args[2] if len(args) > 2 else kwargs.get("dims", ())
+        shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        if not dims:
+            if len(shifts) != 1:
+                return [], []
+            return _roll_events(args[0], 1, True)
+        if len(dims) != len(shifts):
+            return [], []
+        return _roll_events(args[0], len(dims), False)
+    return [], []
+
+
+def outputs_on_meta(func, args, kwargs) -> list[int] | None:
+    """The byte sizes of the outputs `func` makes for these arguments, found by running
+    it on meta tensors (shapes only: no index or value checks); None when the meta kernel
+    refuses them too (a shape error, which CUDA raises before allocating as well)."""
+    import torch
+    from torch.utils._pytree import tree_leaves, tree_map
+
+    def meta(x):
+        if isinstance(x, torch.Tensor):
+            return torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta")
+        return x
+
+    try:
+        out = func(*tree_map(meta, args), **tree_map(meta, kwargs))
+    except Exception:
+        return None
+    return [_nbytes(t) for t in tree_leaves(out) if isinstance(t, torch.Tensor)]

@@ -63,7 +63,7 @@ def run_file(path: str, argv: list[str], tracer: Tracer, init_globals: dict | No
     def _root_hook(frame, event, arg):
         if event == "call" and frame.f_code is code:
             tracer._root = frame
-            tracer._root_tracer = _FrameTracer(tracer, frame, True)
+            tracer._root_tracer = _FrameTracer(tracer, True)
             sys.settrace(tracer._global_trace)
             return tracer._root_tracer
         return tracer._global_trace(frame, event, arg)

@@ -43,12 +43,14 @@ from .trace_lines import Lines as _Lines
 from .trace_lines import error_of as _error_of
 
 class _FrameTracer:
-    """The line tracer of one frame of the program's file."""
+    """The line tracer of one frame of the program's file. It keeps no reference to the
+    frame (the frame's `f_trace` refers to it: a reference back would make a cycle that
+    keeps every local of a returned function alive until the garbage collector runs)."""
 
-    __slots__ = ("tracer", "frame", "pending", "is_root")
+    __slots__ = ("tracer", "pending", "is_root")
 
-    def __init__(self, tracer, frame, is_root):
-        self.tracer, self.frame, self.pending, self.is_root = tracer, frame, None, is_root
+    def __init__(self, tracer, is_root):
+        self.tracer, self.pending, self.is_root = tracer, None, is_root
 
     def __call__(self, frame, event, arg):
         t = self.tracer
@@ -61,23 +63,23 @@ class _FrameTracer:
                 if self.is_root and frame.f_lineno in lines.top:
                     t._statement = lines.top[frame.f_lineno]
                 if stmt != self.pending:
-                    self._end()
+                    self._end(frame)
                     self.pending = stmt
                 t._line = stmt or frame.f_lineno
             elif event == "exception":
                 self.pending = None
             elif event == "return":
-                self._end()
+                self._end(frame)
                 self.pending = None
         except Exception as e:  # the tracer's failure never stops the program
             t._failed(e)
         return self
 
-    def _end(self):
+    def _end(self, frame):
         p = self.pending
         if p is None or p in self.tracer._lines.no_step:
             return
-        self.tracer._step(p, self.frame, self.is_root)
+        self.tracer._step(p, frame, self.is_root)
 
 
 class Tracer:
@@ -103,6 +105,7 @@ class Tracer:
             if not torch.cuda.is_available():
                 raise ValueError("--device cuda: torch sees no CUDA device (use --device sim for the prediction)")
         self.device = device
+        self.session_sim = device in ("sim", "cuda")
         self.fake = fake
         self.session = TraceSession(
             sim=device in ("sim", "cuda"),
@@ -117,7 +120,10 @@ class Tracer:
         self._keys: dict[int, int] = {}  # id(storage) -> key
         self._sizes: dict[int, int] = {}  # key -> nbytes when last seen
         self._next_key = 0
-        self._packed = weakref.WeakSet()
+        # The tensors autograd saved, in the order it saved them (a dict of weak references,
+        # each removed when its graph node goes: a WeakSet's order is arbitrary).
+        self._packed: dict[int, weakref.ref] = {}
+        self._packed_n = 0
         self._active = False
         self._lines: _Lines | None = None
         self._filename: str | None = None
@@ -211,6 +217,10 @@ class Tracer:
             # (torch.tensor's `lift_fresh` aliases its input, a storage made outside every
             # operator: that one is new.)
             aliasing = name != "aten::lift_fresh" and any(r.alias_info is not None for r in schema.returns)
+            after, temps = (), []
+            if self.session_sim and not cuda_rules.in_host_scope():
+                before, after = cuda_rules.kernel_temporaries(name, args, kwargs)
+                self._temporaries(before, temps)
             for t in tree_leaves(out):
                 if isinstance(t, T):
                     st = t.untyped_storage()
@@ -222,6 +232,44 @@ class Tracer:
                 for a in tree_leaves((args, kwargs)):
                     if isinstance(a, torch.UntypedStorage):
                         self._created(a, name)
+            self._temporaries(after, temps)
+        except Exception as e:
+            self._failed(e)
+
+    def _temporaries(self, events, keys):
+        """Allocations a CUDA kernel makes and frees itself (cuda_rules.kernel_temporaries);
+        `keys`: the temporaries' keys so far, in allocation order (extended here)."""
+        for kind, v in events:
+            if kind == "a":
+                k = self._next_key
+                self._next_key += 1
+                keys.append(k)
+                self.session.storage_created(k, v)
+            else:
+                self.session.storage_freed(keys[v])
+
+    def _op_failed(self, func, args, kwargs, error):
+        """An operator raised. Where the CPU kernel refused an index value that the CUDA
+        kernel checks on the device, a GPU would have allocated the outputs first (the
+        error surfaces later as a device-side assert): under sim they are allocated and
+        freed here."""
+        if not self._active or not self.session_sim:
+            return
+        try:
+            name = func._schema.name
+            if not cuda_rules.index_checked_on_device(name, error) or cuda_rules.in_host_scope():
+                return
+            if any(r.alias_info is not None for r in func._schema.returns):
+                return  # in place: nothing new
+            sizes = cuda_rules.outputs_on_meta(func, args, kwargs)
+            keys = []
+            for n in sizes or ():
+                k = self._next_key
+                self._next_key += 1
+                keys.append(k)
+                self.session.storage_created(k, n)
+            for k in reversed(keys):
+                self.session.storage_freed(k)
         except Exception as e:
             self._failed(e)
 
@@ -229,7 +277,9 @@ class Tracer:
     def _pack(self, t):
         p = _Packed(t)
         if self._active:
-            self._packed.add(p)
+            n = self._packed_n
+            self._packed_n += 1
+            self._packed[n] = weakref.ref(p, lambda _, n=n, d=self._packed: d.pop(n, None))
         return p
 
     @staticmethod
@@ -362,7 +412,7 @@ class Tracer:
             return None
         if frame.f_code.co_name in _EXPRESSION_FRAMES:
             return None
-        return _FrameTracer(self, frame, False)
+        return _FrameTracer(self, False)
 
     def _start(self, root_frame, filename, lines, root_is_module):
         import torch
@@ -372,8 +422,13 @@ class Tracer:
 
         class _Mode(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                out = func(*args, **(kwargs or {}))
-                tracer._op(func, args, kwargs or {}, out)
+                kwargs = kwargs or {}
+                try:
+                    out = func(*args, **kwargs)
+                except Exception as e:
+                    tracer._op_failed(func, args, kwargs, e)
+                    raise
+                tracer._op(func, args, kwargs, out)
                 return out
 
         self._filename = filename
@@ -440,7 +495,7 @@ class Tracer:
         self._active = True
         self._prev_trace = sys.gettrace()
         sys.settrace(self._global_trace)
-        self._root_tracer = _FrameTracer(self, root_frame, True)
+        self._root_tracer = _FrameTracer(self, True)
         if root_frame is not None:
             root_frame.f_trace = self._root_tracer
 
@@ -519,7 +574,8 @@ class Tracer:
             return (id(x.untyped_storage()), tuple(x.shape), tuple(x.stride()), x.storage_offset())
 
         by_key = {}
-        for p in list(self._packed):
+        packed = [p for p in (r() for r in list(self._packed.values())) if p is not None]
+        for p in packed:
             try:
                 by_key.setdefault(key(p.t), []).append(p)
             except Exception:
@@ -552,7 +608,7 @@ class Tracer:
                             p.grad_fn = f"{type(node).__name__}.{attr}"
                             break
             todo += [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
-        return [(self._meta("saved", p.t), p.grad_fn or "?") for p in list(self._packed)
+        return [(self._meta("saved", p.t), p.grad_fn or "?") for p in packed
                 if _has_storage(p.t)]
 
     def _values(self, t) -> str:
@@ -632,7 +688,7 @@ class Tracer:
     def __exit__(self, et, ev, tb):
         # The last statement of the block ended (normally) or raised.
         if et is None:
-            self._root_tracer._end()
+            self._root_tracer._end(self._root)
         else:
             self._error = _error_of(ev, self._filename, self._lines, self._statement)
         self._root_tracer.pending = None

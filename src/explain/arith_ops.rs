@@ -172,6 +172,10 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
                 inputs.extend(rest);
                 Tensor::elementwise(op, &inputs).map(Value::Tensor)
             }
+            "allclose" => {
+                let b = args.bind(&["input", "other", "rtol", "atol", "equal_nan"])?;
+                allclose(b.req("input")?.as_tensor("input")?, &b).map(Value::Bool)
+            }
             "equal" => {
                 let b = args.bind(&["input", "other"])?;
                 let x = b.req("input")?.as_tensor("input")?;
@@ -189,7 +193,7 @@ fn is_function(name: &str) -> bool {
         || unary_op(name).is_some()
         || matches!(
             name,
-            "pow" | "square" | "where" | "clamp" | "clip" | "equal"
+            "pow" | "square" | "where" | "clamp" | "clip" | "equal" | "allclose"
         )
 }
 
@@ -205,13 +209,48 @@ pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
     Ok(eq.values()?.iter().all(|v| v.to_bool()))
 }
 
+/// `torch.allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)`: every element of
+/// `|a - b| <= atol + rtol * |b|` (or equal, or both NaN with `equal_nan`), broadcast.
+fn allclose(a: &Tensor, b: &Bound) -> Result<bool> {
+    let other = b.req("other")?.as_tensor("other")?;
+    let num = |p: &str, d: f64| -> Result<f64> {
+        b.opt(p)
+            .map_or(Ok(d), |v| v.as_scalar(p).map(|s| s.to_f64()))
+    };
+    let (rtol, atol) = (num("rtol", 1e-05)?, num("atol", 1e-08)?);
+    let equal_nan = b
+        .opt("equal_nan")
+        .map_or(Ok(false), |v| v.as_bool("equal_nan"))?;
+    if a.dtype() != other.dtype() {
+        return Err(TensorError::new(
+            ErrorKind::Other,
+            format!(
+                "{} did not match {}",
+                a.dtype().scalar_type_name(),
+                other.dtype().scalar_type_name()
+            ),
+        ));
+    }
+    let t = |x: &Tensor| Operand::Tensor(x.clone());
+    let eq = Tensor::elementwise(ElementOp::Eq, &[t(a), t(other)])?;
+    let (av, bv) = (
+        a.expand(eq.sizes())?.values()?,
+        other.expand(eq.sizes())?.values()?,
+    );
+    Ok(av.iter().zip(&bv).all(|(x, y)| {
+        let (x, y) = (x.to_f64(), y.to_f64());
+        x == y || (equal_nan && x.is_nan() && y.is_nan()) || (x - y).abs() <= atol + rtol * y.abs()
+    }))
+}
+
 /// Whether `x.NAME(...)` is an element-wise method (out of place or in place).
 pub fn is_method(name: &str) -> bool {
     let (base, in_place) = match name.strip_suffix('_') {
         Some(b) => (b, true),
         None => (name, false),
     };
-    (is_function(base) || base == "masked_fill") && !(in_place && matches!(base, "equal" | "where"))
+    (is_function(base) || base == "masked_fill")
+        && !(in_place && matches!(base, "equal" | "where" | "allclose"))
 }
 
 /// `x.NAME(...)` for an element-wise method ([`is_method`]).
@@ -294,6 +333,10 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                 "equal" => {
                     let b = args.bind(&["other"])?;
                     return equal(x, b.req("other")?.as_tensor("other")?).map(Value::Bool);
+                }
+                "allclose" => {
+                    let b = args.bind(&["other", "rtol", "atol", "equal_nan"])?;
+                    return allclose(x, &b).map(Value::Bool);
                 }
                 _ => {
                     return Err(type_error(format!(

@@ -21,10 +21,7 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
             if name == "testing" {
                 return Ok(Value::Testing);
             }
-            if matches!(
-                name,
-                "autograd" | "no_grad" | "enable_grad" | "inference_mode"
-            ) {
+            if matches!(name, "autograd" | "inference_mode") {
                 return Err(unsupported(&format!("torch.{name}")));
             }
             Err(type_error(format!(
@@ -43,10 +40,7 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
             "_version" => Value::Int(t.version() as i64),
             "device" => Value::Device(t.device()),
             "is_cuda" => Value::Bool(matches!(t.device(), Device::Cuda(_))),
-            "requires_grad" => Value::Bool(false),
-            "grad" | "grad_fn" | "is_leaf" | "_grad_fn" => {
-                return Err(unsupported(&format!("Tensor.{name}")));
-            }
+            "_grad_fn" => return Err(unsupported(&format!("Tensor.{name}"))),
             _ => {
                 return Err(type_error(format!(
                     "'Tensor' object has no attribute '{name}'"
@@ -73,6 +67,7 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
                 )));
             }
         }),
+        Value::Class(c) if name == "__name__" => Ok(Value::Str(c.into())),
         Value::Storage(s) if name == "device" => Ok(Value::Device(s.device())),
         Value::NamedTuple(_, items) if super::max_min::FIELDS.contains(&name) => {
             let at = super::max_min::FIELDS.iter().position(|f| *f == name);

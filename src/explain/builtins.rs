@@ -58,9 +58,22 @@ pub fn call(env: &Env, name: &str, args: Args) -> Result<Value> {
                 "'{k}' is an invalid keyword argument for print()"
             )));
         }
-        let parts: Vec<String> = args.positional.iter().map(str_of).collect();
+        let parts: Vec<String> = args
+            .positional
+            .iter()
+            .map(|v| match v {
+                Value::Tensor(t) => with_grad_suffix(str_of(v), &env.grad, t),
+                other => str_of(other),
+            })
+            .collect();
         env.write_output(&format!("{}{end}", parts.join(&sep)));
         return Ok(Value::None);
+    }
+    if name == "type" {
+        return match (args.positional.as_slice(), args.kwargs.is_empty()) {
+            ([one], true) => Ok(Value::Class(one.type_name())),
+            _ => Err(type_error("type() takes 1 argument")),
+        };
     }
     if matches!(name, "min" | "max") {
         let values = match args.positional.as_slice() {
@@ -188,5 +201,19 @@ fn to_float(v: &Value) -> Result<Value> {
             "float() argument must be a string or a real number, not '{}'",
             v.type_name()
         ))),
+    }
+}
+
+/// A tensor's printed form with PyTorch's autograd suffix (`grad_fn=<MulBackward0>` for a
+/// non-leaf, `requires_grad=True` for a leaf that requires grad).
+fn with_grad_suffix(text: String, grad: &super::autograd::State, t: &Tensor) -> String {
+    let suffix = match grad.grad_fn(t) {
+        Some(n) => format!("grad_fn=<{}>", n.name),
+        None if grad.requires_grad(t) => "requires_grad=True".into(),
+        None => return text,
+    };
+    match text.strip_suffix(')') {
+        Some(body) => format!("{body}, {suffix})"),
+        None => text,
     }
 }

@@ -1,6 +1,6 @@
 //! The interpreter: runs a parsed program statement by statement on the CPU backend.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::args::Args;
@@ -8,11 +8,9 @@ use super::ast::{
     BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span, UnaryOp,
 };
 use super::pyops;
-use super::value::{Lambda, Value, type_error, unsupported};
-use crate::bench::rng::SplitMix64;
+use super::value::{Lambda, Value, type_error};
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::storage::Device;
-use crate::tensor::Tensor;
 use crate::tensor::overlap_policy::Policy;
 
 /// A failed statement: the 0-based index of the top-level statement it belongs to, the
@@ -25,184 +23,8 @@ pub struct StatementError {
     pub error: TensorError,
 }
 
-/// The program's namespace: names in Python's dict order (a rebinding keeps its place,
-/// `del` removes, a later binding appends).
-pub struct Env {
-    vars: RefCell<Vec<(String, Value)>>,
-    /// Where constructors (`torch.zeros`, ...) put their tensors.
-    device: Device,
-    /// Top-level statements run to completion.
-    done: Cell<usize>,
-    /// The top-level statement running, and the line of the simple statement running.
-    pub(super) statement: Cell<usize>,
-    pub(super) line: Cell<usize>,
-    /// What `print(...)` wrote.
-    output: RefCell<String>,
-    /// The generator behind `torch.rand/randn/randint` (`torch.manual_seed` reseeds it).
-    rng: RefCell<SplitMix64>,
-    /// Warnings about statements that ran.
-    warnings: RefCell<Vec<Warning>>,
-    /// Function and lambda calls in progress.
-    pub(super) depth: Cell<usize>,
-    /// Simple statements and loop tests left before the program is stopped.
-    pub(super) budget: Cell<u64>,
-    /// An exception leaving a function call, with its class and place, until the statement
-    /// that called the function sees the error (see `super::exec`).
-    pub(super) pending: RefCell<Option<super::exec::Exc>>,
-    /// The exceptions being handled (`except` bodies running), innermost last.
-    pub(super) handling: RefCell<Vec<super::exec::Exc>>,
-}
-
-/// The deepest nesting of function and lambda calls (each level costs the interpreter's
-/// stack; Python's own limit is 1000). Deeper recursion raises Python's RecursionError
-/// (kind `other`, "maximum recursion depth exceeded"), which `except RecursionError` or
-/// `except RuntimeError` catches.
-pub const MAX_CALL_DEPTH: usize = 48;
-
-/// The most simple statements and loop tests a program may run (a `while` that never ends
-/// stops with kind `limit_exceeded` instead of hanging).
-pub const MAX_EXECUTED: u64 = 1_000_000;
-
-/// A statement that ran but whose result a reader should know more about.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Warning {
-    /// The top-level statement, and the line of the simple statement inside it.
-    pub statement: usize,
-    pub line: usize,
-    pub kind: &'static str,
-    pub message: String,
-}
-
-/// The seed of the random generator before any `torch.manual_seed` (PyTorch's default seed).
-pub(super) const DEFAULT_SEED: u64 = 67280421310721;
-
-impl Default for Env {
-    fn default() -> Env {
-        Env::on(Device::Cpu)
-    }
-}
-
-impl Env {
-    /// An empty namespace whose constructors make tensors on `device`.
-    pub fn on(device: Device) -> Env {
-        Env {
-            vars: RefCell::new(Vec::new()),
-            device,
-            done: Cell::new(0),
-            statement: Cell::new(0),
-            line: Cell::new(0),
-            output: RefCell::new(String::new()),
-            rng: RefCell::new(SplitMix64(DEFAULT_SEED)),
-            warnings: RefCell::new(Vec::new()),
-            depth: Cell::new(0),
-            budget: Cell::new(MAX_EXECUTED),
-            pending: RefCell::new(None),
-            handling: RefCell::new(Vec::new()),
-        }
-    }
-
-    pub fn device(&self) -> Device {
-        self.device
-    }
-
-    /// What the program's `print(...)` calls wrote, as Python would print it.
-    pub fn output(&self) -> String {
-        self.output.borrow().clone()
-    }
-
-    /// How many top-level statements ran to completion.
-    pub fn statements_run(&self) -> usize {
-        self.done.get()
-    }
-
-    pub(super) fn get(&self, name: &str) -> Option<Value> {
-        self.vars
-            .borrow()
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    }
-
-    pub(super) fn set(&self, name: &str, value: Value) {
-        let mut vars = self.vars.borrow_mut();
-        match vars.iter_mut().find(|(n, _)| n == name) {
-            Some(slot) => slot.1 = value,
-            None => vars.push((name.to_string(), value)),
-        }
-    }
-
-    pub(super) fn remove(&self, name: &str) -> Result<()> {
-        let mut vars = self.vars.borrow_mut();
-        match vars.iter().position(|(n, _)| n == name) {
-            Some(i) => {
-                vars.remove(i);
-                Ok(())
-            }
-            None => Err(name_error(name)),
-        }
-    }
-
-    /// Live names bound to tensors, in namespace order.
-    pub fn tensors(&self) -> Vec<(String, Tensor)> {
-        self.vars
-            .borrow()
-            .iter()
-            .filter_map(|(n, v)| match v {
-                Value::Tensor(t) => Some((n.clone(), t.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
-    pub(super) fn write_output(&self, text: &str) {
-        self.output.borrow_mut().push_str(text);
-    }
-
-    /// The warnings recorded so far, in statement order.
-    pub fn warnings(&self) -> Vec<Warning> {
-        self.warnings.borrow().clone()
-    }
-
-    /// Records a warning about the statement being run; a warning repeated on the same line
-    /// (a loop) is kept once.
-    pub(super) fn warn(&self, kind: &'static str, message: impl Into<String>) {
-        let w = Warning {
-            statement: self.statement.get(),
-            line: self.line.get(),
-            kind,
-            message: message.into(),
-        };
-        let mut warnings = self.warnings.borrow_mut();
-        if !warnings.contains(&w) {
-            warnings.push(w);
-        }
-    }
-
-    pub(super) fn rng(&self) -> std::cell::RefMut<'_, SplitMix64> {
-        self.rng.borrow_mut()
-    }
-
-    /// Counts one simple statement or loop test against [`MAX_EXECUTED`].
-    pub(super) fn tick(&self) -> Result<()> {
-        match self.budget.get().checked_sub(1) {
-            Some(left) => {
-                self.budget.set(left);
-                Ok(())
-            }
-            None => Err(TensorError::new(
-                ErrorKind::LimitExceeded,
-                format!(
-                    "the program ran more than {MAX_EXECUTED} statements and loop tests \
-                     (stridekit explain's limit; a loop that does not end?)"
-                ),
-            )),
-        }
-    }
-}
-
-fn name_error(name: &str) -> TensorError {
-    TensorError::new(ErrorKind::Other, format!("name '{name}' is not defined"))
-}
+use super::env::name_error;
+pub use super::env::{DEFAULT_SEED, Env, MAX_CALL_DEPTH, MAX_EXECUTED, Warning};
 
 /// Runs every statement until one fails, with constructors making tensors on `device`;
 /// returns the namespace and the failure, if any.
@@ -242,6 +64,9 @@ pub fn run_observed(
             );
         }
         env.done.set(i + 1);
+        // Between top-level statements no temporary of the program is alive (a loop's
+        // iterable, say), so only the names can still reach a tensor.
+        env.prune_autograd();
     }
     (env, None)
 }
@@ -266,6 +91,7 @@ pub(super) struct Scope<'a> {
 /// `super::pycalls::NAMES`).
 const BUILTINS: &[&str] = &[
     "print", "len", "int", "float", "bool", "abs", "str", "tuple", "list", "min", "max", "repr",
+    "type",
 ];
 
 impl<'a> Scope<'a> {
@@ -407,11 +233,18 @@ impl<'a> Scope<'a> {
                 let v = self.eval(operand)?;
                 match op {
                     UnaryOp::Not => Value::Bool(!pyops::truthy(&v)?),
+                    UnaryOp::Neg => self
+                        .env
+                        .grad
+                        .operator("neg", &v, None, || super::operators::unary(*op, v.clone()))?,
                     _ => super::operators::unary(*op, v)?,
                 }
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                super::operators::binary(*op, self.eval(lhs)?, self.eval(rhs)?)?
+                let (a, b) = (self.eval(lhs)?, self.eval(rhs)?);
+                self.env.grad.operator(op.aten_name(), &a, Some(&b), || {
+                    super::operators::binary(*op, a.clone(), b.clone())
+                })?
             }
             ExprKind::Compare { first, rest } => self.compare(first, rest)?,
             ExprKind::BoolOp { op, values } => {
@@ -433,10 +266,28 @@ impl<'a> Scope<'a> {
                 params: params.clone(),
                 body: (**body).clone(),
             })),
-            ExprKind::Attr { base, name } => super::attrs::attribute(self.eval(base)?, name)?,
+            ExprKind::Attr { base, name } => match self.eval(base)? {
+                Value::Tensor(t) => {
+                    let warn = |m: String| self.env.warn("non_leaf_grad", m);
+                    match self.env.grad.attribute(&t, name, &warn) {
+                        Some(v) => v,
+                        None => {
+                            let v = super::attrs::attribute(Value::Tensor(t.clone()), name)?;
+                            self.env.grad.view(name, &t, &v)?;
+                            v
+                        }
+                    }
+                }
+                base => super::attrs::attribute(base, name)?,
+            },
             ExprKind::Subscript { base, items, .. } => match self.eval(base)? {
                 Value::Tensor(t) => {
-                    Value::Tensor(super::indexing::getitem(&t, &self.index_items(items)?)?)
+                    let items = self.index_items(items)?;
+                    let v = Value::Tensor(super::indexing::getitem(&t, &items)?);
+                    self.env
+                        .grad
+                        .view(super::indexing::view_op(&t, &items), &t, &v)?;
+                    v
                 }
                 seq @ (Value::Tuple(_)
                 | Value::List(_)
@@ -547,16 +398,28 @@ impl<'a> Scope<'a> {
     fn call(&self, func: &Expr, args: &[Expr], kwargs: &[(String, Expr)]) -> Result<Value> {
         let positional = self.eval_all(args)?;
         let mut kw = Vec::new();
+        let mut requires_grad = false;
         for (k, v) in kwargs {
             let v = self.eval(v)?;
             if k == "requires_grad" {
-                if pyops::truthy(&v)? {
-                    return Err(unsupported("requires_grad=True"));
-                }
-                continue; // requires_grad=False is what every tensor here already is
+                requires_grad = pyops::truthy(&v)?;
+                continue;
             }
             kw.push((k.clone(), v));
         }
+        let result = self.call_with(func, positional, kw)?;
+        if requires_grad {
+            self.env.grad.factory(&result)?;
+        }
+        Ok(result)
+    }
+
+    fn call_with(
+        &self,
+        func: &Expr,
+        positional: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> Result<Value> {
         let named = |name: &str| Args {
             name: name.to_string(),
             positional: positional.clone(),
@@ -577,8 +440,20 @@ impl<'a> Scope<'a> {
             },
             ExprKind::Attr { base, name } => match self.eval(base)? {
                 Value::Torch if name == "Generator" => super::pycalls::new_generator(named(name)),
-                Value::Torch => super::ops::torch_function(name, named(name), self.env),
-                Value::Tensor(t) => super::ops::tensor_method(&t, name, named(name)),
+                Value::Torch => match name.as_str() {
+                    "no_grad" | "enable_grad" => {
+                        named(name).bind(&[])?;
+                        Ok(Value::GradMode(name == "enable_grad"))
+                    }
+                    "is_grad_enabled" => Ok(Value::Bool(self.env.grad.enabled())),
+                    _ => self.env.grad.function(name, named(name), |a| {
+                        super::ops::torch_function(name, a, self.env)
+                    }),
+                },
+                Value::Tensor(t) => self.env.grad.method(&t, name, named(name), |a| {
+                    super::ops::tensor_method(&t, name, a)
+                }),
+                Value::GradFn(n) => super::autograd::calls::node_method(&n, name, named(name)),
                 Value::Storage(s) => super::attrs::storage_method(&s, name, named(name)),
                 Value::TypedStorage(s, d) => {
                     super::attrs::typed_storage_method(&s, d, name, named(name))

@@ -142,6 +142,22 @@ impl Runner<'_, '_> {
                 }
                 self.block(scope, orelse)
             }
+            StmtKind::With { context, body } => {
+                let on = match self.eval(scope, context, at)? {
+                    Value::GradMode(on) => on,
+                    other => {
+                        let e = type_error(format!(
+                            "'{}' object does not support the context manager protocol",
+                            other.type_name()
+                        ));
+                        return Err(env.exception(e, at));
+                    }
+                };
+                let before = env.grad.set_enabled(on);
+                let outcome = self.block(scope, body);
+                env.grad.set_enabled(before);
+                outcome
+            }
             StmtKind::Try {
                 body,
                 handlers,
@@ -334,6 +350,7 @@ fn simple_stmt(scope: &Scope, stmt: &Stmt) -> Result<Flow, Exc> {
         StmtKind::If { .. }
         | StmtKind::For { .. }
         | StmtKind::While { .. }
+        | StmtKind::With { .. }
         | StmtKind::Try { .. } => Err(fail(TensorError::new(
             ErrorKind::Other,
             "internal: a block reached the simple-statement runner",
@@ -391,6 +408,7 @@ pub(super) fn assign(scope: &Scope, target: &Expr, value: Value) -> Result<()> {
                 }
                 _ => {
                     let t = base.as_tensor("indexed object")?;
+                    scope.env.grad.check_setitem(t, &value)?;
                     let items = scope.index_items(items)?;
                     super::indexing::setitem(t, &items, value)
                 }

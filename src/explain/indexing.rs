@@ -73,3 +73,48 @@ pub fn setitem(t: &Tensor, items: &[AdvancedItem], value: Value) -> Result<()> {
     };
     t.setitem(&basic(items), &rhs)
 }
+
+/// The view op basic indexing of `t` ends with, as autograd names it: the last integer
+/// (`select`), slice that is not the whole dim (`slice`) or `None` (`unsqueeze`); `alias`
+/// when every item is trivial. Advanced indexing is no view.
+pub fn view_op(t: &Tensor, items: &[AdvancedItem]) -> &'static str {
+    if Tensor::is_advanced(items) {
+        return "getitem_advanced";
+    }
+    let items = basic(items);
+    let used = items
+        .iter()
+        .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice { .. }))
+        .count();
+    let sizes = t.sizes();
+    let mut dim = 0usize;
+    let mut last = "getitem_alias";
+    for item in &items {
+        match item {
+            IndexItem::Int(_) => {
+                last = "getitem_select";
+                dim += 1;
+            }
+            IndexItem::NewAxis => last = "getitem_unsqueeze",
+            IndexItem::Ellipsis => dim += sizes.len().saturating_sub(used),
+            IndexItem::Slice { start, stop, step } => {
+                let size = sizes.get(dim).copied().unwrap_or(0);
+                let norm = |v: i64| {
+                    if v < 0 {
+                        (v + size).max(0)
+                    } else {
+                        v.min(size)
+                    }
+                };
+                let whole = step.unwrap_or(1) == 1
+                    && start.map_or(0, norm) == 0
+                    && stop.map_or(size, norm) == size;
+                if !whole {
+                    last = "getitem_slice";
+                }
+                dim += 1;
+            }
+        }
+    }
+    last
+}

@@ -121,6 +121,16 @@ pub fn repr_of(v: &Value) -> String {
         Value::Tensor(t) => tensor_repr(t),
         Value::Torch => "<module 'torch'>".into(),
         Value::Testing => "<module 'torch.testing'>".into(),
+        Value::GradFn(n) => format!(
+            "<{} object at {:#x}>",
+            n.name,
+            std::rc::Rc::as_ptr(n) as usize
+        ),
+        Value::Class(c) => format!("<class '{c}'>"),
+        Value::GradMode(on) => format!(
+            "<torch.autograd.grad_mode.{} object>",
+            if *on { "enable_grad" } else { "no_grad" }
+        ),
         Value::Lambda(_) => "<function <lambda>>".into(),
         Value::Function(f) => format!("<function {}>", f.def.name),
         Value::Dict(d) => {

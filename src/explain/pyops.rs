@@ -79,6 +79,7 @@ pub fn equal(a: &Value, b: &Value) -> Result<bool> {
         (Value::Torch, Value::Torch) => true,
         (Value::Storage(x), Value::Storage(y)) => x.is_same(y),
         (Value::ExceptionClass(x), Value::ExceptionClass(y)) => x == y,
+        (Value::Class(x), Value::Class(y)) => x == y,
         (Value::Range(..), Value::Range(..)) => range_items(a) == range_items(b),
         (Value::Dict(x), Value::Dict(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
@@ -188,6 +189,8 @@ pub fn is(a: &Value, b: &Value) -> bool {
         (Value::Generator(x), Value::Generator(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::Exception(x), Value::Exception(y)) => std::rc::Rc::ptr_eq(x, y),
         (Value::ExceptionClass(x), Value::ExceptionClass(y)) => x == y,
+        (Value::Class(x), Value::Class(y)) => x == y,
+        (Value::GradFn(x), Value::GradFn(y)) => std::rc::Rc::ptr_eq(x, y),
         _ => false,
     }
 }

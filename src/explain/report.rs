@@ -4,6 +4,7 @@
 
 use super::allocator::{Account, Allocator};
 use super::ast::Program;
+pub use super::autograd::usage::{Autograd, SavedReport};
 use super::eval::{Env, StatementError};
 use super::steps::{Peak, Step, Steps};
 use crate::accounting::{Accounting, account};
@@ -60,6 +61,8 @@ pub struct Report {
     /// The caching allocator's figures when the program stopped (`--device sim` or
     /// `cuda`); None on the CPU.
     pub allocator: Option<Account>,
+    /// What the autograd graph keeps alive when the program stopped (the tracer's schema).
+    pub autograd: Autograd,
     /// The source of the statement starting on each line, for the text report.
     #[serde(skip)]
     pub sources: std::collections::BTreeMap<usize, String>,
@@ -112,6 +115,7 @@ impl Report {
             })
             .collect();
         let error = error.or(read_error);
+        let autograd = env.grad.usage(&live, &|name| acc.storage_of(name));
         let Accounting { storages, totals } = acc;
         Report {
             tensors,
@@ -124,6 +128,7 @@ impl Report {
             warnings: env.warnings(),
             sources: program.line_sources(),
             allocator: allocator.account(),
+            autograd,
             allocator_name: allocator.describe(),
             error: error.map(|e| ErrorReport {
                 statement: e.statement,
@@ -240,6 +245,7 @@ impl Report {
             );
         }
         self.allocator_text(&mut s);
+        self.autograd_text(&mut s);
         if let Some(e) = &self.error {
             let _ = writeln!(
                 s,
@@ -257,6 +263,32 @@ impl Report {
     /// The source of the statement starting on `line` ("" if none).
     fn source(&self, line: usize) -> &str {
         self.sources.get(&line).map_or("", |s| s.as_str())
+    }
+
+    /// The autograd section (when the graph saved anything): the figures, then each saved
+    /// tensor and the storage it is on.
+    fn autograd_text(&self, s: &mut String) {
+        let a = &self.autograd;
+        if a.saved_tensors.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\nautograd: {} tensor(s) saved for backward, {} bytes of distinct storages, {} bytes of them reached by no named tensor",
+            a.saved_tensors.len(),
+            a.saved_storage_bytes,
+            a.graph_only_storage_bytes
+        );
+        for t in &a.saved_tensors {
+            let on = t
+                .storage
+                .map_or("graph only".to_string(), |id| format!("#{id}"));
+            let _ = writeln!(
+                s,
+                "  {:<24} shape {:?} {:>9} bytes  storage {} of {} bytes",
+                t.grad_fn, t.shape, t.bytes, on, t.storage_nbytes
+            );
+        }
     }
 
     /// The allocator section: the figures at the end, then after each statement.

@@ -42,6 +42,10 @@ pub struct Step {
     /// The caching allocator's figures at that moment (`--device sim` or `cuda`); None on
     /// the CPU.
     pub allocator: Option<super::allocator::Account>,
+    /// What the autograd graph keeps alive at that moment; absent when it saves nothing
+    /// (and in the live tracer's steps, which measure the graph only at the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autograd: Option<super::autograd::usage::StepAutograd>,
 }
 
 /// The step after which the unique storage bytes were highest (the first such one).
@@ -107,6 +111,7 @@ impl Steps {
             live_tensors: tensors.len(),
             live_storages: acc.storages.len(),
             allocator,
+            autograd: env.grad.usage(&tensors, &|_| None).step_figures(),
         };
         self.push(step, acc.storages);
     }

@@ -84,6 +84,12 @@ pub enum Value {
     Torch,
     /// The `torch.testing` module.
     Testing,
+    /// `x.grad_fn`: the autograd node that made a tensor.
+    GradFn(Rc<super::autograd::node::Node>),
+    /// `type(v)`: a class, by name.
+    Class(&'static str),
+    /// `torch.no_grad()` (false) / `torch.enable_grad()` (true): a `with` context.
+    GradMode(bool),
 }
 
 /// PyTorch's message for an autograd feature, which stridekit does not model.
@@ -139,6 +145,10 @@ impl Value {
             Value::DType(_) => "torch.dtype",
             Value::MemoryFormat(_) => "torch.memory_format",
             Value::Torch | Value::Testing => "module",
+            Value::GradFn(n) => n.name,
+            Value::Class(_) => "type",
+            Value::GradMode(true) => "enable_grad",
+            Value::GradMode(false) => "no_grad",
         }
     }
 

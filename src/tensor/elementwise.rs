@@ -57,6 +57,18 @@ pub fn op_dtypes(op: ElementOp, inputs: &[Operand]) -> Result<(DType, DType)> {
         _ => inputs,
     };
     let common = result_type(&promoted.iter().map(Operand::promotion).collect::<Vec<_>>());
+    // PyTorch's sub_check, on the operands' own dtypes (a Python bool is a bool operand too);
+    // two bool operands compute in bool and get `ElementOp::check`'s message instead.
+    let is_bool = |o: &Operand| match o {
+        Operand::Tensor(t) => t.dtype() == DType::Bool,
+        Operand::Number(s) => s.category() == crate::dtype::Category::Bool,
+    };
+    if matches!(op, ElementOp::Sub(_)) && common != DType::Bool && promoted.iter().any(is_bool) {
+        return err(
+            ErrorKind::DtypeUnsupported,
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+        );
+    }
     let compute = match op {
         ElementOp::Div | ElementOp::Sqrt | ElementOp::Exp if !common.is_floating() => DType::F32,
         _ => common,

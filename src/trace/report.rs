@@ -14,6 +14,7 @@ use crate::DType;
 use crate::accounting::{Accountable, Accounting, account};
 use crate::error::ErrorKind;
 use crate::explain::Report;
+pub use crate::explain::report::{Autograd, SavedReport};
 use crate::explain::report::{ErrorReport, TensorReport};
 use crate::layout::MemoryFormat;
 use crate::layout::contiguity::is_contiguous_as;
@@ -48,34 +49,10 @@ pub struct ProgramError {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct SavedReport {
-    pub grad_fn: String,
-    pub shape: Vec<i64>,
-    pub strides: Vec<i64>,
-    pub storage_offset: i64,
-    pub itemsize: usize,
-    /// numel x itemsize.
-    pub bytes: u64,
-    pub storage_nbytes: u64,
-    /// The report's storage id when a named tensor is on the same storage; None for a
-    /// storage only the graph keeps.
-    pub storage: Option<usize>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Autograd {
-    pub saved_tensors: Vec<SavedReport>,
-    /// Distinct storages saved for backward by the graph of the live tensors, each once.
-    pub saved_storage_bytes: u64,
-    /// Those of them no named tensor reaches.
-    pub graph_only_storage_bytes: u64,
-}
-
 /// The whole report of a traced run.
 pub struct TraceReport {
+    /// explain's report, its `autograd` section included.
     pub report: Report,
-    pub autograd: Autograd,
     pub error: Option<ProgramError>,
     /// Facts about the run a reader must know (what was not traced, what is not modelled).
     pub notes: Vec<String>,
@@ -173,6 +150,7 @@ impl Session {
                 message: e.message.clone(),
             }),
             allocator: self.allocator_account(),
+            autograd,
             sources,
             allocator_name: if self.simulated() {
                 "simulated cuda:0 (the traced storages replayed into PyTorch's caching allocator policy)"
@@ -182,7 +160,6 @@ impl Session {
         };
         TraceReport {
             report,
-            autograd,
             error,
             notes,
         }
@@ -229,14 +206,10 @@ fn autograd(tensors: &[FinalTensor], saved: &[SavedTensor], acc: &Accounting) ->
 }
 
 impl TraceReport {
-    /// explain's JSON plus `autograd` and `notes`; `error` carries the exception's class.
+    /// explain's JSON plus `notes`; `error` carries the exception's class.
     pub fn to_json(&self) -> Json {
         let mut j = self.report.to_json();
         if let Json::Object(m) = &mut j {
-            m.insert(
-                "autograd".into(),
-                serde_json::to_value(&self.autograd).unwrap_or(Json::Null),
-            );
             m.insert("notes".into(), serde_json::json!(self.notes));
             if let (Some(e), Some(Json::Object(err))) = (&self.error, m.get_mut("error")) {
                 err.insert("class".into(), Json::String(e.class.clone()));
@@ -245,32 +218,12 @@ impl TraceReport {
         j
     }
 
-    /// explain's text, the autograd section and the notes; the error with its class.
+    /// explain's text (its autograd section included) and the notes; the error with its class.
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
         let mut r = self.report.clone();
         r.error = None;
         let mut s = r.to_text();
-        let a = &self.autograd;
-        if !a.saved_tensors.is_empty() {
-            let _ = writeln!(
-                s,
-                "\nautograd: {} tensor(s) saved for backward, {} bytes of distinct storages, {} bytes of them reached by no named tensor",
-                a.saved_tensors.len(),
-                a.saved_storage_bytes,
-                a.graph_only_storage_bytes
-            );
-            for t in &a.saved_tensors {
-                let on = t
-                    .storage
-                    .map_or("graph only".to_string(), |id| format!("#{id}"));
-                let _ = writeln!(
-                    s,
-                    "  {:<24} shape {:?} {:>9} bytes  storage {} of {} bytes",
-                    t.grad_fn, t.shape, t.bytes, on, t.storage_nbytes
-                );
-            }
-        }
         for n in &self.notes {
             let _ = writeln!(s, "\nnote: {n}");
         }

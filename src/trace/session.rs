@@ -211,6 +211,7 @@ impl Session {
             live_tensors: tensors.len(),
             live_storages: acc.storages.len(),
             allocator: self.allocator_account(),
+            autograd: None,
         };
         self.log.push(step, acc.storages);
     }

@@ -1,0 +1,286 @@
+//! The backward formulas (PyTorch's derivatives.yaml) for the ops explain differentiates:
+//! given the gradient of a node's output, the gradients of its inputs, computed with the
+//! crate's own tensor ops on real values.
+
+use super::node::{Input, Saved};
+use crate::dtype::DType;
+use crate::error::{ErrorKind, Result, TensorError};
+use crate::layout::overlap::has_internal_overlap;
+use crate::scalar::Scalar;
+use crate::tensor::arith::ElementOp;
+use crate::tensor::elementwise::Operand;
+use crate::tensor::{Reduction, Tensor};
+
+/// How a node turns its output's gradient into its inputs' gradients.
+#[derive(Debug, Clone)]
+pub enum Formula {
+    /// `self + alpha * other` (`other` may be a number: no second input).
+    Add(Scalar),
+    /// `self - alpha * other`.
+    Sub(Scalar),
+    /// `other - alpha * self` with a number `other` (Python's `2 - x`).
+    Rsub(Scalar),
+    /// `self * other`: saves `other` when `self` needs a gradient and `self` when `other` does.
+    Mul,
+    /// `self / other`: same saves as `Mul`.
+    Div,
+    Neg,
+    /// Saves `result`.
+    Exp,
+    /// Saves `result`.
+    Sqrt,
+    /// `self ** exponent` for a number exponent (and `square`): saves `self`.
+    Pow(Scalar),
+    /// `sum`/`mean` over `dims` (None: every dim); `mean` divides by the count.
+    Reduce {
+        dims: Option<Vec<i64>>,
+        keepdim: bool,
+        mean: bool,
+    },
+    /// A view: the gradient lands on the input's elements the output's elements are;
+    /// `summed` for the views whose PyTorch backward is a sum into zeros (expand, unfold:
+    /// a -0.0 that lands alone becomes 0.0 there).
+    View {
+        summed: bool,
+    },
+    /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
+    Copy,
+}
+
+fn tensor(t: &Tensor) -> Operand {
+    Operand::Tensor(t.clone())
+}
+
+fn binary(op: ElementOp, a: Operand, b: Operand) -> Result<Tensor> {
+    Tensor::elementwise(op, &[a, b])
+}
+
+fn find<'a>(saved: &'a [Saved], role: &str) -> Result<&'a Saved> {
+    saved.iter().find(|s| s.role == role).ok_or_else(|| {
+        TensorError::new(
+            ErrorKind::Other,
+            format!("autograd: the saved '{role}' is missing"),
+        )
+    })
+}
+
+/// A saved tensor as an operand (a wrapped Python number back as the number).
+fn operand(s: &Saved) -> Result<Operand> {
+    if s.wrapped_number {
+        return Ok(Operand::Number(s.tensor.values()?[0]));
+    }
+    Ok(tensor(&s.tensor))
+}
+
+/// `grad` summed over the dims it was broadcast along, back to `sizes`.
+pub fn sum_to(grad: Tensor, sizes: &[i64]) -> Result<Tensor> {
+    let g = grad.sizes().to_vec();
+    if g == sizes {
+        return Ok(grad);
+    }
+    let lead = g.len().saturating_sub(sizes.len());
+    let mut dims: Vec<i64> = (0..lead as i64).collect();
+    for (i, &s) in sizes.iter().enumerate() {
+        if s == 1 && g.get(lead + i).is_some_and(|&d| d != 1) {
+            dims.push((lead + i) as i64);
+        }
+    }
+    let reduced = if dims.is_empty() {
+        grad
+    } else {
+        grad.reduce(Reduction::Sum, Some(&dims), true, None)?
+    };
+    reduced.reshape(sizes)
+}
+
+impl Formula {
+    /// The gradients of the inputs (None where an input needs none) from the output's.
+    pub fn apply(
+        &self,
+        grad: &Tensor,
+        inputs: &[Input],
+        saved: &[Saved],
+    ) -> Result<Vec<Option<Tensor>>> {
+        let wants = |i: usize| inputs.get(i).is_some_and(|x| x.edge.is_some());
+        let size = |i: usize| inputs[i].sizes.clone();
+        let g = tensor(grad);
+        let mut out: Vec<Option<Tensor>> = vec![None; inputs.len()];
+        match self {
+            Formula::Add(alpha) | Formula::Sub(alpha) => {
+                if wants(0) {
+                    out[0] = Some(sum_to(grad.clone(), &size(0))?);
+                }
+                if wants(1) {
+                    let sign = if matches!(self, Formula::Sub(_)) {
+                        -1.0
+                    } else {
+                        1.0
+                    };
+                    let k = scale(*alpha, sign);
+                    let gb = binary(ElementOp::Mul, g.clone(), Operand::Number(k))?;
+                    out[1] = Some(sum_to(gb, &size(1))?);
+                }
+            }
+            Formula::Rsub(alpha) => {
+                let gb = binary(ElementOp::Mul, g, Operand::Number(scale(*alpha, -1.0)))?;
+                out[0] = Some(sum_to(gb, &size(0))?);
+            }
+            Formula::Mul | Formula::Div => {
+                let div = matches!(self, Formula::Div);
+                if wants(0) {
+                    let other = operand(find(saved, "other")?)?;
+                    let op = if div { ElementOp::Div } else { ElementOp::Mul };
+                    out[0] = Some(sum_to(binary(op, g.clone(), other)?, &size(0))?);
+                }
+                if wants(1) {
+                    let this = operand(find(saved, "self")?)?;
+                    let gb = if div {
+                        // -grad * self / (other * other)
+                        let other = operand(find(saved, "other")?)?;
+                        let neg = Tensor::elementwise(ElementOp::Neg, std::slice::from_ref(&g))?;
+                        let num = binary(ElementOp::Mul, tensor(&neg), this)?;
+                        let den = binary(ElementOp::Mul, other.clone(), other)?;
+                        binary(ElementOp::Div, tensor(&num), tensor(&den))?
+                    } else {
+                        binary(ElementOp::Mul, g.clone(), this)?
+                    };
+                    out[1] = Some(sum_to(gb, &size(1))?);
+                }
+            }
+            Formula::Neg => out[0] = Some(Tensor::elementwise(ElementOp::Neg, &[g])?),
+            Formula::Exp => {
+                let r = operand(find(saved, "result")?)?;
+                out[0] = Some(binary(ElementOp::Mul, g, r)?);
+            }
+            Formula::Sqrt => {
+                let r = operand(find(saved, "result")?)?;
+                let twice = binary(ElementOp::Mul, Operand::Number(Scalar::Int(2)), r)?;
+                out[0] = Some(binary(ElementOp::Div, g, tensor(&twice))?);
+            }
+            Formula::Pow(e) => {
+                let this = operand(find(saved, "self")?)?;
+                let d = if e.to_f64() == 0.0 {
+                    binary(ElementOp::Mul, this, Operand::Number(Scalar::Int(0)))?
+                } else {
+                    let less = match *e {
+                        Scalar::Float(f) => Scalar::Float(f - 1.0),
+                        other => Scalar::Int(other.to_int() - 1),
+                    };
+                    let p = binary(ElementOp::Pow, this, Operand::Number(less))?;
+                    binary(ElementOp::Mul, Operand::Number(*e), tensor(&p))?
+                };
+                out[0] = Some(binary(ElementOp::Mul, g, tensor(&d))?);
+            }
+            Formula::Reduce {
+                dims,
+                keepdim,
+                mean,
+            } => {
+                let sizes = size(0);
+                let nd = sizes.len() as i64;
+                let mut shaped = grad.clone();
+                let mut count: i64 = 1;
+                match dims {
+                    Some(ds) if !ds.is_empty() => {
+                        let mut wrapped: Vec<i64> =
+                            ds.iter().map(|&d| if d < 0 { d + nd } else { d }).collect();
+                        wrapped.sort_unstable();
+                        for &d in &wrapped {
+                            count = count.saturating_mul(sizes[d as usize]);
+                            if !keepdim {
+                                shaped = shaped.unsqueeze(d)?;
+                            }
+                        }
+                    }
+                    _ => {
+                        count = sizes.iter().product();
+                        shaped = shaped.reshape(&vec![1; sizes.len()])?;
+                    }
+                }
+                let mut expanded = shaped.expand(&sizes)?;
+                if *mean {
+                    expanded = binary(
+                        ElementOp::Div,
+                        tensor(&expanded),
+                        Operand::Number(Scalar::Int(count)),
+                    )?;
+                }
+                out[0] = Some(expanded);
+            }
+            Formula::View { summed } => out[0] = Some(view_backward(grad, &inputs[0], *summed)?),
+            Formula::Copy => out[0] = Some(grad.reshape(&size(0))?),
+        }
+        // Every gradient in its input's dtype (the engine's cast).
+        for (slot, input) in out.iter_mut().zip(inputs) {
+            if let Some(t) = slot.take() {
+                *slot = Some(cast(t, input.dtype)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn scale(alpha: Scalar, sign: f64) -> Scalar {
+    match alpha {
+        Scalar::Float(f) => Scalar::Float(f * sign),
+        other => Scalar::Int(other.to_int().saturating_mul(sign as i64)),
+    }
+}
+
+fn cast(t: Tensor, dtype: DType) -> Result<Tensor> {
+    if t.dtype() == dtype {
+        return Ok(t);
+    }
+    t.to(Some(dtype), None, false)
+}
+
+/// The storage element each logical element of `layout` is, in row-major order.
+fn element_offsets(layout: &crate::layout::Layout) -> Vec<i64> {
+    let (strides, offset) = (layout.strides(), layout.offset());
+    layout
+        .indices()
+        .map(|idx| {
+            idx.iter().zip(strides).fold(offset, |acc, (i, s)| {
+                acc.saturating_add(i.saturating_mul(*s))
+            })
+        })
+        .collect()
+}
+
+/// A view's backward: each output element's gradient is added to the input element on the
+/// same storage element (summed where the view repeats one: `expand`, overlapping `unfold`).
+fn view_backward(grad: &Tensor, input: &Input, summed: bool) -> Result<Tensor> {
+    let out_layout = grad_view_layout(input);
+    if has_internal_overlap(&input.layout) {
+        return Err(TensorError::new(
+            ErrorKind::Unsupported,
+            "stridekit explain has no derivative for a view of a tensor whose elements overlap",
+        ));
+    }
+    let ins = element_offsets(&input.layout);
+    let outs = element_offsets(out_layout);
+    let lo = ins.iter().chain(&outs).copied().min().unwrap_or(0);
+    let hi = ins.iter().chain(&outs).copied().max().unwrap_or(0);
+    let span = usize::try_from(hi.saturating_sub(lo).saturating_add(1)).unwrap_or(usize::MAX);
+    let mut acc = Vec::new();
+    acc.try_reserve_exact(span).map_err(|_| {
+        TensorError::new(ErrorKind::OutOfMemory, "autograd: a view's gradient buffer")
+    })?;
+    // None until a gradient lands there: the first one is kept as it is (a -0.0 stays -0.0,
+    // as PyTorch's copy into zeros), later ones are added.
+    acc.resize(span, summed.then_some(0.0f64));
+    for (o, v) in outs.iter().zip(grad.values()?) {
+        let slot = &mut acc[(o - lo) as usize];
+        *slot = Some(slot.map_or(v.to_f64(), |a| a + v.to_f64()));
+    }
+    let values: Vec<Scalar> = ins
+        .iter()
+        .map(|o| Scalar::Float(acc[(o - lo) as usize].unwrap_or(0.0)))
+        .collect();
+    Tensor::from_values(&input.sizes, &values, Some(input.dtype))?.placed_on(grad.device())
+}
+
+/// The output layout a view node recorded.
+fn grad_view_layout(input: &Input) -> &crate::layout::Layout {
+    input.view_out.as_ref().unwrap_or(&input.layout)
+}

@@ -1,0 +1,45 @@
+//! src/explain's own structure, measured with the crate's structure checker
+//! (tests/structure/graph.rs): no file over 800 lines, and the import circles inside
+//! src/explain that remain, listed exactly so that a new one fails and a fixed one must be
+//! removed from the list (tests/structure.rs exempts src/explain until the list is empty).
+
+#[allow(dead_code)] // the checker's other helpers serve tests/structure.rs
+#[path = "structure/graph.rs"]
+mod graph;
+
+use graph::{Graph, read_tree};
+
+/// The circles among src/explain's files today (each strongly connected group once, files
+/// in the tree's order), measured on 2026-12-02:
+/// - ast.rs <-> ast/display.rs: the syntax tree's types and their printing (display.rs
+///   reads the types; ast.rs declares it as its child and re-exports it);
+/// - autograd/formula.rs <-> autograd/node.rs: a node holds its formula, the formula reads
+///   the node's inputs and saved tensors;
+/// - the evaluator (builtins, env, eval, exec, indexing, ops, pycalls): eval evaluates
+///   expressions whose calls run ops and builtins, which evaluate their arguments and call
+///   back (a Python lambda's body, say); breaking it needs the op table (issue 21 item 3);
+/// - lexer.rs <-> parse.rs <-> parse/targets.rs: the lexer's errors are the parser's type.
+const KNOWN: &[&str] = &[
+    "explain/ast.rs <-> explain/ast/display.rs",
+    "explain/autograd/formula.rs <-> explain/autograd/node.rs",
+    "explain/builtins.rs <-> explain/env.rs <-> explain/eval.rs <-> explain/exec.rs <-> explain/indexing.rs <-> explain/ops.rs <-> explain/pycalls.rs",
+    "explain/lexer.rs <-> explain/parse.rs <-> explain/parse/targets.rs",
+];
+
+#[test]
+fn explain_has_no_long_file_and_only_the_known_circles() {
+    let tree = read_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+        .expect("src/ reads");
+    for f in tree.iter().filter(|f| f.path.starts_with("explain/")) {
+        let lines = f.text.lines().count();
+        assert!(lines <= 800, "{}: {lines} lines", f.path);
+    }
+    let circles: Vec<String> = Graph::build(&tree)
+        .cycles()
+        .into_iter()
+        .filter(|c| c.iter().any(|p| p.starts_with("explain/")))
+        .map(|c| c.join(" <-> "))
+        .collect();
+    let listed: Vec<String> = KNOWN.iter().map(|s| s.to_string()).collect();
+    assert_eq!(circles, listed, "src/explain's import circles changed");
+}
