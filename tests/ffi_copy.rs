@@ -436,6 +436,40 @@ fn gpu_row_gather_matches_the_cpu_and_reports_bad_indices() {
 }
 
 #[test]
+fn gpu_row_gather_of_empty_rows_reads_only_the_index() {
+    let Some(gpu) = gpu("gpu_row_gather_of_empty_rows_reads_only_the_index") else {
+        return;
+    };
+    // torch.index_select(src, 0, index) with src of shape (5, 0): dst and src have no bytes
+    // (NULL data), the index is on the device and still bounds-checked (-5 <= i < 5).
+    let (sl, dl_, il) = (
+        Layout::contiguous(&[5, 0]),
+        Layout::contiguous(&[3, 0]),
+        Layout::contiguous(&[3]),
+    );
+    for (values, ok) in [
+        ([0i64, 4, -5], true),
+        ([1, 5, 0], false),
+        ([-6, 0, 0], false),
+    ] {
+        let ib: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let ibuf = DeviceBuffer::from_host(&gpu, &ib).unwrap();
+        let (mut a, mut b, mut c) = Default::default();
+        let d = dl(null_mut(), &dl_, DType::F32, &mut a, kDLCUDA);
+        let s = dl(null_mut(), &sl, DType::F32, &mut b, kDLCUDA);
+        let i = dl(ibuf.ptr() as *mut u8, &il, DType::I64, &mut c, kDLCUDA);
+        // SAFETY: the index lies inside its device buffer; dst and src hold no element.
+        let rc = unsafe { stridekit_row_gather(&d, &s, &i, null_mut()) };
+        if ok {
+            assert_eq!(rc, STRIDEKIT_OK, "{values:?}: {}", last_error());
+        } else {
+            assert_eq!(rc, STRIDEKIT_ERR_TENSOR, "{values:?}");
+            assert!(last_error().contains("out of range for tensor of size [5, 0]"));
+        }
+    }
+}
+
+#[test]
 fn gpu_overlapping_ranges_are_staged_or_refused() {
     let Some(gpu) = gpu("gpu_overlapping_ranges_are_staged_or_refused") else {
         return;

@@ -9,7 +9,14 @@
 //! The harness only hands stridekit real memory when the metadata, taken at face value,
 //! lies inside the arena (or wraps the address space, which must be refused before any
 //! access); other cases are planned with no data or run with NULL data, which must be
-//! refused. `STRIDEKIT_FUZZ_CASES` (default 3000) and `STRIDEKIT_FUZZ_SEED` set the run;
+//! refused.
+//!
+//! A quarter of the cases try the allocator and the handles instead
+//! (`ffi_fuzz/alloc_case.rs`): allocators made from hostile device and conf strings, random
+//! malloc/free/record_stream/empty_cache/stats sequences with sizes near the limits and
+//! bad addresses, and made-up handle values given to every function taking one.
+//!
+//! `STRIDEKIT_FUZZ_CASES` (default 3000) and `STRIDEKIT_FUZZ_SEED` set the run;
 //! `scripts/fuzz-ffi` runs a million cases and prints the counts.
 
 use std::collections::BTreeMap;
@@ -22,6 +29,9 @@ use stridekit::ffi::capi::*;
 use stridekit::ffi::dlpack::{DLDataType, DLDevice, DLTensor, kDLCPU, kDLCUDAHost};
 use stridekit::ffi::error::{STRIDEKIT_ERR_INTERNAL, STRIDEKIT_OK};
 use stridekit::ffi::view::dtype_to_dlpack;
+
+#[path = "ffi_fuzz/alloc_case.rs"]
+mod alloc_case;
 
 const ARENA: usize = 4096;
 /// A call taking longer than this is a hang (the bounded work is microseconds).
@@ -605,10 +615,11 @@ fn hostile_metadata_never_crashes_and_accepted_calls_are_exact() {
     for case in 0..cases {
         let mut r = Rng(seed ^ case.wrapping_mul(0x2545_f491_4f6c_dd1d));
         tally.cases += 1;
-        if r.chance(75) {
-            copy_case(&mut r, &mut tally, &mut arena);
-        } else {
-            gather_case(&mut r, &mut tally, &mut arena);
+        match r.below(100) {
+            0..=64 => copy_case(&mut r, &mut tally, &mut arena),
+            65..=84 => gather_case(&mut r, &mut tally, &mut arena),
+            85..=94 => alloc_case::alloc_case(&mut r, &mut tally),
+            _ => alloc_case::handle_case(&mut r, &mut tally),
         }
     }
     let dt = t0.elapsed();

@@ -412,3 +412,38 @@ fn row_gather_refuses_overlapping_rows_and_takes_empty_ones() {
     assert_eq!(rc, STRIDEKIT_ERR_TENSOR);
     assert!(last_error().contains("self indexing axis dim should be positive"));
 }
+
+#[test]
+fn layouts_whose_sizes_overflow_saturate_instead_of_wrapping() {
+    // The Rust API's (and explain's) size arithmetic: what the C ABI refuses at its border
+    // can still be built inside (as_strided, expand); it must not wrap or panic.
+    use stridekit::Layout;
+    use stridekit::layout::view::{as_strided, required_storage_bytes};
+    let wide = Layout::new(&[1 << 62, 3], &[0, 1], 0).unwrap();
+    assert_eq!(wide.numel(), i64::MAX);
+    assert_eq!(
+        Layout::new(&[1 << 62, 4, 0], &[0, 0, 1], 0)
+            .unwrap()
+            .numel(),
+        0
+    );
+    assert_eq!(
+        required_storage_bytes(&Layout::contiguous(&[1 << 62, 3]), 4),
+        i64::MAX
+    );
+    let far = Layout::new(&[1 << 62], &[1 << 62], 0).unwrap();
+    assert_eq!(required_storage_bytes(&far, 4), i64::MAX);
+    let e = as_strided(&[1 << 62], &[1 << 62], 0, 4, 40).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Storage size calculation overflowed"),
+        "{e}"
+    );
+    let e = as_strided(&[2], &[1], i64::MAX - 1, 4, 40).unwrap_err();
+    assert!(e.to_string().contains("overflowed"), "{e}");
+    // Within range nothing changes.
+    assert_eq!(
+        required_storage_bytes(&Layout::new(&[3, 4], &[1, 3], 2).unwrap(), 4),
+        56
+    );
+}

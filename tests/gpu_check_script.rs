@@ -149,6 +149,7 @@ fn all_runs_every_step_under_its_budget_and_summarises() {
     write(&bin.join("alloc_cuda"), &sh(&libtest(1, None)), 0o644);
     write(&bin.join("gpu_memory"), &sh(&libtest(1, None)), 0o644);
     write(&bin.join("ffi_copy"), &sh(&libtest(4, None)), 0o644);
+    write(&bin.join("ffi_threads"), &sh(&libtest(1, None)), 0o644);
     write(&bin.join("explain_device"), &sh(&libtest(3, None)), 0o644);
     // explain prints the same on both devices; alloc replay records two addresses and
     // varies only in its speed; bench streams one record, then overruns the budget: it is
@@ -243,6 +244,8 @@ exit $rc
     assert_eq!(row("bench-quick")[1], "TIMEOUT");
     assert_eq!(row("gpu-memory")[1], "ok");
     assert_eq!(row("memcheck-ffi")[4..], ["4", "0", "2"]);
+    assert_eq!(row("ffi-threads-gpu")[1..2], ["ok"]);
+    assert_eq!(row("ffi-threads-gpu")[3..], ["1", "0", "-"]);
     for later in [
         "bench-gpu",
         "transfers",
@@ -262,7 +265,7 @@ exit $rc
     assert_eq!(
         lines[n - 5..],
         [
-            "tests: 31 passed, 1 failed (running_a_plan_again_does_not_allocate)",
+            "tests: 32 passed, 1 failed (running_a_plan_again_does_not_allocate)",
             "sanitizer errors: 8 (reported by memcheck-kernels, racecheck-tiles, memcheck-elementwise, memcheck-alloc, memcheck-ffi)",
             "bench: 1/1 cases verified, worst % of memcpy - [bench-quick.jsonl (the run was cut short)]",
             "NVML fields present: power_w_mean 0/1, energy_j 0/1, sm_mhz_mean 0/1, mem_mhz_mean 0/1, throttle_reasons 0/1, ecc_uncorrected_before 0/1, pcie_link_gen 0/1, power_violation_ms_before 0/1",

@@ -16,10 +16,9 @@ use stridekit::ffi::dlpack::{
     DLManagedTensor, DLManagedTensorVersioned, DLPACK_FLAG_BITMASK_IS_COPIED, DLPackVersion,
     DLTensor,
 };
-use stridekit::ffi::view::{device_to_dlpack, dtype_to_dlpack};
+use stridekit::ffi::view::{device_to_dlpack, dtype_to_dlpack, span_bytes};
 use stridekit::ffi::{CopyOp, RawView};
 use stridekit::layout::contiguity::strides_for_copy;
-use stridekit::layout::view::required_storage_bytes;
 use stridekit::{Device, Layout, MemoryFormat, Storage, Tensor};
 
 use crate::dlpack_in::{Imported, LEGACY, VERSIONED};
@@ -332,7 +331,16 @@ fn contiguous_impl(
     let v = &src.view;
     let strides = strides_for_copy(v.layout.sizes(), v.layout.strides(), format).map_err(py_err)?;
     let layout = Layout::new(v.layout.sizes(), &strides, 0).map_err(py_err)?;
-    let nbytes = required_storage_bytes(&layout, v.dtype.itemsize()) as usize;
+    // The source's extent may be tiny (stride 0) while the dense output is not: its size is
+    // computed with checked arithmetic (a wrapped size would be a too-small buffer).
+    let nbytes = span_bytes(&layout, v.dtype.itemsize()).ok_or_else(|| {
+        py_err(format!(
+            "x: a dense copy of shape {:?} ({}) holds more bytes than an int64 counts \
+             (storage size calculation overflowed)",
+            v.layout.sizes(),
+            v.dtype
+        ))
+    })?;
     let storage = match v.device {
         // PyTorch raises a RuntimeError for this; Python's own type for it is MemoryError.
         Device::Cpu => Storage::zeroed(nbytes)

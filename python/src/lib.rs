@@ -223,19 +223,31 @@ fn torch_stats(py: Python<'_>, device: i32) -> PyResult<Option<Bound<'_, PyAny>>
 /// --
 ///
 /// Sets how many threads stridekit's CPU copies use (as `torch.set_num_threads`); 0 goes
-/// back to `STRIDEKIT_NUM_THREADS`, else the cores available.
+/// back to `STRIDEKIT_NUM_THREADS`, else the cores available. At most 1024 (the pool starts
+/// every thread it is given: a count from elsewhere must not start a million).
 #[pyfunction]
-fn set_num_threads(n: usize) {
-    stridekit::backend::cpu::set_num_threads(n);
+fn set_num_threads(n: usize) -> PyResult<()> {
+    guarded(|| {
+        if n > MAX_NUM_THREADS {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "set_num_threads({n}): at most {MAX_NUM_THREADS} threads"
+            )));
+        }
+        stridekit::backend::cpu::set_num_threads(n);
+        Ok(())
+    })
 }
+
+/// The largest thread count `set_num_threads` accepts.
+const MAX_NUM_THREADS: usize = 1024;
 
 /// get_num_threads()
 /// --
 ///
 /// The number of threads stridekit's CPU copies use.
 #[pyfunction]
-fn get_num_threads() -> usize {
-    stridekit::backend::cpu::num_threads()
+fn get_num_threads() -> PyResult<usize> {
+    guarded(|| Ok(stridekit::backend::cpu::num_threads()))
 }
 
 /// The native module.

@@ -3,7 +3,6 @@ the Python snippets of docs/embedding.md, and the CUDA paths (skipped without a 
 STRIDEKIT_REQUIRE_GPU=1): copies with CUDA tensors on the default and on an external
 stream, contiguous() on CUDA, and the pluggable allocator's fail-clean behaviour."""
 
-import ctypes
 import pathlib
 import re
 import subprocess
@@ -14,63 +13,27 @@ import pytest
 import torch
 
 import stridekit
+from conftest import c_abi, dl_numpy
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EMBEDDING = ROOT / "docs" / "embedding.md"
 
 
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-def lib():
-    so = ctypes.CDLL(stridekit.library_path())
-    so.stridekit_copy.argtypes = [ctypes.POINTER(DLTensor), ctypes.POINTER(DLTensor), ctypes.c_void_p]
-    so.stridekit_last_error.restype = ctypes.c_char_p
-    so.stridekit_torch_malloc.restype = ctypes.c_void_p
-    so.stridekit_torch_malloc.argtypes = [ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
-    return so
-
-
-def dl(a: np.ndarray, keep: list) -> DLTensor:
-    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-    strides = (ctypes.c_int64 * a.ndim)(*(s // a.itemsize for s in a.strides))
-    keep += [shape, strides]
-    code = {"f": 2, "i": 0, "u": 1, "b": 6}[a.dtype.kind]
-    return DLTensor(a.ctypes.data, DLDevice(1, 0), a.ndim, DLDataType(code, a.itemsize * 8, 1), shape, strides, 0)
-
-
 def test_the_c_abi_through_ctypes():
-    so, keep = lib(), []
+    so, keep = c_abi(), []
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     y = np.zeros((3, 4), dtype=np.float16)
-    assert so.stridekit_copy(dl(y, keep), dl(x.T, keep), None) == 0
+    assert so.stridekit_copy(dl_numpy(y, keep), dl_numpy(x.T, keep), None) == 0
     np.testing.assert_array_equal(y, x.T.astype(np.float16))
     bad = np.zeros((3, 5), dtype=np.float32)
-    assert so.stridekit_copy(dl(bad, keep), dl(x.T, keep), None) == 2  # STRIDEKIT_ERR_TENSOR
+    assert so.stridekit_copy(dl_numpy(bad, keep), dl_numpy(x.T, keep), None) == 2  # STRIDEKIT_ERR_TENSOR
     assert b"must match the size of tensor b" in so.stridekit_last_error()
 
 
 def test_pluggable_allocator_fails_cleanly_without_a_gpu():
     if torch.cuda.is_available():
         pytest.skip("a GPU is present: scripts/torch_pluggable_check.py covers it")
-    so = lib()
+    so = c_abi()
     assert so.stridekit_torch_malloc(1024, 0, None) is None
     assert b"libcuda" in so.stridekit_last_error()
     assert stridekit.torch_stats(0) is None

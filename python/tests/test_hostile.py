@@ -12,28 +12,7 @@ import pytest
 import torch
 
 import stridekit
-
-c_int64_p = ctypes.POINTER(ctypes.c_int64)
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", c_int64_p),
-        ("strides", c_int64_p),
-        ("byte_offset", ctypes.c_uint64),
-    ]
+from conftest import DLDataType, DLDevice, DLTensor, c_int64_p
 
 
 class DLPackVersion(ctypes.Structure):
@@ -212,3 +191,170 @@ def test_random_hostile_metadata_raises_cleanly_and_accepted_copies_are_exact():
                 assert 0 in shape, (shape, strides, offset)
         assert p.deleted == 1, (shape, strides, offset)
     assert accepted > 50
+
+
+def _face_strides(shape, strides):
+    """The strides a DLTensor means (NULL: row-major), for the reference."""
+    if strides is not None:
+        return list(strides)
+    st, acc = [], 1
+    for n in reversed(shape):
+        st.insert(0, acc)
+        acc *= max(n, 1)
+    return st
+
+
+def test_contiguous_of_a_broadcast_too_large_to_hold_is_an_error_not_a_wrapped_size():
+    # Four bytes of source (stride 0) whose dense copy needs 2^63 bytes: the output's size
+    # must not wrap (a wrapped size is a too-small buffer the copy would then overrun).
+    p = Producer([2 ** 61], [0])
+    with pytest.raises(stridekit.StridekitError, match="overflowed") as e:
+        stridekit.contiguous(p)
+    assert "internal error" not in str(e.value)
+    assert p.deleted == 1
+    p = Producer([2 ** 20, 2 ** 30], [0, 0])
+    with pytest.raises((MemoryError, stridekit.StridekitError)):
+        stridekit.contiguous(p)
+    assert p.deleted == 1
+
+
+def test_random_hostile_sources_of_contiguous_are_exact_or_refused():
+    r = random.Random(1818)
+    accepted = 0
+    for _ in range(300):
+        ndim = r.choice([0, 1, 2, 2, 3, 4])
+        shape = [_hostile_int(r, 4) for _ in range(ndim)]
+        strides = None if r.random() < 0.3 else [_hostile_int(r, 9) for _ in range(ndim)]
+        offset = r.choice([0, 4, 8, 2, 2 ** 64 - 4, r.randint(0, 16) * 4])
+        fmt = r.choice([None, "contiguous", "preserve", "channels_last"])
+        sane = all(s >= 0 for s in shape) and (strides is None or all(s >= 0 for s in strides))
+        st = _face_strides(shape, strides) if sane else None
+        inside = sane and offset % 4 == 0 and (
+            0 in shape or offset + (1 + sum((n - 1) * s for n, s in zip(shape, st))) * 4 <= 256)
+        p = Producer(shape or [1], strides, ndim=ndim, byte_offset=offset, null_data=not inside)
+        try:
+            a = stridekit.contiguous(p, memory_format=fmt)
+        except (stridekit.StridekitError, BufferError, ValueError, MemoryError):
+            pass
+        else:
+            assert inside or 0 in shape, (shape, strides, offset)
+            if inside and 0 not in shape:
+                src = torch.frombuffer(bytearray(p.buf), dtype=torch.float32)
+                want = src.as_strided(shape, st, offset // 4)
+                got = torch.from_dlpack(a)
+                assert list(got.shape) == shape and torch.equal(got, want), (shape, strides)
+                accepted += 1
+        assert p.deleted == 1, (shape, strides, offset)
+    assert accepted > 30
+
+
+def test_random_hostile_destinations_are_written_exactly_or_refused():
+    # The producer is the destination: a writable import whose metadata is the attack.
+    r = random.Random(1819)
+    accepted = refused_overlap = 0
+    for _ in range(400):
+        ndim = r.choice([1, 1, 2, 2, 3])
+        shape = [_hostile_int(r, 4) for _ in range(ndim)]
+        strides = None if r.random() < 0.2 else [_hostile_int(r, 6) for _ in range(ndim)]
+        offset = r.choice([0, 4, 12, 2, 2 ** 64 - 4, r.randint(0, 8) * 4])
+        sane = all(s >= 0 for s in shape) and (strides is None or all(s >= 0 for s in strides))
+        st = _face_strides(shape, strides) if sane else None
+        inside = sane and offset % 4 == 0 and all(n <= 64 for n in shape) and (
+            0 in shape or offset + (1 + sum((n - 1) * s for n, s in zip(shape, st))) * 4 <= 256)
+        p = Producer(shape or [1], strides, ndim=ndim, byte_offset=offset, null_data=not inside)
+        src = torch.arange(1, 1 + (r.randint(1, 4) if not inside else 1), dtype=torch.float32)
+        if inside:
+            src = torch.randn(shape, generator=torch.Generator().manual_seed(len(shape)))
+        before = bytes(p.buf)
+        try:
+            stridekit.copy_(p, src)
+        except (stridekit.StridekitError, BufferError) as e:
+            assert bytes(p.buf) == before, "a refused copy wrote"
+            refused_overlap += "single memory location" in str(e)
+        else:
+            assert inside or 0 in shape, (shape, strides, offset)
+            want = torch.frombuffer(bytearray(before), dtype=torch.float32)
+            if 0 not in shape:
+                want.as_strided(shape, st, offset // 4).copy_(src)
+            assert bytes(p.buf) == want.numpy().tobytes(), (shape, strides, offset)
+            accepted += 1
+        assert p.deleted == 1, (shape, strides, offset)
+    assert accepted > 30 and refused_overlap > 5
+
+
+@pytest.mark.parametrize("stream", [-1, 2 ** 80, "x", object(), 1.5])
+def test_hostile_stream_arguments_raise_ordinary_exceptions(stream):
+    with pytest.raises(Exception) as e:  # never a BaseException such as PanicException
+        stridekit.copy_(torch.zeros(3), torch.ones(3), stream=stream)
+    assert not isinstance(e.value, stridekit.StridekitError) or "internal" not in str(e.value)
+    with pytest.raises(Exception):
+        stridekit.contiguous(torch.ones(3), stream=stream)
+
+
+def test_hostile_thread_counts_are_refused():
+    with pytest.raises(ValueError, match="at most 1024"):
+        stridekit.set_num_threads(10 ** 6)
+    with pytest.raises(OverflowError):
+        stridekit.set_num_threads(-1)
+    with pytest.raises(OverflowError):
+        stridekit.set_num_threads(2 ** 70)
+    assert stridekit.get_num_threads() >= 1
+
+
+def test_hostile_dlpack_export_requests_raise_ordinary_exceptions():
+    a = stridekit.contiguous(torch.arange(6.0).view(2, 3).t())
+    with pytest.raises(OverflowError):
+        a.__dlpack__(max_version=(2 ** 40, 0))
+    with pytest.raises(BufferError, match="own device"):
+        a.__dlpack__(dl_device=(2, 7))
+    with pytest.raises(TypeError):
+        a.__dlpack__(max_version="1.0")
+    # A CPU array ignores the stream; a future major version gets the newest it knows.
+    assert torch.equal(torch.from_dlpack(a), torch.arange(6.0).view(2, 3).t())
+    cap = a.__dlpack__(max_version=(7, 3), stream=2 ** 62)
+    assert '"dltensor_versioned"' in repr(cap)
+    del cap
+    exported, deleted = stridekit._stridekit._export_counts()
+    assert exported == deleted
+
+
+class _Odd:
+    """A producer that misbehaves in `how`."""
+
+    def __init__(self, how):
+        self.how = how
+
+    def __dlpack_device__(self):
+        return "cpu" if self.how == "device" else (1, 0)
+
+    def __dlpack__(self, stream=None, max_version=None, copy=None):
+        if self.how == "raises":
+            raise RuntimeError("producer failed")
+        if self.how == "not a capsule":
+            return 42
+        if self.how == "used capsule":
+            cap = torch.ones(3).__dlpack__()
+            torch.from_dlpack(cap)  # consumed: renamed to used_dltensor
+            return cap
+        return torch.ones(3).__dlpack__()
+
+
+@pytest.mark.parametrize("how", ["raises", "not a capsule", "used capsule", "device"])
+def test_misbehaving_producers_raise_ordinary_exceptions(how):
+    for call in (lambda: stridekit.copy_(torch.zeros(3), _Odd(how)),
+                 lambda: stridekit.copy_(_Odd(how), torch.zeros(3)),
+                 lambda: stridekit.contiguous(_Odd(how))):
+        with pytest.raises(Exception) as e:
+            call()
+        assert "internal error" not in str(e.value)
+
+
+@pytest.mark.parametrize("program", [
+    "x = torch.arange(10).as_strided((2**62,), (2**62,))",
+    "x = torch.zeros(3).expand(2**62, 3).contiguous()",
+    "x = torch.zeros(2**62)",
+])
+def test_explain_reports_sizes_that_overflow_as_errors_not_panics(program):
+    report = stridekit.explain(program)
+    assert report["error"] is not None, report
+    assert "internal error" not in report["error"]["message"]

@@ -18,6 +18,10 @@ use super::error::{FfiError, FfiResult};
 /// allocated is touched).
 pub const DEFAULT_SIM_CAPACITY: u64 = 4 << 30;
 
+/// The largest `"sim:BYTES"` capacity: 256 TiB, more than a host's address space holds (the
+/// policy's arithmetic on the device's total stays far from the integer limits).
+const MAX_SIM_CAPACITY: u64 = 1 << 48;
+
 /// What the handle needs of a [`CachingAllocator`], whatever its device.
 trait Pool: Send + Sync {
     fn malloc(&self, size: u64, stream: StreamId) -> AllocResult<BlockHandle>;
@@ -118,6 +122,12 @@ impl Allocator {
         };
         let pool: Box<dyn Pool> = match device {
             AllocDevice::Cuda(n) => Box::new(CachingAllocator::new(CudaDevice::new(n)?, cfg)?),
+            AllocDevice::Sim(cap) if cap > MAX_SIM_CAPACITY => {
+                return Err(FfiError::invalid(format!(
+                    "allocator device sim:{cap}: a simulated device holds at most \
+                     {MAX_SIM_CAPACITY} bytes (256 TiB)"
+                )));
+            }
             AllocDevice::Sim(cap) => Box::new(CachingAllocator::new(HostDevice::new(cap), cfg)?),
         };
         Ok(Allocator {
@@ -228,6 +238,12 @@ mod tests {
         let e = "gpu".parse::<AllocDevice>().unwrap_err();
         assert!(e.message.starts_with("allocator device 'gpu'"), "{e}");
         assert!("sim:lots".parse::<AllocDevice>().is_err());
+        // Parsed, but larger than any host: refused when the allocator is made.
+        let e = Allocator::new("sim:99999999999999999999999".parse().unwrap(), Some(""))
+            .err()
+            .unwrap();
+        assert!(e.message.contains("at most 281474976710656 bytes"), "{e}");
+        assert!(Allocator::new(AllocDevice::Sim(MAX_SIM_CAPACITY), Some("")).is_ok());
     }
 
     #[test]

@@ -219,8 +219,9 @@ impl RawView {
     }
 }
 
-/// The bytes a layout at offset 0 spans, or None when that overflows.
-fn span_bytes(layout: &Layout, itemsize: usize) -> Option<usize> {
+/// The bytes a layout at offset 0 spans (0 for an empty one), or None when that does not
+/// fit an int64 (checked arithmetic: the same answer in debug and release).
+pub fn span_bytes(layout: &Layout, itemsize: usize) -> Option<usize> {
     if layout.sizes().contains(&0) {
         return Some(0);
     }

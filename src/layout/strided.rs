@@ -87,8 +87,17 @@ impl Layout {
         self.sizes.len()
     }
 
+    /// The element count; saturates at `i64::MAX` (more than any storage holds) when the
+    /// product of the sizes overflows, so that a hostile shape is refused by the size
+    /// checks after it instead of wrapping (or panicking in debug builds).
     pub fn numel(&self) -> i64 {
-        self.sizes.iter().product()
+        if self.sizes.contains(&0) {
+            return 0;
+        }
+        self.sizes
+            .iter()
+            .try_fold(1i64, |acc, &n| acc.checked_mul(n))
+            .unwrap_or(i64::MAX)
     }
 
     /// Storage element addressed by a logical index (one entry per dimension).

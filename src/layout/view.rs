@@ -546,18 +546,18 @@ pub fn unfold(l: &Layout, dim: i64, size: i64, step: i64) -> Result<Layout> {
 }
 
 /// Bytes a layout needs from its storage start: PyTorch's `computeStorageNbytes` plus the
-/// offset (0 for an empty layout, which fits any storage).
+/// offset (0 for an empty layout, which fits any storage). Saturates at `i64::MAX` (more
+/// than any storage holds, so the caller's size check refuses it) where the arithmetic
+/// overflows: the same answer in debug and release builds.
 pub fn required_storage_bytes(l: &Layout, itemsize: usize) -> i64 {
     if l.numel() == 0 {
         return 0;
     }
-    let span: i64 = 1 + l
-        .sizes()
-        .iter()
-        .zip(l.strides())
-        .map(|(n, s)| (n - 1) * s)
-        .sum::<i64>();
-    (span + l.offset()) * itemsize as i64
+    let span = l.sizes().iter().zip(l.strides()).fold(1i64, |acc, (n, s)| {
+        acc.saturating_add((n - 1).saturating_mul(*s))
+    });
+    span.saturating_add(l.offset())
+        .saturating_mul(itemsize as i64)
 }
 
 /// `x.as_strided(size, stride, storage_offset)`, checked against the storage's size.
@@ -601,6 +601,16 @@ pub fn as_strided(
     }
     let l = Layout::new(sizes, strides, offset)?;
     let needed = required_storage_bytes(&l, itemsize);
+    if needed == i64::MAX {
+        return err(
+            ErrorKind::InvalidShape,
+            format!(
+                "Storage size calculation overflowed with sizes={} and strides={}",
+                fmt_dims(sizes),
+                fmt_dims(strides)
+            ),
+        );
+    }
     if needed > storage_nbytes as i64 {
         return err(
             ErrorKind::OutOfBoundsStorage,
