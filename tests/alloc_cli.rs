@@ -107,3 +107,36 @@ fn small_capacity_reports_ooms_without_failing() {
     assert_eq!(parse_bytes("80G").unwrap(), 80_000_000_000);
     assert!(parse_bytes("12 parsecs").is_err());
 }
+
+#[test]
+fn capacity_beyond_any_device_is_refused_by_name() {
+    // 2^64 - 1 bytes once overflowed the expandable reservation's size (capacity + 1/8).
+    for (cmd, conf) in [("replay", "expandable_segments:True"), ("tune", "")] {
+        let mut args = vec!["alloc", cmd, "--capacity", "18446744073709551615"];
+        let trace = data("trace_training.csv");
+        args.push(&trace);
+        if !conf.is_empty() {
+            args.extend(["--conf", conf]);
+        }
+        let cli = Cli::try_parse_from(&args).unwrap();
+        let m = run(cli.cmd).unwrap_err().to_string();
+        assert!(
+            m.contains("--capacity") && m.contains("256 TiB"),
+            "{cmd}: {m}"
+        );
+    }
+    // The bound itself is accepted.
+    let trace = data("trace_training.csv");
+    let cli = Cli::try_parse_from([
+        "alloc",
+        "replay",
+        &trace,
+        "--capacity",
+        "281474976710656",
+        "--conf",
+        "expandable_segments:True",
+        "--json",
+    ])
+    .unwrap();
+    run(cli.cmd).unwrap();
+}

@@ -264,9 +264,23 @@ fn mib(v: i64) -> String {
     format!("{:.1}", v as f64 / 1048576.0)
 }
 
+/// The largest simulated device `--capacity` accepts: 256 TiB, far above any GPU, and low
+/// enough that the allocator's reservations (capacity plus an eighth, in pages) cannot
+/// overflow an address (the C ABI's allocator has the same bound).
+const MAX_CAPACITY: u64 = 1 << 48;
+
 fn capacity_or_h200(capacity: Option<&str>) -> AllocResult<u64> {
     match capacity {
-        Some(c) => parse_bytes(c),
+        Some(c) => {
+            let bytes = parse_bytes(c)?;
+            if bytes > MAX_CAPACITY {
+                return Err(AllocError::Usage(format!(
+                    "--capacity: '{c}' is over the simulated device's limit of \
+                     {MAX_CAPACITY} bytes (256 TiB)"
+                )));
+            }
+            Ok(bytes)
+        }
         None => Ok(H200_CAPACITY),
     }
 }

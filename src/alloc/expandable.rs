@@ -45,8 +45,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             PoolKind::Large if self.cfg.is_stridekit() => GRANULE,
             PoolKind::Large => K_LARGE_BUFFER,
         };
-        let space = self.device_total + self.device_total / 8;
-        let max_pages = space.div_ceil(page).max(1);
+        // Saturating and clamped: a huge device total (a caller's simulated capacity) makes
+        // the largest reservation that fits an address, never an overflow.
+        let space = self.device_total.saturating_add(self.device_total / 8);
+        let max_pages = space.div_ceil(page).clamp(1, u64::MAX / page);
         let base = self.dev.reserve(page * max_pages, page)?;
         let seg = ExpandableSegment {
             base,
