@@ -273,7 +273,8 @@ impl RawDevice for SimulatedDevice {
             None => {
                 let align = align.max(SIM_ALIGN);
                 let a = self.next_addr.div_ceil(align) * align;
-                self.next_addr = a.saturating_add(size.div_ceil(SIM_ALIGN).saturating_mul(SIM_ALIGN));
+                self.next_addr =
+                    a.saturating_add(size.div_ceil(SIM_ALIGN).saturating_mul(SIM_ALIGN));
                 a
             }
         };
