@@ -589,27 +589,24 @@ pub fn as_strided(
             format!("Tensor: invalid storage offset {offset}"),
         );
     }
-    if sizes.iter().any(|&s| s < 0) {
-        return err(
+    // PyTorch's message for a negative size and for a size past int64.
+    let overflowed = || {
+        err(
             ErrorKind::InvalidShape,
             format!(
                 "Storage size calculation overflowed with sizes={} and strides={}",
                 fmt_dims(sizes),
                 fmt_dims(strides)
             ),
-        );
+        )
+    };
+    if sizes.iter().any(|&s| s < 0) {
+        return overflowed();
     }
     let l = Layout::new(sizes, strides, offset)?;
     let needed = required_storage_bytes(&l, itemsize);
     if needed == i64::MAX {
-        return err(
-            ErrorKind::InvalidShape,
-            format!(
-                "Storage size calculation overflowed with sizes={} and strides={}",
-                fmt_dims(sizes),
-                fmt_dims(strides)
-            ),
-        );
+        return overflowed();
     }
     if needed > storage_nbytes as i64 {
         return err(
