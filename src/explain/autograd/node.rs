@@ -107,6 +107,22 @@ pub fn legacy_type_name(t: &Tensor) -> String {
 }
 
 impl Node {
+    /// A node that has released nothing yet.
+    pub fn new(
+        name: &'static str,
+        formula: Formula,
+        inputs: Vec<Input>,
+        saved: Vec<Saved>,
+    ) -> Node {
+        Node {
+            name,
+            formula,
+            inputs,
+            saved: RefCell::new(saved),
+            released: Cell::new(false),
+        }
+    }
+
     /// The saved tensors for one backward, each checked against its version (PyTorch's
     /// `SavedVariable::unpack` and its message).
     pub fn unpack(&self) -> Result<Vec<Saved>> {

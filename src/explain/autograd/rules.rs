@@ -9,7 +9,6 @@ use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::scalar::Scalar;
 use crate::tensor::Tensor;
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// An operand of an op: a tensor or a Python number.
@@ -204,13 +203,7 @@ pub fn node_for(state: &State, name: &str, call: &Call, result: &Tensor) -> Resu
         "reshape" | "flatten" | "reshape_as" | "ravel" => ("UnsafeViewBackward0", Formula::Copy),
         _ => return Err(no_derivative(&format!("`{name}`"))),
     };
-    Ok(Node {
-        name: node,
-        formula,
-        inputs,
-        saved: RefCell::new(saved),
-        released: Cell::new(false),
-    })
+    Ok(Node::new(node, formula, inputs, saved))
 }
 
 /// Makes the node an in-place op `name` (`add_`, ...) records for `call.this`, whose edge
@@ -243,13 +236,7 @@ pub fn inplace_node(state: &State, name: &str, call: &Call, old: Option<Edge>) -
         }
         _ => return Err(no_derivative(&format!("the in-place `{name}`"))),
     };
-    Ok(Node {
-        name: node,
-        formula,
-        inputs,
-        saved: RefCell::new(saved),
-        released: Cell::new(false),
-    })
+    Ok(Node::new(node, formula, inputs, saved))
 }
 
 /// Records `node` as the maker of `t`.
