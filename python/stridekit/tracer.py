@@ -136,7 +136,8 @@ class Tracer:
         self._error = None
         self._result = None
         self._threads_warned = False
-        self._scalar_setitem = 0
+        # One entry per `x[index] = number` running: whether its number is still to be wrapped.
+        self._scalar_setitem = []
         self._opt_depth = 0
         # --device cuda: (line, torch.cuda.memory_stats() figures) after every step.
         self._measured: list[tuple[int, dict]] = []
@@ -183,9 +184,11 @@ class Tracer:
             weakref.finalize(st, self._storage_gone, sid, k)
             return
         k = self._key(st)
-        if op_name == "aten::lift_fresh" and self._scalar_setitem:
-            # `x[i] = 3.0` wraps the number into a tensor; for a CUDA `x` PyTorch makes it
-            # on the host (python_variable_indexing.cpp), so it is no CUDA request.
+        if op_name == "aten::lift_fresh" and self._scalar_setitem and self._scalar_setitem[-1]:
+            # `x[i] = 3.0` wraps the number into a tensor first; for a CUDA `x` PyTorch makes
+            # it on the host (python_variable_indexing.cpp), so it is no CUDA request. The
+            # index tensors a list index makes after it are on the device.
+            self._scalar_setitem[-1] = False
             op_name = None
         # An optimizer's `torch.tensor` step counters stay on the host for a CUDA model
         # (not capturable, not fused), as record_model_traces.py marks them.
@@ -474,11 +477,11 @@ class Tracer:
 
         def __setitem__(t, index, value):
             if isinstance(value, (int, float, bool, complex)):
-                tracer._scalar_setitem += 1
+                tracer._scalar_setitem.append(True)
                 try:
                     return orig_setitem(t, index, value)
                 finally:
-                    tracer._scalar_setitem -= 1
+                    tracer._scalar_setitem.pop()
             return orig_setitem(t, index, value)
 
         torch.Tensor.__setitem__ = __setitem__
