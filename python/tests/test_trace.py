@@ -335,18 +335,6 @@ def _trace_golden(tmp_path, program, device):
     return t.to_json()
 
 
-# Golden programs the tracer runs differently from PyTorch itself: under its
-# saved_tensors_hooks PyTorch does not check saved tensors' versions (SavedVariable::unpack
-# checks them only without hooks), so these run on past the version-counter error that
-# PyTorch and explain raise at backward.
-_TRACER_SKIPS_VERSION_CHECK = {
-    "ag_fence3_whole",
-    "ag_version_error_saved_output",
-    "ag_version_error_saved_leaf_no_grad",
-    "ag_version_error_catch",
-}
-
-
 def test_every_golden_program_matches_explain_on_the_cpu(tmp_path):
     bad = []
     for r in _golden_rows():
@@ -361,7 +349,9 @@ def test_every_golden_program_matches_explain_on_the_cpu(tmp_path):
         ge, ee = got["error"], exp["error"]
         if (ge is None) != (ee is None) or (ge and (ge["statement"], ge["line"], ge["col"]) != (ee["statement"], ee["line"], ee["col"])):
             bad.append((r["name"], "error"))
-    assert {name for name, _ in bad} == _TRACER_SKIPS_VERSION_CHECK, bad
+    # (The four version-error programs agree too: trace_saved.py keeps PyTorch's version
+    # check under the tracer's saved-tensor hooks.)
+    assert bad == []
 
 
 def test_golden_programs_sim_allocator_figures(tmp_path):
