@@ -286,6 +286,14 @@ def test_scalar_setitem_is_no_cuda_request(tmp_path):
     assert steps[-1]["allocator"]["allocated_bytes.all.peak"] == 512
 
 
+def test_scalar_setitem_with_a_list_index_makes_the_index_on_the_device(tmp_path):
+    # The number is wrapped on the host; the list's index tensor after it is a cuda:0 block.
+    _, t = run_prog(tmp_path, "import torch\nx = torch.zeros(2, 3)\nx[[0, 1]] = 1.0\nx[0] = 2.0\n", "sim")
+    a = [s["allocator"] for s in t.to_json()["steps"]]
+    assert [(s["allocated_bytes.all.current"], s["allocated_bytes.all.peak"]) for s in a] == [
+        (0, 0), (512, 512), (512, 1024), (512, 1024)]
+
+
 def test_untraced_thread_warning(tmp_path):
     _, t = run_prog(tmp_path, """\
         import threading, torch
