@@ -111,6 +111,15 @@ impl Env {
             .map(|(_, v)| v.clone())
     }
 
+    /// The first global name bound to `t` itself (for messages).
+    pub(super) fn name_of(&self, t: &crate::tensor::Tensor) -> Option<String> {
+        self.vars
+            .borrow()
+            .iter()
+            .find(|(_, v)| matches!(v, Value::Tensor(x) if x.id() == t.id()))
+            .map(|(n, _)| n.clone())
+    }
+
     pub(super) fn set(&self, name: &str, value: Value) {
         let mut vars = self.vars.borrow_mut();
         match vars.iter_mut().find(|(n, _)| n == name) {

@@ -431,6 +431,9 @@ pub fn live_ids<'a>(values: impl Iterator<Item = &'a Value>) -> std::collections
             }),
             Value::Iter(it) => it.items.borrow().iter().for_each(|i| walk(i, out)),
             Value::Function(f) => f.defaults.iter().flatten().for_each(|d| walk(d, out)),
+            Value::Object(o) => o.tensors().into_iter().for_each(|t| {
+                out.insert(t.id());
+            }),
             _ => {}
         }
     }

@@ -45,6 +45,8 @@ pub enum Formula {
     },
     /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
     Copy,
+    /// An op of a later module with its own backward (matmul, the layer ops).
+    Custom(std::rc::Rc<dyn super::custom::Backward>),
 }
 
 fn tensor(t: &Tensor) -> Operand {
@@ -209,6 +211,7 @@ impl Formula {
             }
             Formula::View { summed } => out[0] = Some(view_backward(grad, &inputs[0], *summed)?),
             Formula::Copy => out[0] = Some(grad.reshape(&size(0))?),
+            Formula::Custom(b) => out = b.apply(grad, inputs, saved)?,
         }
         // Every gradient in its input's dtype (the engine's cast).
         for (slot, input) in out.iter_mut().zip(inputs) {

@@ -53,7 +53,7 @@ fn wrapped(n: Scalar) -> Result<Tensor> {
     Tensor::full(&[], n, Some(dtype))
 }
 
-fn input(state: &State, t: &Tensor, view_out: Option<&Tensor>) -> Input {
+pub(super) fn input(state: &State, t: &Tensor, view_out: Option<&Tensor>) -> Input {
     Input {
         sizes: t.sizes().to_vec(),
         dtype: t.dtype(),
@@ -63,7 +63,7 @@ fn input(state: &State, t: &Tensor, view_out: Option<&Tensor>) -> Input {
     }
 }
 
-fn saved_input(state: &State, role: &'static str, t: &Tensor) -> Saved {
+pub(super) fn saved_input(state: &State, role: &'static str, t: &Tensor) -> Saved {
     Saved {
         role,
         tensor: t.clone(),
