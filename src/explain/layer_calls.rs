@@ -50,6 +50,16 @@ const OPS: &[&str] = &[
 
 /// `x.NAME(args)`, when NAME is one of this module's ops.
 pub fn tensor_method(env: &Env, x: &Tensor, name: &str, args: Args) -> Option<Result<Value>> {
+    if matches!(name, "tile" | "repeat") {
+        // the copy itself is copy_ops'; its node is this module's
+        return env.grad.needs(x).then(|| {
+            let r = super::copy_ops::tensor_method(x, name, args)?;
+            if let Value::Tensor(t) = &r {
+                nn::record_repeat(&env.grad, x, t);
+            }
+            Ok(r)
+        });
+    }
     if !OPS.contains(&name) {
         return None;
     }
@@ -79,6 +89,17 @@ pub fn torch_function(env: &Env, name: &str, args: Args) -> Option<Result<Value>
                 _ => Ok(Value::Device(d)),
             }
         }),
+        "tile" => match args.positional.first() {
+            Some(Value::Tensor(x)) if env.grad.needs(x) => {
+                let x = x.clone();
+                let r = super::copy_ops::torch_function(name, args);
+                if let Ok(Value::Tensor(t)) = &r {
+                    nn::record_repeat(&env.grad, &x, t);
+                }
+                r
+            }
+            _ => return None,
+        },
         _ if OPS.contains(&name) => op(&env.grad, name, args),
         _ => return None,
     })

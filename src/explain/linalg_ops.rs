@@ -158,15 +158,35 @@ impl Backward for MmBack {
             let g = scaled(grad.clone(), beta)?;
             out[0] = Some(super::autograd::formula::sum_to(g, &inputs[0].sizes)?);
         }
+        // PyTorch's mm_mat1_backward / mm_mat2_backward: a column-major operand gets its
+        // gradient column-major (the transposed product, transposed back)
         if wants(inputs, first) {
-            out[first] = Some(scaled(mm_plain(grad, &saved(s, "mat2")?.t()?)?, alpha)?);
+            let mat2 = saved(s, "mat2")?;
+            let g = if column_major(&inputs[first]) {
+                mm_plain(mat2, &grad.t()?)?.t()?
+            } else {
+                mm_plain(grad, &mat2.t()?)?
+            };
+            out[first] = Some(scaled(g, alpha)?);
         }
         if wants(inputs, first + 1) {
             let role = if self.addmm.is_some() { "mat1" } else { "self" };
-            out[first + 1] = Some(scaled(mm_plain(&saved(s, role)?.t()?, grad)?, alpha)?);
+            let mat1 = saved(s, role)?;
+            let g = if column_major(&inputs[first + 1]) {
+                mm_plain(&grad.t()?, mat1)?.t()?
+            } else {
+                mm_plain(&mat1.t()?, grad)?
+            };
+            out[first + 1] = Some(scaled(g, alpha)?);
         }
         Ok(out)
     }
+}
+
+/// A matrix operand laid out column-major (strides `[1, rows]`), as mm's backward tests it.
+fn column_major(input: &Input) -> bool {
+    let (s, st) = (input.layout.sizes(), input.layout.strides());
+    st.len() == 2 && st[0] == 1 && st[1] == s[0]
 }
 
 #[derive(Debug)]
@@ -245,6 +265,21 @@ fn matrix_check(t: &Tensor, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// bmm's and mv's check: "expected scalar type Float but found Double".
+fn scalar_type_check(a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.dtype() != b.dtype() {
+        return Err(TensorError::new(
+            ErrorKind::DtypeUnsupported,
+            format!(
+                "expected scalar type {} but found {}",
+                scalar_type_name(a.dtype()),
+                scalar_type_name(b.dtype())
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn dtype_check(a: &Tensor, b: &Tensor) -> Result<()> {
     if a.dtype() != b.dtype() {
         return Err(TensorError::new(
@@ -299,7 +334,7 @@ pub fn bmm(g: &State, a: &Tensor, b: &Tensor) -> Result<Tensor> {
             s[0], s[2], t[0], t[1]
         )));
     }
-    dtype_check(a, b)?;
+    scalar_type_check(a, b)?;
     not_for_bool("bmm", a.dtype())?;
     let r = bmm_plain(a, b)?;
     let mut sv = Vec::new();
@@ -328,7 +363,7 @@ pub fn mv(g: &State, a: &Tensor, v: &Tensor) -> Result<Tensor> {
             v.sizes()[0]
         )));
     }
-    dtype_check(a, v)?;
+    scalar_type_check(a, v)?;
     not_for_bool("addmv_impl_cpu", a.dtype())?;
     let r = mv_plain(a, v)?;
     let mut s = Vec::new();
@@ -467,6 +502,8 @@ fn unsafe_view(g: &State, t: &Tensor, shape: &[i64]) -> Result<Tensor> {
 fn squeeze_in_place(g: &State, t: &Tensor, dim: i64) -> Result<Tensor> {
     let layout = t.squeeze(Some(&[dim]))?.layout().clone();
     let r = Tensor::from_storage(t.storage().clone(), layout, t.dtype())?;
+    // an in-place op: the version moves (a metadata change counts, as in PyTorch)
+    r.storage().bump_version();
     g.record_op("SqueezeBackward4", Rc::new(ReshapeBack), &[t], vec![], &r);
     Ok(r)
 }

@@ -35,7 +35,7 @@ fn contiguous(shape: &[i64], values: &[f64], dtype: DType, like: &Tensor) -> Res
     laid_out(shape, &strides, values, dtype, like)
 }
 
-fn laid_out(
+pub(super) fn laid_out(
     shape: &[i64],
     strides: &[i64],
     values: &[f64],
@@ -171,10 +171,10 @@ pub fn gelu(g: &State, x: &Tensor, approximate: &str) -> Result<Tensor> {
     let tanh = match approximate {
         "none" => false,
         "tanh" => true,
-        other => {
+        _ => {
             return Err(TensorError::new(
                 ErrorKind::Other,
-                format!("approximate argument must be either none or tanh, but got {other}"),
+                "approximate argument must be either none or tanh.",
             ));
         }
     };
@@ -205,7 +205,7 @@ impl Backward for SiluBack {
 
 /// `torch.nn.functional.silu(x)`: `x * sigmoid(x)`.
 pub fn silu(g: &State, x: &Tensor) -> Result<Tensor> {
-    floating_only("silu", x)?;
+    floating_only("silu_cpu", x)?;
     let v: Vec<f64> = floats(x)?.into_iter().map(|v| v * sigmoid(v)).collect();
     let r = dense_like(x, &v, x.dtype())?;
     let s = vec![g.save_input("self", x)];
@@ -341,6 +341,33 @@ pub fn dropout(x: &Tensor, p: f64, training: bool) -> Result<Tensor> {
     ))
 }
 
+/// `repeat`'s backward (RepeatBackward0; `tile` is a repeat): every gradient element added
+/// to the input element it repeats (the output's trailing dims cycle through the input's).
+#[derive(Debug)]
+struct RepeatBack;
+
+impl Backward for RepeatBack {
+    fn apply(&self, grad: &Tensor, inputs: &[Input], _: &[Saved]) -> Result<Vec<Option<Tensor>>> {
+        let sizes = &inputs[0].sizes;
+        let n = sizes.len();
+        let lead = grad.ndim() - n;
+        let mut acc = vec![0.0; Layout::contiguous(sizes).numel().max(0) as usize];
+        for (idx, v) in grad.layout().indices().zip(floats(grad)?) {
+            let mut flat = 0i64;
+            for d in 0..n {
+                flat = flat * sizes[d] + idx[lead + d] % sizes[d].max(1);
+            }
+            acc[flat as usize] += v;
+        }
+        Ok(vec![Some(contiguous(sizes, &acc, grad.dtype(), grad)?)])
+    }
+}
+
+/// Records RepeatBackward0 for `result`, made by `repeat`/`tile` from `x`.
+pub fn record_repeat(g: &State, x: &Tensor, result: &Tensor) {
+    g.record_op("RepeatBackward0", Rc::new(RepeatBack), &[x], vec![], result);
+}
+
 #[derive(Debug)]
 struct PadBack {
     pads: Vec<i64>,
@@ -378,11 +405,8 @@ fn padded_sizes(x: &Tensor, pads: &[i64]) -> Result<Vec<i64>> {
         let new = sizes[d].saturating_add(pair[0]).saturating_add(pair[1]);
         if new < 0 {
             return Err(TensorError::new(
-                ErrorKind::InvalidShape,
-                format!(
-                    "The input size {}, plus negative padding {} and {} resulted in a negative output size, which is invalid. Check dimension {d} of your input.",
-                    sizes[d], pair[0], pair[1]
-                ),
+                ErrorKind::Other,
+                "narrow(): length must be non-negative.",
             ));
         }
         sizes[d] = new;
@@ -394,6 +418,18 @@ fn padded_sizes(x: &Tensor, pads: &[i64]) -> Result<Vec<i64>> {
 fn pad_values(x: &Tensor, pads: &[i64], value: f64, _in_sizes: &[i64]) -> Result<Tensor> {
     let out_sizes = padded_sizes(x, pads)?;
     let nd = out_sizes.len();
+    if pads.iter().all(|&p| p <= 0) {
+        // PyTorch narrows the input and clones the narrowed view (its strides kept)
+        let mut c = x.clone();
+        for (i, pair) in pads.chunks(2).enumerate() {
+            let d = (nd - 1 - i) as i64;
+            let size = c.sizes()[d as usize];
+            c = c.narrow(d, -pair[0], size + pair[0])?;
+            let size = c.sizes()[d as usize];
+            c = c.narrow(d, 0, size + pair[1])?;
+        }
+        return c.clone_as(crate::layout::MemoryFormat::Preserve);
+    }
     let mut before = vec![0i64; nd];
     for (i, pair) in pads.chunks(2).enumerate() {
         before[nd - 1 - i] = pair[0];

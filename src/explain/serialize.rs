@@ -52,6 +52,8 @@ fn copied(v: &Value, storages: &mut Vec<(Storage, Storage)>, written: &mut u64) 
                     let n = old.nbytes() as i64;
                     let bytes = Tensor::from_storage(old.clone(), Layout::contiguous(&[n]), DType::U8)?;
                     let fresh = bytes.clone_as(crate::layout::MemoryFormat::Contiguous)?;
+                    // torch.load sets each tensor onto its storage in place: version 1
+                    fresh.storage().bump_version();
                     *written = written.saturating_add(n as u64);
                     storages.push((old.clone(), fresh.storage().clone()));
                     fresh.storage().clone()

@@ -254,6 +254,11 @@ fn element_offsets(layout: &crate::layout::Layout) -> Vec<i64> {
 /// same storage element (summed where the view repeats one: `expand`, overlapping `unfold`).
 fn view_backward(grad: &Tensor, input: &Input, summed: bool) -> Result<Tensor> {
     let out_layout = grad_view_layout(input);
+    // a permutation of the input's dims (t, transpose, permute, an identity view): PyTorch's
+    // backward is the gradient permuted back, a view of it with its strides
+    if let Some(inverse) = permutation(&input.layout, out_layout) {
+        return grad.permute(&inverse);
+    }
     if has_internal_overlap(&input.layout) {
         return Err(TensorError::new(
             ErrorKind::Unsupported,
@@ -281,6 +286,27 @@ fn view_backward(grad: &Tensor, input: &Input, summed: bool) -> Result<Tensor> {
         .map(|o| Scalar::Float(acc[(o - lo) as usize].unwrap_or(0.0)))
         .collect();
     Tensor::from_values(&input.sizes, &values, Some(input.dtype))?.placed_on(grad.device())
+}
+
+/// When `out` is `input` with its dims permuted (out dim j is input dim p[j], same offset),
+/// the inverse permutation (input dim i is out dim q[i]).
+fn permutation(input: &crate::layout::Layout, out: &crate::layout::Layout) -> Option<Vec<i64>> {
+    let n = input.sizes().len();
+    if out.sizes().len() != n || out.offset() != input.offset() {
+        return None;
+    }
+    let mut used = vec![false; n];
+    let mut inverse = vec![0i64; n];
+    for j in 0..n {
+        let i = (0..n).find(|&i| {
+            !used[i]
+                && input.sizes()[i] == out.sizes()[j]
+                && input.strides()[i] == out.strides()[j]
+        })?;
+        used[i] = true;
+        inverse[i] = j as i64;
+    }
+    Some(inverse)
 }
 
 /// The output layout a view node recorded.
