@@ -449,7 +449,10 @@ impl<'a> Scope<'a> {
                         Ok(Value::GradMode(name == "enable_grad"))
                     }
                     "is_grad_enabled" => Ok(Value::Bool(self.env.grad.enabled())),
-                    _ => match super::layer_calls::torch_function(self.env, name, named(name)) {
+                    _ => match self
+                        .env
+                        .ctx(|cx| super::layer_calls::torch_function(cx, name, named(name)))
+                    {
                         Some(r) => r,
                         None => self.env.grad.function(name, named(name), |a| {
                             super::ops::torch_function(name, a, self.env)
@@ -457,14 +460,19 @@ impl<'a> Scope<'a> {
                     },
                 },
                 Value::Tensor(t) => {
-                    match super::layer_calls::tensor_method(self.env, &t, name, named(name)) {
+                    match self
+                        .env
+                        .ctx(|cx| super::layer_calls::tensor_method(cx, &t, name, named(name)))
+                    {
                         Some(r) => r,
                         None => self.env.grad.method(&t, name, named(name), |a| {
                             super::ops::tensor_method(&t, name, a)
                         }),
                     }
                 }
-                Value::Object(o) => super::layer_calls::object_method(self.env, &o, name, named(name)),
+                Value::Object(o) => self
+                    .env
+                    .ctx(|cx| super::layer_calls::object_method(cx, &o, name, named(name))),
                 Value::GradFn(n) => super::autograd::calls::node_method(&n, name, named(name)),
                 Value::Storage(s) => super::attrs::storage_method(&s, name, named(name)),
                 Value::TypedStorage(s, d) => {
@@ -494,15 +502,17 @@ impl<'a> Scope<'a> {
             Value::Lambda(l) => self.call_lambda(&l, args, kwargs),
             Value::Function(f) => super::exec::call_function(self.env, &f, args, kwargs),
             Value::Object(o) => match &*o {
-                super::modules::Object::Layer(l) => super::layer_calls::call_layer(
-                    self.env,
-                    l,
-                    Args {
-                        name: l.kind.to_string(),
-                        positional: args,
-                        kwargs: kwargs.to_vec(),
-                    },
-                ),
+                super::objects::Object::Layer(l) => self.env.ctx(|cx| {
+                    super::layer_calls::call_layer(
+                        cx,
+                        l,
+                        Args {
+                            name: l.kind.to_string(),
+                            positional: args,
+                            kwargs: kwargs.to_vec(),
+                        },
+                    )
+                }),
                 other => Err(type_error(format!(
                     "'{}' object is not callable",
                     other.type_name()

@@ -5,9 +5,9 @@
 
 use super::args::{Args, Bound};
 use super::autograd::State;
-use super::env::Env;
+use super::ctx::Ctx;
 use super::linalg_ops as la;
-use super::modules::{Layer, Object};
+use super::objects::{Layer, Object};
 use super::nn_ops as nn;
 use super::value::{Value, type_error};
 use crate::error::Result;
@@ -49,13 +49,13 @@ const OPS: &[&str] = &[
 ];
 
 /// `x.NAME(args)`, when NAME is one of this module's ops.
-pub fn tensor_method(env: &Env, x: &Tensor, name: &str, args: Args) -> Option<Result<Value>> {
+pub fn tensor_method(cx: &Ctx, x: &Tensor, name: &str, args: Args) -> Option<Result<Value>> {
     if matches!(name, "tile" | "repeat") {
         // the copy itself is copy_ops'; its node is this module's
-        return env.grad.needs(x).then(|| {
+        return cx.grad.needs(x).then(|| {
             let r = super::copy_ops::tensor_method(x, name, args)?;
             if let Value::Tensor(t) = &r {
-                nn::record_repeat(&env.grad, x, t);
+                nn::record_repeat(&cx.grad, x, t);
             }
             Ok(r)
         });
@@ -65,15 +65,15 @@ pub fn tensor_method(env: &Env, x: &Tensor, name: &str, args: Args) -> Option<Re
     }
     let mut args = args;
     args.positional.insert(0, Value::Tensor(x.clone()));
-    Some(op(&env.grad, name, args))
+    Some(op(&cx.grad, name, args))
 }
 
 /// `torch.NAME(args)`, when NAME is one of this module's functions.
-pub fn torch_function(env: &Env, name: &str, args: Args) -> Option<Result<Value>> {
+pub fn torch_function(cx: &Ctx, name: &str, args: Args) -> Option<Result<Value>> {
     Some(match name {
         "save" => args
             .bind(&["obj", "f"])
-            .and_then(|b| super::serialize::save(env, b.req("obj")?, b.req("f")?)),
+            .and_then(|b| super::serialize::save(cx, b.req("obj")?, b.req("f")?)),
         "load" => args
             .bind(&["f", "map_location", "weights_only"])
             .and_then(|b| super::serialize::load(b.req("f")?)),
@@ -90,17 +90,17 @@ pub fn torch_function(env: &Env, name: &str, args: Args) -> Option<Result<Value>
             }
         }),
         "tile" => match args.positional.first() {
-            Some(Value::Tensor(x)) if env.grad.needs(x) => {
+            Some(Value::Tensor(x)) if cx.grad.needs(x) => {
                 let x = x.clone();
                 let r = super::copy_ops::torch_function(name, args);
                 if let Ok(Value::Tensor(t)) = &r {
-                    nn::record_repeat(&env.grad, &x, t);
+                    nn::record_repeat(&cx.grad, &x, t);
                 }
                 r
             }
             _ => return None,
         },
-        _ if OPS.contains(&name) => op(&env.grad, name, args),
+        _ if OPS.contains(&name) => op(&cx.grad, name, args),
         _ => return None,
     })
 }
@@ -157,15 +157,15 @@ fn op(g: &State, name: &str, args: Args) -> Result<Value> {
 }
 
 /// `torch.nn.functional.NAME(args)`.
-pub fn functional(env: &Env, name: &str, args: Args) -> Result<Value> {
-    let g = &env.grad;
+pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
+    let g = &cx.grad;
     let t = |r: Result<Tensor>| r.map(Value::Tensor);
     match name {
         "linear" => {
             let b = args.bind(&["input", "weight", "bias"])?;
             let bias = some(b.opt("bias")).map(|v| v.as_tensor("bias")).transpose()?;
             t(linear(
-                env,
+                cx,
                 &tensor_arg(&b, "input")?,
                 &tensor_arg(&b, "weight")?,
                 bias,
@@ -202,7 +202,7 @@ pub fn functional(env: &Env, name: &str, args: Args) -> Result<Value> {
                 Some(v) => v.as_int("dim")?,
                 None => {
                     let d = if matches!(x.ndim(), 0 | 1 | 3) { 0 } else { 1 };
-                    env.warn(
+                    (cx.warn)(
                         "implicit_dim",
                         format!(
                             "Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument."
@@ -258,14 +258,14 @@ fn no_inplace(b: &Bound, name: &str) -> Result<()> {
 }
 
 /// `F.linear`, its in-place bias add recorded as `add_` is.
-fn linear(env: &Env, x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-    la::linear(&env.grad, x, w, bias, |out, b| {
+fn linear(cx: &Ctx, x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    la::linear(&cx.grad, x, w, bias, |out, b| {
         let args = Args {
             name: "add_".into(),
             positional: vec![Value::Tensor(b.clone())],
             kwargs: Vec::new(),
         };
-        env.grad
+        cx.grad
             .method(out, "add_", args, |a| {
                 super::arith_ops::tensor_method(out, "add_", a)
             })
@@ -275,17 +275,14 @@ fn linear(env: &Env, x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Te
 
 /// `module.NAME(args)` for the modules (`nn.Linear(...)`, `torch.cuda.is_available()`,
 /// `F.relu(...)`, `io.BytesIO()`).
-pub fn module_call(env: &Env, module: &str, name: &str, args: Args) -> Result<Value> {
+pub fn module_call(cx: &Ctx, module: &str, name: &str, args: Args) -> Result<Value> {
     match (module, name) {
-        ("torch.nn.functional", _) => functional(env, name, args),
-        ("torch.nn", "Linear") => super::modules::linear_layer(env, args),
+        ("torch.nn.functional", _) => functional(cx, name, args),
+        ("torch.nn", "Linear") => super::modules::linear_layer(cx, args),
         ("torch.nn", "Dropout") => super::modules::dropout_layer(args),
         ("torch.cuda", "is_available") => {
             args.bind(&[])?;
-            Ok(Value::Bool(matches!(
-                env.device(),
-                crate::storage::Device::Cuda(_)
-            )))
+            Ok(Value::Bool(matches!(cx.device, crate::storage::Device::Cuda(_))))
         }
         ("io", "BytesIO") => {
             args.bind(&[])?;
@@ -298,15 +295,15 @@ pub fn module_call(env: &Env, module: &str, name: &str, args: Args) -> Result<Va
 }
 
 /// `obj.NAME(args)` for an object of [`Object`].
-pub fn object_method(env: &Env, o: &Rc<Object>, name: &str, args: Args) -> Result<Value> {
+pub fn object_method(cx: &Ctx, o: &Rc<Object>, name: &str, args: Args) -> Result<Value> {
     match &**o {
-        Object::Module(m) => module_call(env, m, name, args),
+        Object::Module(m) => module_call(cx, m, name, args),
         Object::Buffer(b) => super::serialize::method(b, name, args),
-        Object::Layer(l) => layer_method(env, o, l, name, args),
+        Object::Layer(l) => layer_method(cx, o, l, name, args),
     }
 }
 
-fn layer_method(env: &Env, o: &Rc<Object>, l: &Layer, name: &str, args: Args) -> Result<Value> {
+fn layer_method(cx: &Ctx, o: &Rc<Object>, l: &Layer, name: &str, args: Args) -> Result<Value> {
     let me = || Ok(Value::Object(o.clone()));
     match name {
         "eval" | "train" => {
@@ -327,7 +324,7 @@ fn layer_method(env: &Env, o: &Rc<Object>, l: &Layer, name: &str, args: Args) ->
                     }
                 }
             };
-            super::modules::move_layer(env, l, device)?;
+            super::modules::move_layer(cx, l, device)?;
             me()
         }
         "parameters" => {
@@ -353,7 +350,7 @@ fn layer_method(env: &Env, o: &Rc<Object>, l: &Layer, name: &str, args: Args) ->
                 .collect();
             Ok(Value::iter("generator", items))
         }
-        "forward" => call_layer(env, l, args),
+        "forward" => call_layer(cx, l, args),
         _ => Err(type_error(format!(
             "'{}' object has no attribute '{name}'",
             l.kind
@@ -362,7 +359,7 @@ fn layer_method(env: &Env, o: &Rc<Object>, l: &Layer, name: &str, args: Args) ->
 }
 
 /// `layer(x)`.
-pub fn call_layer(env: &Env, l: &Layer, args: Args) -> Result<Value> {
+pub fn call_layer(cx: &Ctx, l: &Layer, args: Args) -> Result<Value> {
     let b = args.bind(&["input"])?;
     let x = tensor_arg(&b, "input")?;
     match l.kind {
@@ -372,7 +369,7 @@ pub fn call_layer(env: &Env, l: &Layer, args: Args) -> Result<Value> {
             let (weight, bias) = (param("weight"), param("bias"));
             drop(params);
             let weight = weight.ok_or_else(|| type_error("'Linear' object has no weight"))?;
-            linear(env, &x, &weight, bias.as_ref()).map(Value::Tensor)
+            linear(cx, &x, &weight, bias.as_ref()).map(Value::Tensor)
         }
         _ => nn::dropout(&x, l.p, l.training.get()).map(Value::Tensor),
     }

@@ -1,67 +1,15 @@
-//! The objects beyond tensors that seed 001 uses: the modules `torch.nn`,
-//! `torch.nn.functional`, `torch.cuda` and `io` (bound by `import ... as ...`), and the layer
-//! objects `torch.nn.Linear` and `torch.nn.Dropout` (parameters that require grad, called on
-//! a tensor, `.to()`, `.eval()`/`.train()`, `.parameters()`).
+//! The modules `torch.nn`, `torch.nn.functional`, `torch.cuda` and `io` (bound by
+//! `import ... as ...`), their attributes, and the layers `torch.nn.Linear` and
+//! `torch.nn.Dropout` (parameters that require grad, `.to()`).
 
+use super::ctx::Ctx;
+use super::objects::{Layer, Object};
 use super::value::{Value, type_error};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::storage::Device;
 use crate::tensor::Tensor;
 use std::cell::{Cell, RefCell};
-
-/// A module or a layer.
-#[derive(Debug)]
-pub enum Object {
-    /// A Python module by its dotted name (`torch.nn`, `torch.nn.functional`, `torch.cuda`,
-    /// `io`).
-    Module(&'static str),
-    Layer(Layer),
-    /// An `io.BytesIO()` that `torch.save` wrote into.
-    Buffer(super::serialize::Buffer),
-}
-
-/// A `torch.nn` layer.
-#[derive(Debug)]
-pub struct Layer {
-    /// `Linear` or `Dropout`.
-    pub kind: &'static str,
-    /// Its parameters by name, in registration order (`weight`, `bias`); a parameter the
-    /// layer has not got (`bias=False`) is None.
-    pub params: RefCell<Vec<(&'static str, Option<Tensor>)>>,
-    pub training: Cell<bool>,
-    /// `Linear(in_features=4, out_features=3, bias=True)`.
-    pub repr: String,
-    /// Dropout's `p`.
-    pub p: f64,
-}
-
-impl Object {
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Object::Module(_) => "module",
-            Object::Layer(l) => l.kind,
-            Object::Buffer(_) => "_io.BytesIO",
-        }
-    }
-
-    pub fn repr(&self) -> String {
-        match self {
-            Object::Module(m) => format!("<module '{m}'>"),
-            Object::Layer(l) => l.repr.clone(),
-            Object::Buffer(_) => "<_io.BytesIO object>".into(),
-        }
-    }
-
-    /// The tensors the object keeps alive (a layer's parameters, what a buffer holds).
-    pub fn tensors(&self) -> Vec<Tensor> {
-        match self {
-            Object::Module(_) => Vec::new(),
-            Object::Layer(l) => l.params.borrow().iter().filter_map(|(_, t)| t.clone()).collect(),
-            Object::Buffer(b) => b.tensors(),
-        }
-    }
-}
 
 /// The module a dotted name imports, if explain has it.
 pub fn module(name: &str) -> Option<Value> {
@@ -117,7 +65,7 @@ fn no_attribute(o: &Object, name: &str) -> TensorError {
 /// `nn.Linear(in_features, out_features, bias=True, device=None, dtype=None)`: weight and
 /// bias drawn from U(-1/sqrt(in), 1/sqrt(in)) (PyTorch's bound; the values come from
 /// stridekit's generator, with the `random_values` warning), both leaves that require grad.
-pub fn linear_layer(env: &super::env::Env, args: super::args::Args) -> Result<Value> {
+pub fn linear_layer(cx: &Ctx, args: super::args::Args) -> Result<Value> {
     let b = args.bind(&["in_features", "out_features", "bias", "device", "dtype"])?;
     let (fan_in, fan_out) = (b.int("in_features")?, b.int("out_features")?);
     for v in [fan_in, fan_out] {
@@ -131,7 +79,7 @@ pub fn linear_layer(env: &super::env::Env, args: super::args::Args) -> Result<Va
         }
     }
     let with_bias = match b.opt("bias") {
-        Some(v) => super::pyops::truthy(v)?,
+        Some(v) => v.as_bool("bias")?,
         None => true,
     };
     let dtype = match b.opt("dtype") {
@@ -139,7 +87,7 @@ pub fn linear_layer(env: &super::env::Env, args: super::args::Args) -> Result<Va
         Some(v) => v.as_dtype("dtype")?,
     };
     let device = match b.opt("device") {
-        None | Some(Value::None) => env.device(),
+        None | Some(Value::None) => cx.device,
         Some(v) => v.as_device("device")?,
     };
     if !dtype.is_floating() {
@@ -148,9 +96,9 @@ pub fn linear_layer(env: &super::env::Env, args: super::args::Args) -> Result<Va
             "Only Tensors of floating point and complex dtype can require gradients",
         ));
     }
-    env.warn(
+    (cx.warn)(
         "random_values",
-        "nn.Linear: the initial weight and bias come from stridekit's generator (SplitMix64, reseeded by torch.manual_seed), not PyTorch's; shape, dtype and strides are PyTorch's",
+        "nn.Linear: the initial weight and bias come from stridekit's generator (SplitMix64, reseeded by torch.manual_seed), not PyTorch's; shape, dtype and strides are PyTorch's".into(),
     );
     let bound = if fan_in > 0 {
         1.0 / (fan_in as f64).sqrt()
@@ -162,7 +110,7 @@ pub fn linear_layer(env: &super::env::Env, args: super::args::Args) -> Result<Va
             sizes,
             DType::F64,
             crate::tensor::Random::Uniform,
-            &mut env.rng(),
+            &mut cx.rng.borrow_mut(),
         )?;
         let values: Vec<crate::Scalar> = u
             .values()?
@@ -170,7 +118,7 @@ pub fn linear_layer(env: &super::env::Env, args: super::args::Args) -> Result<Va
             .map(|v| crate::Scalar::Float((2.0 * v.to_f64() - 1.0) * bound))
             .collect();
         let t = Tensor::from_values(sizes, &values, Some(dtype))?.placed_on(device)?;
-        env.grad.set_leaf_requires_grad(&t, true);
+        cx.grad.set_leaf_requires_grad(&t, true);
         Ok(t)
     };
     let weight = draw(&[fan_out, fan_in])?;
@@ -216,14 +164,14 @@ pub fn dropout_layer(args: super::args::Args) -> Result<Value> {
 /// `layer.to(device)` / `.cuda()` / `.cpu()`: every parameter moved (PyTorch keeps the
 /// parameter objects and swaps their data; here each moved parameter is a new leaf that
 /// requires grad, the old one unreachable).
-pub fn move_layer(env: &super::env::Env, l: &Layer, device: Device) -> Result<()> {
+pub fn move_layer(cx: &Ctx, l: &Layer, device: Device) -> Result<()> {
     let mut params = l.params.borrow_mut();
     for (_, slot) in params.iter_mut() {
         if let Some(t) = slot
             && t.device() != device
         {
             let moved = t.to_device(device)?;
-            env.grad.set_leaf_requires_grad(&moved, true);
+            cx.grad.set_leaf_requires_grad(&moved, true);
             *slot = Some(moved);
         }
     }

@@ -11,52 +11,13 @@ use super::autograd::custom::{Backward, saved};
 use super::autograd::node::{Input, Saved};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
+use super::dense::{contiguous, dense_like};
 use crate::layout::{Layout, wrap_dim};
 use crate::scalar::Scalar;
 use crate::tensor::Tensor;
 use crate::tensor::arith::ElementOp;
 use crate::tensor::elementwise::Operand;
 use std::rc::Rc;
-
-/// A new tensor of `shape` whose strides are TensorIterator's for a unary op of `like`
-/// (dense, offset 0), holding `values` in row-major logical order.
-pub(super) fn dense_like(like: &Tensor, values: &[f64], dtype: DType) -> Result<Tensor> {
-    let op = crate::layout::broadcast::Operand {
-        sizes: like.sizes(),
-        strides: like.strides(),
-    };
-    let strides = crate::layout::broadcast::output_strides(like.sizes(), &[op]);
-    laid_out(like.sizes(), &strides, values, dtype, like)
-}
-
-/// A contiguous tensor of `shape` holding `values`, on `like`'s device.
-fn contiguous(shape: &[i64], values: &[f64], dtype: DType, like: &Tensor) -> Result<Tensor> {
-    let strides = crate::layout::contiguity::contiguous_strides(shape);
-    laid_out(shape, &strides, values, dtype, like)
-}
-
-pub(super) fn laid_out(
-    shape: &[i64],
-    strides: &[i64],
-    values: &[f64],
-    dtype: DType,
-    like: &Tensor,
-) -> Result<Tensor> {
-    let layout = Layout::from_parts(shape.into(), strides.into(), 0);
-    let mut storage_order = vec![Scalar::Float(0.0); values.len()];
-    for (idx, v) in layout.indices().zip(values) {
-        let at: i64 = idx.iter().zip(strides).map(|(i, s)| i * s).sum();
-        storage_order[at as usize] = if dtype.is_floating() {
-            Scalar::Float(*v)
-        } else if dtype == DType::Bool {
-            Scalar::Bool(*v != 0.0)
-        } else {
-            Scalar::Int(*v as i64)
-        };
-    }
-    let flat = Tensor::from_values(&[values.len() as i64], &storage_order, Some(dtype))?;
-    Tensor::from_storage(flat.storage().clone(), layout, dtype)?.placed_on(like.device())
-}
 
 fn floats(t: &Tensor) -> Result<Vec<f64>> {
     Ok(t.values()?.iter().map(|v| v.to_f64()).collect())

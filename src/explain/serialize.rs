@@ -4,31 +4,95 @@
 //! for a tensor that addresses less than its storage. The file's own bytes (the zip
 //! container and the pickle) are not modelled: `tell()` and `getvalue()` are refused.
 
+use super::ctx::Ctx;
+use super::objects::{Buffer, Object, Saved};
 use super::value::{Value, type_error};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::layout::Layout;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
-/// What an `io.BytesIO()` holds: the objects saved into it, in order, and the read position.
-#[derive(Debug, Default)]
-pub struct Buffer {
-    saved: RefCell<Vec<Value>>,
-    position: Cell<usize>,
-    /// Storage bytes written so far.
-    pub written: Cell<u64>,
+/// `t` on a new storage per distinct storage of the saved object (same size, same bytes,
+/// shared by the tensors that shared one), as torch.load gives it; `written` gets each new
+/// storage's size.
+fn copy_tensor(t: &Tensor, storages: &mut Vec<(Storage, Storage)>, written: &mut u64) -> Result<Tensor> {
+    let old = t.storage();
+    let new = match storages.iter().find(|(o, _)| o.id() == old.id()) {
+        Some((_, n)) => n.clone(),
+        None => {
+            let n = old.nbytes() as i64;
+            let bytes = Tensor::from_storage(old.clone(), Layout::contiguous(&[n]), DType::U8)?;
+            let fresh = bytes.clone_as(crate::layout::MemoryFormat::Contiguous)?;
+            // torch.load sets each tensor onto its storage in place: version 1
+            fresh.storage().bump_version();
+            *written = written.saturating_add(n as u64);
+            storages.push((old.clone(), fresh.storage().clone()));
+            fresh.storage().clone()
+        }
+    };
+    Tensor::from_storage(new, t.layout().clone(), t.dtype())
 }
 
-impl Buffer {
-    pub fn tensors(&self) -> Vec<Tensor> {
-        let mut out = Vec::new();
-        for v in self.saved.borrow().iter() {
-            collect(v, &mut out);
+/// `v` as saved: its tensors copied onto the file's storages.
+fn to_saved(v: &Value, storages: &mut Vec<(Storage, Storage)>, written: &mut u64) -> Result<Saved> {
+    let all = |items: &[Value], storages: &mut Vec<(Storage, Storage)>, written: &mut u64| {
+        items
+            .iter()
+            .map(|i| to_saved(i, storages, written))
+            .collect::<Result<Vec<_>>>()
+    };
+    Ok(match v {
+        Value::Tensor(t) => Saved::Tensor(copy_tensor(t, storages, written)?),
+        Value::List(items) => Saved::List(all(items, storages, written)?),
+        Value::Tuple(items) => Saved::Tuple(all(items, storages, written)?),
+        Value::Dict(d) => {
+            let mut pairs = Vec::new();
+            for (k, v) in d.borrow().iter() {
+                pairs.push((to_saved(k, storages, written)?, to_saved(v, storages, written)?));
+            }
+            Saved::Dict(pairs)
         }
-        out
-    }
+        Value::Int(i) => Saved::Int(*i),
+        Value::Float(f) => Saved::Float(*f),
+        Value::Bool(b) => Saved::Bool(*b),
+        Value::Str(s) => Saved::Str(s.clone()),
+        Value::None => Saved::None,
+        other => {
+            return Err(type_error(format!(
+                "stridekit explain can torch.save tensors and lists, tuples and dicts of them, not {}",
+                other.type_name()
+            )));
+        }
+    })
+}
+
+/// A saved object loaded: its tensors on new storages again.
+fn from_saved(s: &Saved, storages: &mut Vec<(Storage, Storage)>) -> Result<Value> {
+    let all = |items: &[Saved], storages: &mut Vec<(Storage, Storage)>| {
+        items
+            .iter()
+            .map(|i| from_saved(i, storages))
+            .collect::<Result<Vec<_>>>()
+    };
+    Ok(match s {
+        Saved::Tensor(t) => Value::Tensor(copy_tensor(t, storages, &mut 0)?),
+        Saved::List(items) => Value::List(all(items, storages)?),
+        Saved::Tuple(items) => Value::Tuple(all(items, storages)?),
+        Saved::Dict(pairs) => {
+            let mut out = Vec::new();
+            for (k, v) in pairs {
+                out.push((from_saved(k, storages)?, from_saved(v, storages)?));
+            }
+            Value::Dict(std::rc::Rc::new(RefCell::new(out)))
+        }
+        Saved::Int(i) => Value::Int(*i),
+        Saved::Float(f) => Value::Float(*f),
+        Saved::Bool(b) => Value::Bool(*b),
+        Saved::Str(s) => Value::Str(s.clone()),
+        Saved::None => Value::None,
+    })
 }
 
 fn collect(v: &Value, out: &mut Vec<Tensor>) {
@@ -40,60 +104,8 @@ fn collect(v: &Value, out: &mut Vec<Tensor>) {
     }
 }
 
-/// Copies of `v`'s tensors on new storages (one per distinct storage, same size, same
-/// bytes), as torch.load gives them; `written` gets each new storage's size.
-fn copied(v: &Value, storages: &mut Vec<(Storage, Storage)>, written: &mut u64) -> Result<Value> {
-    Ok(match v {
-        Value::Tensor(t) => {
-            let old = t.storage();
-            let new = match storages.iter().find(|(o, _)| o.id() == old.id()) {
-                Some((_, n)) => n.clone(),
-                None => {
-                    let n = old.nbytes() as i64;
-                    let bytes = Tensor::from_storage(old.clone(), Layout::contiguous(&[n]), DType::U8)?;
-                    let fresh = bytes.clone_as(crate::layout::MemoryFormat::Contiguous)?;
-                    // torch.load sets each tensor onto its storage in place: version 1
-                    fresh.storage().bump_version();
-                    *written = written.saturating_add(n as u64);
-                    storages.push((old.clone(), fresh.storage().clone()));
-                    fresh.storage().clone()
-                }
-            };
-            Value::Tensor(Tensor::from_storage(new, t.layout().clone(), t.dtype())?)
-        }
-        Value::List(items) => Value::List(
-            items
-                .iter()
-                .map(|i| copied(i, storages, written))
-                .collect::<Result<_>>()?,
-        ),
-        Value::Tuple(items) => Value::Tuple(
-            items
-                .iter()
-                .map(|i| copied(i, storages, written))
-                .collect::<Result<_>>()?,
-        ),
-        Value::Dict(d) => {
-            let mut pairs = Vec::new();
-            for (k, v) in d.borrow().iter() {
-                pairs.push((k.clone(), copied(v, storages, written)?));
-            }
-            Value::Dict(std::rc::Rc::new(RefCell::new(pairs)))
-        }
-        v @ (Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::None | Value::Str(_)) => {
-            v.clone()
-        }
-        other => {
-            return Err(type_error(format!(
-                "stridekit explain can torch.save tensors and lists, tuples and dicts of them, not {}",
-                other.type_name()
-            )));
-        }
-    })
-}
-
 /// `torch.save(obj, f)`.
-pub fn save(env: &super::env::Env, obj: &Value, f: &Value) -> Result<Value> {
+pub fn save(cx: &Ctx, obj: &Value, f: &Value) -> Result<Value> {
     let buf = buffer(f)?;
     let mut tensors = Vec::new();
     collect(obj, &mut tensors);
@@ -101,8 +113,8 @@ pub fn save(env: &super::env::Env, obj: &Value, f: &Value) -> Result<Value> {
         let addressed = crate::accounting::addressed_bytes(&[t]);
         let whole = t.storage().nbytes() as u64;
         if whole > addressed {
-            let name = env.name_of(t).unwrap_or_else(|| "a tensor".into());
-            env.warn(
+            let name = (cx.name_of)(t).unwrap_or_else(|| "a tensor".into());
+            (cx.warn)(
                 "saves_whole_storage",
                 format!(
                     "torch.save of '{name}' writes its whole storage, {whole} bytes, of which it addresses {addressed} bytes; save `{name}.clone()` to write only those"
@@ -111,7 +123,7 @@ pub fn save(env: &super::env::Env, obj: &Value, f: &Value) -> Result<Value> {
         }
     }
     let mut written = 0u64;
-    let copy = copied(obj, &mut Vec::new(), &mut written)?;
+    let copy = to_saved(obj, &mut Vec::new(), &mut written)?;
     buf.written.set(buf.written.get().saturating_add(written));
     let mut saved = buf.saved.borrow_mut();
     saved.push(copy);
@@ -128,13 +140,13 @@ pub fn load(f: &Value) -> Result<Value> {
         return Err(TensorError::new(ErrorKind::Other, "Ran out of input"));
     };
     buf.position.set(at + 1);
-    copied(obj, &mut Vec::new(), &mut 0)
+    from_saved(obj, &mut Vec::new())
 }
 
 fn buffer(f: &Value) -> Result<&Buffer> {
     match f {
         Value::Object(o) => match &**o {
-            super::modules::Object::Buffer(b) => Ok(b),
+            Object::Buffer(b) => Ok(b),
             _ => Err(not_a_file(f)),
         },
         Value::Str(_) => Err(TensorError::new(

@@ -91,7 +91,7 @@ pub enum Value {
     /// `torch.no_grad()` (false) / `torch.enable_grad()` (true): a `with` context.
     GradMode(bool),
     /// A module (`torch.nn`, `io`), a layer (`nn.Linear`) or an `io.BytesIO()`.
-    Object(Rc<super::modules::Object>),
+    Object(Rc<super::objects::Object>),
 }
 
 /// PyTorch's message for an autograd feature, which stridekit does not model.

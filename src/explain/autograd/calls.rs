@@ -271,6 +271,12 @@ impl State {
         self.record(name, &call, result)
     }
 
+    /// Records what a view or copy op `name` of the first autograd set (`reshape`,
+    /// `expand`, `unsqueeze`, `contiguous`, `t`, ...) records for `result`, made from `this`.
+    pub fn record_view(&self, name: &str, this: &Tensor, result: &Tensor) -> Result<()> {
+        self.view(name, this, &Value::Tensor(result.clone()))
+    }
+
     /// Before `t[...] = value`.
     pub fn check_setitem(&self, t: &Tensor, value: &Value) -> Result<()> {
         self.check_inplace(t)?;

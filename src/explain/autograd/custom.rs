@@ -3,19 +3,13 @@
 //! what PyTorch's derivatives.yaml says (only what an input that needs a gradient uses).
 
 use super::State;
+pub use super::formula::Backward;
 use super::formula::Formula;
 use super::node::{Input, Node, Saved};
 use super::rules::{attach, input};
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::tensor::Tensor;
 use std::rc::Rc;
-
-/// An op's backward: the gradients of its inputs (None where one needs none) from its
-/// output's gradient `grad`, reading `saved` by role.
-pub trait Backward: std::fmt::Debug {
-    fn apply(&self, grad: &Tensor, inputs: &[Input], saved: &[Saved])
-    -> Result<Vec<Option<Tensor>>>;
-}
 
 /// The saved tensor of `role` (PyTorch's `_saved_<role>`).
 pub fn saved<'a>(saved: &'a [Saved], role: &str) -> Result<&'a Tensor> {
@@ -78,11 +72,5 @@ impl State {
             result,
             Node::new(name, Formula::Custom(backward), ins, saved),
         );
-    }
-
-    /// Records what a view or copy op `name` of the first autograd set (`reshape`,
-    /// `expand`, `unsqueeze`, `contiguous`, `t`, ...) records for `result`, made from `this`.
-    pub fn record_view(&self, name: &str, this: &Tensor, result: &Tensor) -> Result<()> {
-        self.view(name, this, &crate::explain::value::Value::Tensor(result.clone()))
     }
 }

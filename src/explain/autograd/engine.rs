@@ -47,7 +47,7 @@ pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: &Tensor) -> Result<()> {
                 crate::layout::contiguity::contiguous_strides(sizes).to_vec()
             };
             let values: Vec<f64> = g.values()?.iter().map(|v| v.to_f64()).collect();
-            let fresh = crate::explain::nn_ops::laid_out(sizes, &strides, &values, leaf.dtype(), leaf)?;
+            let fresh = crate::explain::dense::laid_out(sizes, &strides, &values, leaf.dtype(), leaf)?;
             m.grad = Some(fresh);
         }
     }

@@ -11,6 +11,13 @@ use crate::tensor::arith::ElementOp;
 use crate::tensor::elementwise::Operand;
 use crate::tensor::{Reduction, Tensor};
 
+/// An op's backward: the gradients of its inputs (None where one needs none) from its
+/// output's gradient `grad`, reading `saved` by role.
+pub trait Backward: std::fmt::Debug {
+    fn apply(&self, grad: &Tensor, inputs: &[Input], saved: &[Saved])
+    -> Result<Vec<Option<Tensor>>>;
+}
+
 /// How a node turns its output's gradient into its inputs' gradients.
 #[derive(Debug, Clone)]
 pub enum Formula {
@@ -46,7 +53,7 @@ pub enum Formula {
     /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
     Copy,
     /// An op of a later module with its own backward (matmul, the layer ops).
-    Custom(std::rc::Rc<dyn super::custom::Backward>),
+    Custom(std::rc::Rc<dyn Backward>),
 }
 
 fn tensor(t: &Tensor) -> Operand {
