@@ -38,7 +38,7 @@ pub fn no_derivative(what: &str) -> TensorError {
     TensorError::new(
         ErrorKind::Unsupported,
         format!(
-            "stridekit explain has no derivative for {what} (autograd covers add, sub, mul, div, neg, exp, sqrt, square, pow with a number exponent, sum, mean, clone/contiguous/to, reshape and the view ops)"
+            "stridekit explain has no derivative for {what} (autograd covers add, sub, mul, div, neg, exp, sqrt, square, pow with a number exponent, sum, mean, clone/contiguous/to, reshape, the view ops, matmul and its family, linear, relu, gelu, silu, softmax, log_softmax, pad, tile and repeat)"
         ),
     )
 }
