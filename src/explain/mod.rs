@@ -31,6 +31,7 @@ pub mod pyfmt;
 pub mod pyops;
 pub mod report;
 mod serialize;
+mod sim_temporaries;
 pub mod steps;
 pub mod value;
 
