@@ -187,10 +187,12 @@ fn values_close(expected: &Value, got: &Value, (rtol, atol): (f64, f64)) -> bool
         .filter_map(Value::as_f64)
         .fold(0.0f64, |m, v| m.max(v.abs()));
     a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| match (x.as_f64(), y.as_f64()) {
-            (Some(x), Some(y)) => (x - y).abs() <= atol + rtol * scale,
-            _ => x == y,
-        })
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) => (x - y).abs() <= atol + rtol * scale,
+                _ => x == y,
+            })
 }
 
 fn compare_tensor(

@@ -47,4 +47,3 @@ pub fn laid_out(
     let flat = Tensor::from_values(&[values.len() as i64], &storage_order, Some(dtype))?;
     Tensor::from_storage(flat.storage().clone(), layout, dtype)?.placed_on(like.device())
 }
-

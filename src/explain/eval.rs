@@ -5,7 +5,8 @@ use std::rc::Rc;
 
 use super::args::Args;
 use super::ast::{
-    BinOp, BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span, UnaryOp,
+    BinOp, BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span,
+    UnaryOp,
 };
 use super::pyops;
 use super::value::{Lambda, Value, type_error};

@@ -304,7 +304,9 @@ fn simple_stmt(scope: &Scope, stmt: &Stmt) -> Result<Flow, Exc> {
             }
             None => Err(fail(TensorError::new(
                 crate::error::ErrorKind::Unsupported,
-                format!("stridekit explain has no module '{m}' (it has torch, torch.nn, torch.nn.functional, torch.cuda and io)"),
+                format!(
+                    "stridekit explain has no module '{m}' (it has torch, torch.nn, torch.nn.functional, torch.cuda and io)"
+                ),
             ))),
         },
         StmtKind::Pass => Ok(Flow::Next),

@@ -7,8 +7,8 @@ use super::args::{Args, Bound};
 use super::autograd::State;
 use super::ctx::Ctx;
 use super::linalg_ops as la;
-use super::objects::{Layer, Object};
 use super::nn_ops as nn;
+use super::objects::{Layer, Object};
 use super::value::{Value, type_error};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -32,7 +32,9 @@ fn flag(b: &Bound, p: &str, default: bool) -> Result<bool> {
 }
 
 fn dtype_opt(b: &Bound) -> Result<Option<crate::dtype::DType>> {
-    some(b.opt("dtype")).map(|v| v.as_dtype("dtype")).transpose()
+    some(b.opt("dtype"))
+        .map(|v| v.as_dtype("dtype"))
+        .transpose()
 }
 
 /// The ops of this module a `Tensor` method or a `torch.*` function can name.
@@ -55,7 +57,7 @@ pub fn tensor_method(cx: &Ctx, x: &Tensor, name: &str, args: Args) -> Option<Res
         return cx.grad.needs(x).then(|| {
             let r = super::copy_ops::tensor_method(x, name, args)?;
             if let Value::Tensor(t) = &r {
-                nn::record_repeat(&cx.grad, x, t);
+                nn::record_repeat(cx.grad, x, t);
             }
             Ok(r)
         });
@@ -65,7 +67,7 @@ pub fn tensor_method(cx: &Ctx, x: &Tensor, name: &str, args: Args) -> Option<Res
     }
     let mut args = args;
     args.positional.insert(0, Value::Tensor(x.clone()));
-    Some(op(&cx.grad, name, args))
+    Some(op(cx.grad, name, args))
 }
 
 /// `torch.NAME(args)`, when NAME is one of this module's functions.
@@ -94,13 +96,13 @@ pub fn torch_function(cx: &Ctx, name: &str, args: Args) -> Option<Result<Value>>
                 let x = x.clone();
                 let r = super::copy_ops::torch_function(name, args);
                 if let Ok(Value::Tensor(t)) = &r {
-                    nn::record_repeat(&cx.grad, &x, t);
+                    nn::record_repeat(cx.grad, &x, t);
                 }
                 r
             }
             _ => return None,
         },
-        _ if OPS.contains(&name) => op(&cx.grad, name, args),
+        _ if OPS.contains(&name) => op(cx.grad, name, args),
         _ => return None,
     })
 }
@@ -163,7 +165,9 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
     match name {
         "linear" => {
             let b = args.bind(&["input", "weight", "bias"])?;
-            let bias = some(b.opt("bias")).map(|v| v.as_tensor("bias")).transpose()?;
+            let bias = some(b.opt("bias"))
+                .map(|v| v.as_tensor("bias"))
+                .transpose()?;
             t(linear(
                 cx,
                 &tensor_arg(&b, "input")?,
@@ -211,7 +215,13 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
                     d
                 }
             };
-            t(nn::softmax(g, &x, dim, dtype_opt(&b)?, name == "log_softmax"))
+            t(nn::softmax(
+                g,
+                &x,
+                dim,
+                dtype_opt(&b)?,
+                name == "log_softmax",
+            ))
         }
         "dropout" => {
             let b = args.bind(&["input", "p", "training", "inplace"])?;
@@ -259,7 +269,7 @@ fn no_inplace(b: &Bound, name: &str) -> Result<()> {
 
 /// `F.linear`, its in-place bias add recorded as `add_` is.
 fn linear(cx: &Ctx, x: &Tensor, w: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
-    la::linear(&cx.grad, x, w, bias, |out, b| {
+    la::linear(cx.grad, x, w, bias, |out, b| {
         let args = Args {
             name: "add_".into(),
             positional: vec![Value::Tensor(b.clone())],
@@ -282,7 +292,10 @@ pub fn module_call(cx: &Ctx, module: &str, name: &str, args: Args) -> Result<Val
         ("torch.nn", "Dropout") => super::modules::dropout_layer(args),
         ("torch.cuda", "is_available") => {
             args.bind(&[])?;
-            Ok(Value::Bool(matches!(cx.device, crate::storage::Device::Cuda(_))))
+            Ok(Value::Bool(matches!(
+                cx.device,
+                crate::storage::Device::Cuda(_)
+            )))
         }
         ("io", "BytesIO") => {
             args.bind(&[])?;
@@ -308,8 +321,7 @@ fn layer_method(cx: &Ctx, o: &Rc<Object>, l: &Layer, name: &str, args: Args) -> 
     match name {
         "eval" | "train" => {
             let b = args.bind(&["mode"])?;
-            l.training
-                .set(name == "train" && flag(&b, "mode", true)?);
+            l.training.set(name == "train" && flag(&b, "mode", true)?);
             me()
         }
         "to" | "cuda" | "cpu" => {
@@ -365,7 +377,12 @@ pub fn call_layer(cx: &Ctx, l: &Layer, args: Args) -> Result<Value> {
     match l.kind {
         "Linear" => {
             let params = l.params.borrow();
-            let param = |n: &str| params.iter().find(|(p, _)| *p == n).and_then(|(_, t)| t.clone());
+            let param = |n: &str| {
+                params
+                    .iter()
+                    .find(|(p, _)| *p == n)
+                    .and_then(|(_, t)| t.clone())
+            };
             let (weight, bias) = (param("weight"), param("bias"));
             drop(params);
             let weight = weight.ok_or_else(|| type_error("'Linear' object has no weight"))?;

@@ -314,7 +314,13 @@ pub fn mm(g: &State, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let mut s = Vec::new();
     save_if(g, g.needs(b), "self", a, &mut s);
     save_if(g, g.needs(a), "mat2", b, &mut s);
-    g.record_op("MmBackward0", Rc::new(MmBack { addmm: None }), &[a, b], s, &r);
+    g.record_op(
+        "MmBackward0",
+        Rc::new(MmBack { addmm: None }),
+        &[a, b],
+        s,
+        &r,
+    );
     Ok(r)
 }
 
@@ -494,7 +500,13 @@ fn step(
 /// view (UnsafeViewBackward0).
 fn unsafe_view(g: &State, t: &Tensor, shape: &[i64]) -> Result<Tensor> {
     let r = Tensor::from_storage(t.storage().clone(), Layout::contiguous(shape), t.dtype())?;
-    g.record_op("UnsafeViewBackward0", Rc::new(ReshapeBack), &[t], vec![], &r);
+    g.record_op(
+        "UnsafeViewBackward0",
+        Rc::new(ReshapeBack),
+        &[t],
+        vec![],
+        &r,
+    );
     Ok(r)
 }
 

@@ -38,7 +38,9 @@ pub fn torch_attribute(name: &str) -> Option<Value> {
 /// `obj.NAME` (not called).
 pub fn attribute(o: &Object, name: &str) -> Result<Value> {
     match (o, name) {
-        (Object::Module("torch.nn"), "functional") => Ok(module("torch.nn.functional").expect("known")),
+        (Object::Module("torch.nn"), "functional") => {
+            Ok(module("torch.nn.functional").expect("known"))
+        }
         (Object::Layer(l), "training") => Ok(Value::Bool(l.training.get())),
         (Object::Layer(l), "p") if l.kind == "Dropout" => Ok(Value::Float(l.p)),
         (Object::Layer(l), _) => l
@@ -156,7 +158,10 @@ pub fn dropout_layer(args: super::args::Args) -> Result<Value> {
         kind: "Dropout",
         params: RefCell::new(Vec::new()),
         training: Cell::new(true),
-        repr: format!("Dropout(p={}, inplace=False)", super::pyfmt::repr_of(&Value::Float(p))),
+        repr: format!(
+            "Dropout(p={}, inplace=False)",
+            super::pyfmt::repr_of(&Value::Float(p))
+        ),
         p,
     })))
 }

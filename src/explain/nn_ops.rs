@@ -9,9 +9,9 @@
 use super::autograd::State;
 use super::autograd::custom::{Backward, saved};
 use super::autograd::node::{Input, Saved};
+use super::dense::{contiguous, dense_like};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
-use super::dense::{contiguous, dense_like};
 use crate::layout::{Layout, wrap_dim};
 use crate::scalar::Scalar;
 use crate::tensor::Tensor;
@@ -140,7 +140,10 @@ pub fn gelu(g: &State, x: &Tensor, approximate: &str) -> Result<Tensor> {
         }
     };
     floating_only("GeluKernelImpl", x)?;
-    let v: Vec<f64> = floats(x)?.into_iter().map(|v| gelu_value(v, tanh)).collect();
+    let v: Vec<f64> = floats(x)?
+        .into_iter()
+        .map(|v| gelu_value(v, tanh))
+        .collect();
     let r = dense_like(x, &v, x.dtype())?;
     let s = vec![g.save_input("self", x)];
     g.record_op("GeluBackward0", Rc::new(GeluBack { tanh }), &[x], s, &r);
@@ -178,9 +181,9 @@ pub fn silu(g: &State, x: &Tensor) -> Result<Tensor> {
 /// step between elements, length).
 fn lines(sizes: &[i64], dim: usize) -> (Vec<usize>, usize, usize) {
     let len = sizes.get(dim).copied().unwrap_or(1).max(0) as usize;
-    let inner: usize = sizes.get(dim + 1..).map_or(1, |s| {
-        s.iter().map(|&d| d.max(0) as usize).product()
-    });
+    let inner: usize = sizes
+        .get(dim + 1..)
+        .map_or(1, |s| s.iter().map(|&d| d.max(0) as usize).product());
     let outer: usize = sizes[..dim.min(sizes.len())]
         .iter()
         .map(|&d| d.max(0) as usize)
@@ -248,13 +251,7 @@ impl Backward for SoftmaxBack {
 
 /// `torch.softmax(x, dim, dtype=None)` / `log_softmax`: a contiguous result; with `dtype`
 /// the input is converted first (its own node, as PyTorch's `to`).
-pub fn softmax(
-    g: &State,
-    x: &Tensor,
-    dim: i64,
-    dtype: Option<DType>,
-    log: bool,
-) -> Result<Tensor> {
+pub fn softmax(g: &State, x: &Tensor, dim: i64, dtype: Option<DType>, log: bool) -> Result<Tensor> {
     let x = match dtype {
         Some(d) if d != x.dtype() => {
             let c = x.to(Some(d), None, false)?;
@@ -344,7 +341,7 @@ impl Backward for PadBack {
 
 /// The sizes of `x` padded by `pads` (pairs from the last dim), or PyTorch's error.
 fn padded_sizes(x: &Tensor, pads: &[i64]) -> Result<Vec<i64>> {
-    if pads.len() % 2 != 0 {
+    if !pads.len().is_multiple_of(2) {
         return Err(TensorError::new(
             ErrorKind::InvalidShape,
             "Padding length must be divisible by 2",
@@ -416,7 +413,13 @@ fn pad_values(x: &Tensor, pads: &[i64], value: f64, _in_sizes: &[i64]) -> Result
 }
 
 /// `torch.nn.functional.pad(x, pad, mode='constant', value=None)` (constant mode).
-pub fn pad(g: &State, x: &Tensor, pads: &[i64], mode: &str, value: Option<Scalar>) -> Result<Tensor> {
+pub fn pad(
+    g: &State,
+    x: &Tensor,
+    pads: &[i64],
+    mode: &str,
+    value: Option<Scalar>,
+) -> Result<Tensor> {
     if mode != "constant" {
         return Err(TensorError::new(
             ErrorKind::Unsupported,

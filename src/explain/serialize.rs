@@ -17,7 +17,11 @@ use std::cell::RefCell;
 /// `t` on a new storage per distinct storage of the saved object (same size, same bytes,
 /// shared by the tensors that shared one), as torch.load gives it; `written` gets each new
 /// storage's size.
-fn copy_tensor(t: &Tensor, storages: &mut Vec<(Storage, Storage)>, written: &mut u64) -> Result<Tensor> {
+fn copy_tensor(
+    t: &Tensor,
+    storages: &mut Vec<(Storage, Storage)>,
+    written: &mut u64,
+) -> Result<Tensor> {
     let old = t.storage();
     let new = match storages.iter().find(|(o, _)| o.id() == old.id()) {
         Some((_, n)) => n.clone(),
@@ -50,7 +54,10 @@ fn to_saved(v: &Value, storages: &mut Vec<(Storage, Storage)>, written: &mut u64
         Value::Dict(d) => {
             let mut pairs = Vec::new();
             for (k, v) in d.borrow().iter() {
-                pairs.push((to_saved(k, storages, written)?, to_saved(v, storages, written)?));
+                pairs.push((
+                    to_saved(k, storages, written)?,
+                    to_saved(v, storages, written)?,
+                ));
             }
             Saved::Dict(pairs)
         }

@@ -41,13 +41,15 @@ pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: &Tensor) -> Result<()> {
                 return Ok(());
             }
             let (sizes, strides) = (leaf.sizes(), leaf.strides());
-            let strides = if crate::layout::contiguity::is_non_overlapping_and_dense(sizes, strides) {
+            let strides = if crate::layout::contiguity::is_non_overlapping_and_dense(sizes, strides)
+            {
                 strides.to_vec()
             } else {
                 crate::layout::contiguity::contiguous_strides(sizes).to_vec()
             };
             let values: Vec<f64> = g.values()?.iter().map(|v| v.to_f64()).collect();
-            let fresh = crate::explain::dense::laid_out(sizes, &strides, &values, leaf.dtype(), leaf)?;
+            let fresh =
+                crate::explain::dense::laid_out(sizes, &strides, &values, leaf.dtype(), leaf)?;
             m.grad = Some(fresh);
         }
     }

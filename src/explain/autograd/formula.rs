@@ -14,8 +14,12 @@ use crate::tensor::{Reduction, Tensor};
 /// An op's backward: the gradients of its inputs (None where one needs none) from its
 /// output's gradient `grad`, reading `saved` by role.
 pub trait Backward: std::fmt::Debug {
-    fn apply(&self, grad: &Tensor, inputs: &[Input], saved: &[Saved])
-    -> Result<Vec<Option<Tensor>>>;
+    fn apply(
+        &self,
+        grad: &Tensor,
+        inputs: &[Input],
+        saved: &[Saved],
+    ) -> Result<Vec<Option<Tensor>>>;
 }
 
 /// How a node turns its output's gradient into its inputs' gradients.
@@ -306,9 +310,7 @@ fn permutation(input: &crate::layout::Layout, out: &crate::layout::Layout) -> Op
     let mut inverse = vec![0i64; n];
     for j in 0..n {
         let i = (0..n).find(|&i| {
-            !used[i]
-                && input.sizes()[i] == out.sizes()[j]
-                && input.strides()[i] == out.strides()[j]
+            !used[i] && input.sizes()[i] == out.sizes()[j] && input.strides()[i] == out.strides()[j]
         })?;
         used[i] = true;
         inverse[i] = j as i64;
