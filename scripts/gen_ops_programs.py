@@ -118,6 +118,28 @@ SEEDS: list[tuple[str, str, bool]] = [
      "c = a @ b\nc.sum().backward()\nga = a.grad.clone() if a.grad is not None else None\ngb = b.grad.clone() if b.grad is not None else None\nprint(ga.stride(), gb.stride())\n", False),
 ]
 
+# issue 21 item 4: float16/bfloat16/float32 arange and 16-bit arithmetic at large magnitudes
+# (PyTorch's vectorised arange rounds each vector's first value), and output strides of size-1
+# dims as TensorIterator computes them
+ITEM4: list[tuple[str, str, bool]] = [
+    ("i4_arange_bf16_large",
+     "a = torch.arange(0, 70000, 999, dtype=torch.bfloat16)\nb = torch.arange(0, 3000, 7.7, dtype=torch.bfloat16)\n"
+     "c = torch.arange(3, 20000, 17.3, dtype=torch.bfloat16)\nd = torch.arange(250, 270, dtype=torch.bfloat16)\n", False),
+    ("i4_arange_f16_large",
+     "a = torch.arange(0, 70000, 999, dtype=torch.float16)\nb = torch.arange(0.1, 100, 0.37, dtype=torch.float16)\n"
+     "c = torch.arange(1, 1e6, 1234.5, dtype=torch.float16)\n", False),
+    ("i4_arange_f32_fractional_step",
+     "a = torch.arange(0, 3000, 7.7)\nb = torch.arange(-5000, 5000, 333.3)\nc = torch.arange(3, 20000, 17.3)\n", False),
+    ("i4_bf16_arithmetic_large",
+     "a = torch.arange(250, 300, dtype=torch.bfloat16)\nb = a + 1\nc = a * 3\nd = a / 3\ne = a + 0.5\nf = a * a\n"
+     "g = torch.tensor([300., 301., 1000., 65504.], dtype=torch.float16)\nh = g + 1\nk = g * 2\n", False),
+    ("i4_size1_output_strides",
+     "x = torch.ones(3, 1, 4)[:, :, ::2]\ny = x + 1\nz = x * torch.ones(1, 1, 2)\n"
+     "p = torch.ones(1, 3).t()\nq = p + 1\nw = torch.ones(2, 1, 3).transpose(0, 1) * 2\n"
+     "u = torch.ones(4, 1, 1, 3).permute(2, 0, 3, 1)\nv = u + torch.ones(3, 1)\n"
+     "r = torch.arange(6.).view(2, 1, 3).transpose(0, 2)\ns = r + r\n", False),
+]
+
 # every matmul case of torch.matmul, with each operand requiring grad or not
 MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3,)),
                  ((5, 2, 3), (3, 4)), ((3,), (5, 3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)),
@@ -228,7 +250,7 @@ def random_program(rng: random.Random) -> tuple[str, bool]:
 
 
 def ops_cases(count: int) -> list[tuple[str, str, bool]]:
-    cases = [(n, HEAD + p, t) for n, p, t in SEEDS + matmul_seeds()]
+    cases = [(n, HEAD + p, t) for n, p, t in SEEDS + ITEM4 + matmul_seeds()]
     for seed in range(1, count + 1):
         prog, inexact = random_program(random.Random(seed))
         cases.append((f"random_ops_{seed}", HEAD + prog, inexact))
