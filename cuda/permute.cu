@@ -35,7 +35,8 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     constexpr int V = 16 / (int)sizeof(T);
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
-    const int pitch = sk_tilev_pitch<T>(p.tile_b);
+    const bool swz = sk_tilev_swizzled<T>(p.tile_a, p.tile_b);
+    const int pitch = sk_tilev_pitch<T>(swz, p.tile_b);
     const SkTileSpan<I> t = sk_tile_span<I>(p);
     /* Multiples of V: n_a, n_b, tile_a and tile_b all are. */
     const int nav = t.na / V;
@@ -51,7 +52,10 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
             const int bv = e - a * nbv;
             const sk_v16 w = SK_LD((const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V)));
 #pragma unroll
-            for (int k = 0; k < V; ++k) SK_ST(&tile[a * pitch + bv * V + k], sk_lane<T>(w, k));
+            for (int k = 0; k < V; ++k) {
+                const int kk = sk_tilev_fill_lane<T>(swz, k, bv);
+                SK_ST(&tile[a * pitch + sk_tilev_col<T>(swz, a, bv * V + kk)], sk_lane<T>(w, kk));
+            }
         }
         __syncthreads();
         /* Gather V consecutive A elements of one B column, write them as one word. */
@@ -62,7 +66,10 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
             w.lo = 0;
             w.hi = 0;
 #pragma unroll
-            for (int k = 0; k < V; ++k) sk_set_lane<T>(w, k, SK_LD(&tile[(av * V + k) * pitch + b]));
+            for (int k = 0; k < V; ++k) {
+                const int r = av * V + k;
+                sk_set_lane<T>(w, k, SK_LD(&tile[r * pitch + sk_tilev_col<T>(swz, r, b)]));
+            }
             SK_ST((sk_v16*)(d + (I)b * dst_stride_b + (I)(av * V)), w);
         }
         __syncthreads();

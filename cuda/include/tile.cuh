@@ -43,24 +43,71 @@ __device__ __forceinline__ void sk_tile_batches(const SkTile& p, const SkTileSpa
     }
 }
 
-/* Elements per row of a tile of T with tile_b columns: padded so that a row is an odd
- * number of 4-byte words (T up to 4 bytes), so the threads of a warp reading a column hit 32
- * different banks; 8-byte elements pad by one element. choose.rs: tile_pitch mirrors this. */
+/* Elements per row of the scalar tile of T, tile_a x tile_b: the threads of a warp reading
+ * a column must hit different banks. A bank row holds U = 32 (4-byte T) or 16 (8-byte T)
+ * elements. When tile_a is odd and below U (a skinny tile spanning a tiny dimension) and U
+ * divides tile_b (no warp of the fill crosses a row), the write phase's lanes walk
+ * e = b * tile_a + a, so a pitch P with P * tile_a = 1 (mod U)
+ * puts element (a, b) in bank slot P * e (mod U): 32 consecutive e, 32 different banks.
+ * Otherwise a row is an odd number of 4-byte words (T up to 4 bytes), 8-byte elements pad
+ * by one. choose.rs: tile_pitch mirrors this. */
 template <typename T>
-__device__ __forceinline__ int sk_tile_pitch(int tile_b) {
+__device__ __forceinline__ int sk_tile_pitch(int tile_a, int tile_b) {
     const int w = (int)sizeof(T);
+    const int u = w == 4 ? 32 : w == 8 ? 16 : 0;
+    if (u != 0 && (tile_a & 1) != 0 && tile_a < u && tile_b % u == 0) {
+        /* The inverse of an odd tile_a modulo u (a power of two): x = tile_a is right to 3
+         * bits, each Newton step x * (2 - tile_a * x) doubles that. */
+        int x = tile_a;
+        x *= 2 - tile_a * x;
+        x *= 2 - tile_a * x;
+        const int inv = x & (u - 1);
+        return tile_b + ((inv - tile_b) & (u - 1));
+    }
     if (w >= 8) return tile_b + 1;
     const int words = ((tile_b * w + 3) / 4) | 1;
     return words * 4 / w;
 }
 
-/* Elements per row of the 16-byte-access tile (permute.cu): its rows are filled V = 16 /
- * sizeof(T) elements per thread, so the padding that spreads the columns for the scalar
- * tile does not suit it; these are the pitches with the fewest bank conflicts over both
- * phases among tile_b + 0..16 (counted by stridekit model; bench/model-notes.md). */
+/* The 16-byte-access tile (permute.cu) fills each row V = 16 / sizeof(T) elements per thread
+ * and reads each column V rows per thread, so padding alone cannot spread both phases for
+ * 1-, 2- and 8-byte elements. A full tile of those (64 x 64 for 1 and 2 bytes, 32 x 32 for
+ * 8; sk_tilev_swizzled) keeps element (r, c) at r * pitch + (c ^ x(r)):
+ *   1 byte : pitch tile_b,     x = ((r >> 4) & 3) << 4 ^ ((r >> 1) & 3) << 2
+ *   2 bytes: pitch tile_b + 2, x = (r >> 1) & 31
+ *   8 bytes: pitch tile_b,     x = (r >> 1) & 15, the fill storing a word's two elements in
+ *            the order (k + (bv >> 3)) & 1
+ * (x stays below the 64-, 32-, 16-element span, which divides tile_b, so a row maps onto
+ * itself), and neither phase has a bank conflict (counted by stridekit model;
+ * bench/model-notes.md). Other tiles, and every 4-byte one, pad the rows: tile_b + 2
+ * (1 byte), + 3 (2 bytes), + 1 (4, 8 bytes), the fewest conflicts among tile_b + 0..16.
+ * choose.rs: tile_vec_swizzled, tile_vec_pitch, tile_vec_col and tile_vec_fill_lane
+ * mirror these. */
 template <typename T>
-__device__ __forceinline__ int sk_tilev_pitch(int tile_b) {
+__device__ __forceinline__ bool sk_tilev_swizzled(int tile_a, int tile_b) {
+    const int edge = sizeof(T) <= 2 ? 64 : 32;
+    return sizeof(T) != 4 && tile_a >= edge && tile_b >= edge && tile_b % edge == 0;
+}
+
+template <typename T>
+__device__ __forceinline__ int sk_tilev_pitch(bool swizzled, int tile_b) {
+    if (swizzled) return tile_b + (sizeof(T) == 2 ? 2 : 0);
     return tile_b + (sizeof(T) == 1 ? 2 : sizeof(T) == 2 ? 3 : 1);
+}
+
+template <typename T>
+__device__ __forceinline__ int sk_tilev_col(bool swizzled, int r, int c) {
+    const int w = (int)sizeof(T);
+    const int x = w == 1   ? ((((r >> 4) & 3) << 4) ^ (((r >> 1) & 3) << 2))
+                  : w == 2 ? ((r >> 1) & 31)
+                           : ((r >> 1) & 15);
+    return swizzled ? (c ^ x) : c;
+}
+
+/* The element of its 16-byte word (word bv of its row) a thread of the fill stores k-th. */
+template <typename T>
+__device__ __forceinline__ int sk_tilev_fill_lane(bool swizzled, int k, int bv) {
+    return swizzled && sizeof(T) == 8 ? ((k + (bv >> 3)) & 1) : k;
 }
 
 /* The element-wise tile: load(s) reads source element s (an offset from the source base,
@@ -70,7 +117,7 @@ __device__ __forceinline__ int sk_tilev_pitch(int tile_b) {
 template <typename T, typename I, typename Load>
 __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& p, T* tile, Load load) {
     constexpr int ILP = sk_copy_ept<(int)sizeof(T), I>();
-    const int pitch = sk_tile_pitch<T>(p.tile_b);
+    const int pitch = sk_tile_pitch<T>(p.tile_a, p.tile_b);
     const SkTileSpan<I> t = sk_tile_span<I>(p);
     const int count = t.na * t.nb;
     const I src_stride_a = (I)p.src_stride_a;

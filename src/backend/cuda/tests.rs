@@ -382,7 +382,7 @@ fn converting_transposes_convert_inside_the_tile() {
     );
     assert_eq!(
         l.shared_bytes as i64,
-        tp.tile_a as i64 * super::choose::tile_pitch(tp.tile_b as i64, 2) * 2
+        tp.tile_a as i64 * super::choose::tile_pitch(tp.tile_a as i64, tp.tile_b as i64, 2) * 2
     );
     // Other pairs transpose element-wise; same-layout conversions stay element-wise.
     let p = plan(&dst, DType::I8, &src, DType::F32);

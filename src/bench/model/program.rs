@@ -4,7 +4,10 @@
 //! as host C++) and checks that these programs give the same counts, launch by launch.
 
 use super::error::ModelError;
-use crate::backend::cuda::choose::{BLOCK, ROWS_PER_WARP, copy_ept, tile_pitch, tile_vec_pitch};
+use crate::backend::cuda::choose::{
+    BLOCK, ROWS_PER_WARP, copy_ept, tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_pitch,
+    tile_vec_swizzled,
+};
 use crate::backend::cuda::params::SkTile;
 use crate::backend::cuda::{GpuLaunch, LaunchParams};
 
@@ -181,7 +184,7 @@ impl<'a> Program<'a> {
     fn tile(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
         let w = self.width as i64;
         let ilp = copy_ept(self.width, self.idx64) as i64;
-        let pitch = tile_pitch(p.tile_b as i64, self.width);
+        let pitch = tile_pitch(p.tile_a as i64, p.tile_b as i64, self.width);
         let nt = BLOCK as i64;
         self.tile_batches(bx, by, p, |s, d, na, nb| {
             let count = na * nb;
@@ -226,7 +229,8 @@ impl<'a> Program<'a> {
     fn tile_vec(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
         let w = self.width as i64;
         let v = 16 / w;
-        let pitch = tile_vec_pitch(p.tile_b as i64, self.width);
+        let swz = tile_vec_swizzled(p.tile_a as i64, p.tile_b as i64, self.width);
+        let pitch = tile_vec_pitch(swz, p.tile_b as i64, self.width);
         let nt = BLOCK as i64;
         self.tile_batches(bx, by, p, |s, d, na, nb| {
             let (nav, nbv) = (na / v, nb / v);
@@ -236,7 +240,8 @@ impl<'a> Program<'a> {
                 let at = s + a * p.src_stride_a + bv * v;
                 out.push(access(0, Buffer::Src, false, (at * w) as u64, 16));
                 for k in 0..v {
-                    let slot = a * pitch + bv * v + k;
+                    let kk = tile_vec_fill_lane(swz, k, bv, self.width);
+                    let slot = a * pitch + tile_vec_col(swz, a, bv * v + kk, self.width);
                     out.push(access(1, Buffer::Shared, true, (slot * w) as u64, w as u64));
                 }
                 e += nt;
@@ -245,7 +250,8 @@ impl<'a> Program<'a> {
             while e < nb * nav {
                 let (b, av) = (e / nav, e % nav);
                 for k in 0..v {
-                    let slot = (av * v + k) * pitch + b;
+                    let r = av * v + k;
+                    let slot = r * pitch + tile_vec_col(swz, r, b, self.width);
                     out.push(access(
                         2,
                         Buffer::Shared,
