@@ -9,12 +9,13 @@ with vectorised float32 code: those cases carry "tolerance" (absolute 1e-4 plus 
 which tests/golden.rs applies to tensor values (as do chained products, whose float32
 sums pass 2**24 and depend on the summation order); they print no values of those ops.
 
-    python scripts/gen_ops_programs.py --out tests/golden   # writes tests/golden/ops.jsonl
+    python scripts/gen_ops_programs.py --out tests/golden   # writes tests/golden/ops.jsonl.gz
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
@@ -264,12 +265,16 @@ def main() -> int:
     args = ap.parse_args()
     import torch
     torch.manual_seed(0)
-    with open(os.path.join(args.out, "ops.jsonl"), "w", encoding="utf-8") as f:
-        for name, program, inexact in ops_cases(args.count):
-            record = {"name": name, "program": program, "expected": explain(program)}
-            if inexact:
-                record["tolerance"] = TOL
-            f.write(json.dumps(record, separators=(",", ":")) + "\n")
+    lines = []
+    for name, program, inexact in ops_cases(args.count):
+        record = {"name": name, "program": program, "expected": explain(program)}
+        if inexact:
+            record["tolerance"] = TOL
+        lines.append(json.dumps(record, separators=(",", ":")) + "\n")
+    # gzip with mtime=0: about 11 MB of text, byte-for-byte reproducible
+    with open(os.path.join(args.out, "ops.jsonl.gz"), "wb") as raw:
+        with gzip.GzipFile(filename="ops.jsonl", mode="wb", fileobj=raw, mtime=0) as gz:
+            gz.write("".join(lines).encode())
     return 0
 
 
