@@ -209,6 +209,26 @@ ERROR_KIND_TABLE: list[tuple[str, str]] = [
     ("out of range for storage of size", "index_out_of_range"),
     # int64 tensor .add_(1.5): "result type Float can't be cast to the desired output type Long"
     ("can't be cast to the desired output type", "dtype_unsupported"),
+    # matmul / mm / bmm / mv / dot / addmm shapes and dtypes (issue 21): "mat1 and mat2 shapes
+    # cannot be multiplied (2x3 and 4x5)", "size mismatch, got input (2), mat (2x3), vec (4)",
+    # "inconsistent tensor size, expected tensor [3] and src [4] ...", "both arguments to
+    # matmul need to be at least 1D ...", "self must be a matrix", "batch2 must be a 3D
+    # tensor", "Expected size for first two dimensions of batch2 tensor ..."
+    ("cannot be multiplied", "invalid_shape"),
+    ("size mismatch, got input", "invalid_shape"),
+    ("inconsistent tensor size", "invalid_shape"),
+    ("need to be at least 1D", "invalid_shape"),
+    ("must be a matrix", "invalid_shape"),
+    ("must be a 3D tensor", "invalid_shape"),
+    ("Expected size for first two dimensions of batch2", "invalid_shape"),
+    ("Padding length", "invalid_shape"),
+    # "expected m1 and m2 to have the same dtype, but got: float != double", "dot : expected
+    # both vectors to have same dtype, but found Float and Double"
+    ("to have the same dtype", "dtype_unsupported"),
+    ("expected both vectors to have same dtype", "dtype_unsupported"),
+    ("expected scalar type", "dtype_unsupported"),
+    ("must have the same dtype", "dtype_unsupported"),
+    ("Boolean inputs not supported", "dtype_unsupported"),
     # arange(5, dtype=torch.bool): '"arange_cpu" not implemented for \'Bool\''
     ("not implemented for", "dtype_unsupported"),
     # int tensor .add_(2, alpha=1.5): "For integral input tensors, argument alpha must not be a
@@ -379,7 +399,8 @@ class Steps:
             self.omitted += 1
 
 
-def report(ns: dict, error: dict | None, steps: Steps | None = None, output: str = "") -> dict:
+def report(ns: dict, error: dict | None, steps: Steps | None = None, output: str = "",
+           warnings_seen: list | None = None) -> dict:
     """The JSON report for the tensors bound in namespace `ns` (in dict order)."""
     live = live_tensors(ns)
     storage_ids: dict[int, int] = {}  # StorageImpl pointer -> small id, in order of first use
@@ -430,8 +451,9 @@ def report(ns: dict, error: dict | None, steps: Steps | None = None, output: str
         "peak": steps.peak,
         "output": output,
         # PyTorch gives no warnings; stridekit's (random values, order-dependent overlaps) never
-        # occur in golden programs.
-        "warnings": [],
+        # occur in golden programs; torch.save of a tensor addressing less than its storage
+        # gets the tracer's saves_whole_storage (recorded by run()'s torch.save wrapper).
+        "warnings": warnings_seen or [],
         "error": error,
         "autograd": autograd_usage(live, storage_ids),
     }
@@ -487,7 +509,9 @@ def run(program: str) -> tuple[dict, dict | None, Steps, str]:
     steps = Steps()
     out = io.StringIO()
     original = split_statements(program)
+    SAVE_WARNINGS.clear()
     for index, stmt in enumerate(split_statements(program)):
+        CURRENT_STATEMENT[0] = index
         ns[STEP_FN] = lambda line, index=index: steps.record(index, line, ns)
         body = instrument([stmt]) if isinstance(stmt, BLOCKS) else [stmt]
         code = compile(ast.Module(body=body, type_ignores=[]), "<program>", "exec")
@@ -510,7 +534,48 @@ def run(program: str) -> tuple[dict, dict | None, Steps, str]:
 def explain(program: str) -> dict:
     """The `stridekit explain --json` report PyTorch gives for `program`."""
     ns, error, steps, output = run(program)
-    return report(ns, error, steps, output)
+    return report(ns, error, steps, output, list(SAVE_WARNINGS))
+
+
+# torch.save wrapped: the tracer's saves_whole_storage warning for a saved tensor whose storage
+# is larger than what it addresses (stridekit's message; PyTorch writes the whole storage).
+SAVE_WARNINGS: list[dict] = []
+CURRENT_STATEMENT = [0]
+_TORCH_SAVE = torch.save
+
+
+def _saving(obj, f, *args, **kwargs):
+    import inspect
+    frame = inspect.currentframe().f_back
+    while frame is not None and frame.f_code.co_filename != "<program>":
+        frame = frame.f_back
+    line = frame.f_lineno if frame is not None else 0
+    found: list[torch.Tensor] = []
+
+    def walk(v):
+        if isinstance(v, torch.Tensor):
+            found.append(v)
+        elif isinstance(v, (list, tuple)):
+            for i in v:
+                walk(i)
+        elif isinstance(v, dict):
+            for i in v.values():
+                walk(i)
+    walk(obj)
+    names = {id(v): k for k, v in reversed(list(frame.f_globals.items()))} if frame is not None else {}
+    for t in found:
+        addressed = addressed_bytes([t])
+        whole = t.untyped_storage().nbytes()
+        if whole > addressed:
+            name = names.get(id(t), "a tensor")
+            w = {"statement": CURRENT_STATEMENT[0], "line": line, "kind": "saves_whole_storage",
+                 "message": f"torch.save of '{name}' writes its whole storage, {whole} bytes, of which it addresses {addressed} bytes; save `{name}.clone()` to write only those"}
+            if w not in SAVE_WARNINGS:
+                SAVE_WARNINGS.append(w)
+    return _TORCH_SAVE(obj, f, *args, **kwargs)
+
+
+torch.save = _saving
 
 
 def golden_line(name: str, program: str) -> str:

@@ -301,3 +301,44 @@ fn the_docs_blocks_example_runs_as_shown() {
         ]
     );
 }
+
+fn seed001(name: &str) -> String {
+    let path = format!(
+        "{}/tests/data/explain_fences/seed001_{name}.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Seed 001's first program (section 23.1) and its linear layer moved to a device (section
+/// 23.5) run unchanged to their last line: on the CPU the layer's output is [1, 2] on cpu;
+/// with `--device sim`, `torch.cuda.is_available()` is true and everything is on cuda.
+#[test]
+fn seed001_programs_run_unchanged() {
+    let r = run(&seed001("shapes"));
+    assert!(r["error"].is_null(), "{}", r["error"]);
+    assert_eq!(r["output"], "torch.Size([4, 8, 16])\ntorch.float32\ncpu\n");
+
+    let src = seed001("linear_device");
+    let r = run(&src);
+    assert!(r["error"].is_null(), "{}", r["error"]);
+    assert_eq!(r["output"], "cpu torch.Size([1, 2])\n");
+    let logits = &r["tensors"][1];
+    assert_eq!(logits["name"], "logits");
+    assert_eq!(logits["shape"], serde_json::json!([1, 2]));
+    // the weights are random (stridekit's generator), and the report says so
+    assert!(
+        r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["kind"] == "random_values")
+    );
+    // the output records the graph: the layer's parameters require grad
+    assert_eq!(r["autograd"]["saved_tensors"].as_array().unwrap().len(), 1);
+
+    let sim = stridekit::explain::run_with(&src, stridekit::explain::Target::Sim, false);
+    let j = sim.to_json();
+    assert!(j["error"].is_null(), "{}", j["error"]);
+    assert!(j["output"].as_str().unwrap().starts_with("cuda"));
+}

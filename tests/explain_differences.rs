@@ -40,3 +40,27 @@ fn subtraction_with_one_bool_operand_is_refused_as_pytorch_does() {
     assert!(r["error"].is_null(), "{}", r["error"]);
     assert_eq!(r["tensors"][3]["values"], serde_json::json!([0.0, 1.0]));
 }
+
+/// An index write with an out-of-range index: PyTorch 2.11's CPU kernel writes the elements
+/// before the bad index (in its iteration order) and then raises; explain checks every index
+/// first and leaves the tensor unchanged (the documented difference, README and
+/// docs/explain.md). Recorded from the pinned venv: `x = torch.zeros(5); x[torch.tensor([0, 1,
+/// 7])] = 1.` leaves x = [1, 1, 0, 0, 0] in PyTorch.
+#[test]
+fn index_writes_with_a_bad_index_write_nothing() {
+    for line in [
+        "x[torch.tensor([0, 1, 7])] = 1.",
+        "x[[0, 2, 9]] = torch.tensor([1., 2., 3.])",
+        "x.index_put_((torch.tensor([1, 6]),), torch.tensor(2.))",
+    ] {
+        let r = stridekit::explain::run_to_json(&format!("x = torch.zeros(5)\n{line}\n"));
+        assert_eq!(r["error"]["kind"], "index_out_of_range", "{line}");
+        assert_eq!(r["error"]["statement"], 1, "{line}");
+        assert_eq!(
+            r["tensors"][0]["values"],
+            serde_json::json!([0.0, 0.0, 0.0, 0.0, 0.0]),
+            "{line}"
+        );
+        assert_eq!(r["tensors"][0]["version"], 0, "{line}");
+    }
+}

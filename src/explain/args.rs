@@ -72,7 +72,9 @@ impl Args {
         } else {
             let many = std::mem::take(&mut self.positional);
             match many.as_slice() {
-                [one @ (Value::Tuple(_) | Value::List(_))] => one.as_int_list(kw)?,
+                [one @ (Value::Tuple(_) | Value::List(_) | Value::Size(_))] => {
+                    one.as_int_list(kw)?
+                }
                 _ => many
                     .iter()
                     .map(|v| v.as_int(kw))

@@ -42,6 +42,8 @@ pub struct Stmt {
 pub enum StmtKind {
     /// `import torch` (the dotted module name); the evaluator treats it as a no-op.
     Import(String),
+    /// `import torch.nn.functional as F`: the module bound to the alias.
+    ImportAs(String, String),
     /// `target = value`; `target` is an [`ExprKind::Name`], an [`ExprKind::Subscript`], or a
     /// tuple or list of targets (unpacking).
     Assign {
@@ -313,6 +315,8 @@ pub enum BinOp {
     BitOr,
     /// `^`
     BitXor,
+    /// `@`
+    MatMul,
 }
 
 impl UnaryOp {
@@ -339,6 +343,7 @@ impl BinOp {
             BinOp::BitAnd => "&",
             BinOp::BitOr => "|",
             BinOp::BitXor => "^",
+            BinOp::MatMul => "@",
         }
     }
 
@@ -355,6 +360,7 @@ impl BinOp {
             BinOp::BitAnd => "bitwise_and",
             BinOp::BitOr => "bitwise_or",
             BinOp::BitXor => "bitwise_xor",
+            BinOp::MatMul => "matmul",
         }
     }
 }

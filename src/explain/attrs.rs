@@ -21,6 +21,9 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
             if name == "testing" {
                 return Ok(Value::Testing);
             }
+            if let Some(m) = super::modules::torch_attribute(name) {
+                return Ok(m);
+            }
             if matches!(name, "autograd" | "inference_mode") {
                 return Err(unsupported(&format!("torch.{name}")));
             }
@@ -68,6 +71,7 @@ pub fn attribute(base: Value, name: &str) -> Result<Value> {
             }
         }),
         Value::Class(c) if name == "__name__" => Ok(Value::Str(c.into())),
+        Value::Object(o) => super::modules::attribute(&o, name),
         Value::Storage(s) if name == "device" => Ok(Value::Device(s.device())),
         Value::NamedTuple(_, items) if super::max_min::FIELDS.contains(&name) => {
             let at = super::max_min::FIELDS.iter().position(|f| *f == name);

@@ -111,6 +111,28 @@ impl Env {
             .map(|(_, v)| v.clone())
     }
 
+    /// Runs `f` with the layer ops' view of the program ([`super::ctx::Ctx`]).
+    pub(super) fn ctx<R>(&self, f: impl FnOnce(&super::ctx::Ctx) -> R) -> R {
+        let warn = |kind: &'static str, message: String| self.warn(kind, message);
+        let name_of = |t: &crate::tensor::Tensor| self.name_of(t);
+        f(&super::ctx::Ctx {
+            grad: &self.grad,
+            device: self.device(),
+            rng: &self.rng,
+            warn: &warn,
+            name_of: &name_of,
+        })
+    }
+
+    /// The first global name bound to `t` itself (for messages).
+    pub(super) fn name_of(&self, t: &crate::tensor::Tensor) -> Option<String> {
+        self.vars
+            .borrow()
+            .iter()
+            .find(|(_, v)| matches!(v, Value::Tensor(x) if x.id() == t.id()))
+            .map(|(n, _)| n.clone())
+    }
+
     pub(super) fn set(&self, name: &str, value: Value) {
         let mut vars = self.vars.borrow_mut();
         match vars.iter_mut().find(|(n, _)| n == name) {

@@ -5,7 +5,8 @@ use std::rc::Rc;
 
 use super::args::Args;
 use super::ast::{
-    BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span, UnaryOp,
+    BinOp, BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span,
+    UnaryOp,
 };
 use super::pyops;
 use super::value::{Lambda, Value, type_error};
@@ -242,6 +243,9 @@ impl<'a> Scope<'a> {
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.eval(lhs)?, self.eval(rhs)?);
+                if let (BinOp::MatMul, Value::Tensor(x), Value::Tensor(y)) = (op, &a, &b) {
+                    return super::linalg_ops::matmul(&self.env.grad, x, y).map(Value::Tensor);
+                }
                 self.env.grad.operator(op.aten_name(), &a, Some(&b), || {
                     super::operators::binary(*op, a.clone(), b.clone())
                 })?
@@ -449,13 +453,30 @@ impl<'a> Scope<'a> {
                         Ok(Value::GradMode(name == "enable_grad"))
                     }
                     "is_grad_enabled" => Ok(Value::Bool(self.env.grad.enabled())),
-                    _ => self.env.grad.function(name, named(name), |a| {
-                        super::ops::torch_function(name, a, self.env)
-                    }),
+                    _ => match self
+                        .env
+                        .ctx(|cx| super::layer_calls::torch_function(cx, name, named(name)))
+                    {
+                        Some(r) => r,
+                        None => self.env.grad.function(name, named(name), |a| {
+                            super::ops::torch_function(name, a, self.env)
+                        }),
+                    },
                 },
-                Value::Tensor(t) => self.env.grad.method(&t, name, named(name), |a| {
-                    super::ops::tensor_method(&t, name, a)
-                }),
+                Value::Tensor(t) => {
+                    match self
+                        .env
+                        .ctx(|cx| super::layer_calls::tensor_method(cx, &t, name, named(name)))
+                    {
+                        Some(r) => r,
+                        None => self.env.grad.method(&t, name, named(name), |a| {
+                            super::ops::tensor_method(&t, name, a)
+                        }),
+                    }
+                }
+                Value::Object(o) => self
+                    .env
+                    .ctx(|cx| super::layer_calls::object_method(cx, &o, name, named(name))),
                 Value::GradFn(n) => super::autograd::calls::node_method(&n, name, named(name)),
                 Value::Storage(s) => super::attrs::storage_method(&s, name, named(name)),
                 Value::TypedStorage(s, d) => {
@@ -484,6 +505,23 @@ impl<'a> Scope<'a> {
         match f {
             Value::Lambda(l) => self.call_lambda(&l, args, kwargs),
             Value::Function(f) => super::exec::call_function(self.env, &f, args, kwargs),
+            Value::Object(o) => match &*o {
+                super::objects::Object::Layer(l) => self.env.ctx(|cx| {
+                    super::layer_calls::call_layer(
+                        cx,
+                        l,
+                        Args {
+                            name: l.kind.to_string(),
+                            positional: args,
+                            kwargs: kwargs.to_vec(),
+                        },
+                    )
+                }),
+                other => Err(type_error(format!(
+                    "'{}' object is not callable",
+                    other.type_name()
+                ))),
+            },
             Value::ExceptionClass(class) => {
                 if !kwargs.is_empty() {
                     return Err(type_error(format!("{class}() takes no keyword arguments")));

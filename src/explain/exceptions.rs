@@ -116,8 +116,11 @@ fn class_of_other(m: &str) -> &'static str {
         || has("values to unpack")
         || has("arg is an empty sequence")
         || has("must not be zero")
+        || has("dropout probability has to be")
     {
         "ValueError"
+    } else if has("approximate argument must be") {
+        "RuntimeError"
     } else if has(" must be ")
         || has("object is not")
         || has("not supported between instances")

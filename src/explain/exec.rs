@@ -290,7 +290,26 @@ fn simple_stmt(scope: &Scope, stmt: &Stmt) -> Result<Flow, Exc> {
     let at = stmt.span;
     let fail = |e: TensorError| env.exception(e, at);
     match &stmt.kind {
-        StmtKind::Import(_) | StmtKind::Pass => Ok(Flow::Next),
+        StmtKind::Import(m) => {
+            // `import io` binds `io`; `import torch.nn` binds `torch` (always bound)
+            if m == "io" {
+                env.set("io", super::modules::module("io").expect("known module"));
+            }
+            Ok(Flow::Next)
+        }
+        StmtKind::ImportAs(m, alias) => match super::modules::module(m) {
+            Some(v) => {
+                scope.set(alias, v);
+                Ok(Flow::Next)
+            }
+            None => Err(fail(TensorError::new(
+                crate::error::ErrorKind::Unsupported,
+                format!(
+                    "stridekit explain has no module '{m}' (it has torch, torch.nn, torch.nn.functional, torch.cuda and io)"
+                ),
+            ))),
+        },
+        StmtKind::Pass => Ok(Flow::Next),
         StmtKind::Assign { target, value } => {
             let v = scope.eval(value).map_err(fail)?;
             assign(scope, target, v).map_err(fail)?;

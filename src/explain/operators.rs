@@ -61,6 +61,18 @@ pub fn binary(op: BinOp, a: Value, b: Value) -> Result<Value> {
     if !matches!(a, Value::Tensor(_)) && !matches!(b, Value::Tensor(_)) {
         return pyops::binary(op, &a, &b);
     }
+    if op == BinOp::MatMul {
+        return match (&a, &b) {
+            (Value::Tensor(x), Value::Tensor(y)) => {
+                super::linalg_ops::matmul(&Default::default(), x, y).map(tensor_value)
+            }
+            _ => Err(type_error(format!(
+                "unsupported operand type(s) for @: '{}' and '{}'",
+                a.type_name(),
+                b.type_name()
+            ))),
+        };
+    }
     let (x, y) = (operand(&a, op.symbol(), &b)?, operand(&b, op.symbol(), &a)?);
     let element = match op {
         BinOp::Add => ElementOp::Add(Scalar::Int(1)),
@@ -73,6 +85,7 @@ pub fn binary(op: BinOp, a: Value, b: Value) -> Result<Value> {
         BinOp::BitOr => ElementOp::BitOr,
         BinOp::BitXor => ElementOp::BitXor,
         BinOp::Pow => return pow(x, y).map(tensor_value),
+        BinOp::MatMul => return Err(type_error("unsupported operand type(s) for @")),
     };
     Tensor::elementwise(element, &[x, y]).map(tensor_value)
 }

@@ -674,10 +674,15 @@ impl<'a> Parser<'a> {
             module.push('.');
             module.push_str(&self.name("a module name after '.'")?.0);
         }
-        if self.at_name("as") || self.at(&TokenKind::Comma) {
+        if self.at_name("as") {
+            self.bump();
+            let alias = self.name("a name after 'as'")?.0;
+            return Ok(StmtKind::ImportAs(module, alias));
+        }
+        if self.at(&TokenKind::Comma) {
             return Err(ParseError::new(
                 self.peek().span,
-                "only a plain 'import torch' is supported",
+                "only one module per 'import' is supported",
             ));
         }
         Ok(StmtKind::Import(module))

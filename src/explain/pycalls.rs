@@ -23,6 +23,7 @@ pub const NAMES: &[&str] = &[
     "reversed",
     "dict",
     "isinstance",
+    "next",
 ];
 
 /// `a + b` for `sum`: numbers as Python adds them, tensors (or a tensor and a number) as
@@ -168,6 +169,22 @@ pub fn call(name: &str, args: Args) -> Result<Value> {
                 super::eval::dict_insert(&mut pairs, Value::Str(k), v)?;
             }
             Ok(Value::Dict(Rc::new(RefCell::new(pairs))))
+        }
+        "next" => {
+            let b = args.bind(&["iterator", "default"])?;
+            match b.req("iterator")? {
+                Value::Iter(it) => match it.items.borrow_mut().pop_front() {
+                    Some(v) => Ok(v),
+                    None => match b.opt("default") {
+                        Some(d) => Ok(d.clone()),
+                        None => Err(TensorError::new(ErrorKind::Other, "StopIteration")),
+                    },
+                },
+                other => Err(type_error(format!(
+                    "'{}' object is not an iterator",
+                    other.type_name()
+                ))),
+            }
         }
         "isinstance" => {
             let b = args.bind(&["obj", "class_or_tuple"])?;

@@ -131,6 +131,7 @@ pub fn repr_of(v: &Value) -> String {
             "<torch.autograd.grad_mode.{} object>",
             if *on { "enable_grad" } else { "no_grad" }
         ),
+        Value::Object(o) => o.repr(),
         Value::Lambda(_) => "<function <lambda>>".into(),
         Value::Function(f) => format!("<function {}>", f.def.name),
         Value::Dict(d) => {

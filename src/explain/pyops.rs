@@ -416,6 +416,7 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
         ))
     };
     match (op, a, b) {
+        (BinOp::MatMul, _, _) => return Err(unsupported()),
         (BinOp::Add, x, y) if items(x).is_some() && items(y).is_some() => {
             if matches!(x, Value::List(_)) != matches!(y, Value::List(_)) {
                 return Err(unsupported());
@@ -484,7 +485,9 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                     .ok_or_else(overflow)?,
             ),
             BinOp::Pow => Value::Float((x as f64).powf(y as f64)),
-            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => unreachable!("handled above"),
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::MatMul => {
+                unreachable!("handled above")
+            }
         });
     }
     let (x, y) = (x.to_f64(), y.to_f64());
@@ -497,6 +500,8 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
         BinOp::FloorDiv => (x / y).floor(),
         BinOp::Mod => x - y * (x / y).floor(),
         BinOp::Pow => x.powf(y),
-        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => unreachable!("handled above"),
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::MatMul => {
+            unreachable!("handled above")
+        }
     }))
 }

@@ -90,6 +90,8 @@ pub enum Value {
     Class(&'static str),
     /// `torch.no_grad()` (false) / `torch.enable_grad()` (true): a `with` context.
     GradMode(bool),
+    /// A module (`torch.nn`, `io`), a layer (`nn.Linear`) or an `io.BytesIO()`.
+    Object(Rc<super::objects::Object>),
 }
 
 /// PyTorch's message for an autograd feature, which stridekit does not model.
@@ -149,6 +151,7 @@ impl Value {
             Value::Class(_) => "type",
             Value::GradMode(true) => "enable_grad",
             Value::GradMode(false) => "no_grad",
+            Value::Object(o) => o.type_name(),
         }
     }
 

@@ -168,8 +168,8 @@ impl Tensor {
                     d if d.category() == Category::Integral => {
                         Scalar::Int((xs as i64).wrapping_add((xstep as i64).wrapping_mul(i)))
                     }
-                    DType::F16 | DType::BF16 => {
-                        Scalar::Float((xs as f32 + xstep as f32 * i as f32) as f64)
+                    DType::F16 | DType::BF16 | DType::F32 => {
+                        Scalar::Float(arange_value(dtype, xs, xstep, i, n))
                     }
                     _ => Scalar::Float(xs + xstep * i as f64),
                 };
@@ -179,6 +179,33 @@ impl Tensor {
         }
         Ok(t)
     }
+}
+
+/// Element `i` of an `n`-element float16/bfloat16/float32 `arange`, as PyTorch 2.11's CPU
+/// kernel computes it: in its accumulate type (float for the 16-bit types, double for
+/// float32), by 32-byte vectors (16 or 8 elements) over every whole pair of vectors, where
+/// each vector's first value `start + step * block` is rounded to the dtype and the others
+/// are that rounded value plus `k * step`; the elements after the last pair one by one as
+/// `start + step * i`. (At large magnitudes the two differ by an ulp of the dtype.)
+fn arange_value(dtype: DType, start: f64, step: f64, i: i64, n: i64) -> f64 {
+    let round = |v: f64| Scalar::Float(v).cast(dtype).to_f64();
+    let lanes = (32 / dtype.itemsize()) as i64;
+    let vectorised = i < n / (2 * lanes) * (2 * lanes);
+    if dtype == DType::F32 {
+        if !vectorised {
+            return round(start + step * i as f64);
+        }
+        let block = i / lanes * lanes;
+        let base = round(start + step * block as f64);
+        return round(base + (i - block) as f64 * step);
+    }
+    let (start, step) = (start as f32, step as f32);
+    if !vectorised {
+        return round((start + step * i as f32) as f64);
+    }
+    let block = i / lanes * lanes;
+    let base = round((start + step * block as f32) as f64) as f32;
+    round((base + (i - block) as f32 * step) as f64)
 }
 
 /// The element values a random constructor draws, from stridekit's own generator

@@ -9,7 +9,7 @@ fn prec(e: &Expr) -> u8 {
             BinOp::BitXor => PREC_BITXOR,
             BinOp::BitAnd => PREC_BITAND,
             BinOp::Add | BinOp::Sub => PREC_SUM,
-            BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod => PREC_TERM,
+            BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod | BinOp::MatMul => PREC_TERM,
             BinOp::Pow => PREC_POWER,
         },
         ExprKind::Compare { .. } => PREC_CMP,
@@ -263,6 +263,7 @@ impl fmt::Display for Stmt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             StmtKind::Import(module) => write!(f, "import {module}"),
+            StmtKind::ImportAs(module, alias) => write!(f, "import {module} as {alias}"),
             StmtKind::Assign { target, value } => write!(f, "{target} = {value}"),
             StmtKind::Del(names) => {
                 f.write_str("del ")?;

@@ -271,6 +271,12 @@ impl State {
         self.record(name, &call, result)
     }
 
+    /// Records what a view or copy op `name` of the first autograd set (`reshape`,
+    /// `expand`, `unsqueeze`, `contiguous`, `t`, ...) records for `result`, made from `this`.
+    pub fn record_view(&self, name: &str, this: &Tensor, result: &Tensor) -> Result<()> {
+        self.view(name, this, &Value::Tensor(result.clone()))
+    }
+
     /// Before `t[...] = value`.
     pub fn check_setitem(&self, t: &Tensor, value: &Value) -> Result<()> {
         self.check_inplace(t)?;
@@ -431,6 +437,9 @@ pub fn live_ids<'a>(values: impl Iterator<Item = &'a Value>) -> std::collections
             }),
             Value::Iter(it) => it.items.borrow().iter().for_each(|i| walk(i, out)),
             Value::Function(f) => f.defaults.iter().flatten().for_each(|d| walk(d, out)),
+            Value::Object(o) => o.tensors().into_iter().for_each(|t| {
+                out.insert(t.id());
+            }),
             _ => {}
         }
     }

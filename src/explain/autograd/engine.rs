@@ -32,15 +32,45 @@ pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: &Tensor) -> Result<()> {
             &[Operand::Tensor(g.clone())],
         )?,
         None => {
-            // on the leaf's device, as every tensor autograd makes
-            let fresh = leaf
-                .empty_like(leaf.dtype(), MemoryFormat::Preserve)?
-                .placed_on(leaf.device())?;
-            fresh.copy_(g)?;
+            // PyTorch's layout contract: strides like the leaf's when it is dense, else
+            // contiguous; a new tensor at version 0 (AccumulateGrad steals or clones), on the
+            // leaf's device
+            if obeys_layout_contract(g, leaf) {
+                // AccumulateGrad steals a gradient laid out as the leaf is
+                m.grad = Some(g.detach());
+                return Ok(());
+            }
+            let (sizes, strides) = (leaf.sizes(), leaf.strides());
+            let strides = if crate::layout::contiguity::is_non_overlapping_and_dense(sizes, strides)
+            {
+                strides.to_vec()
+            } else {
+                crate::layout::contiguity::contiguous_strides(sizes).to_vec()
+            };
+            let values: Vec<f64> = g.values()?.iter().map(|v| v.to_f64()).collect();
+            let fresh =
+                crate::explain::dense::laid_out(sizes, &strides, &values, leaf.dtype(), leaf)?;
             m.grad = Some(fresh);
         }
     }
     Ok(())
+}
+
+/// PyTorch's gradient layout contract: for a dense leaf, the gradient's strides equal the
+/// leaf's in every dim of size other than 1 (and no size-1 dim of stride 0); else the
+/// gradient is contiguous. (A gradient that is a view of an expanded one never obeys it.)
+fn obeys_layout_contract(g: &Tensor, leaf: &Tensor) -> bool {
+    use crate::layout::contiguity::is_non_overlapping_and_dense;
+    if !is_non_overlapping_and_dense(g.sizes(), g.strides()) || g.sizes() != leaf.sizes() {
+        return false;
+    }
+    if !is_non_overlapping_and_dense(leaf.sizes(), leaf.strides()) {
+        return g.is_contiguous();
+    }
+    g.sizes()
+        .iter()
+        .zip(g.strides().iter().zip(leaf.strides()))
+        .all(|(&n, (&gs, &ls))| if n != 1 { gs == ls } else { gs != 0 })
 }
 
 /// How many edges of the nodes reachable from `root` point at each node, and at each leaf

@@ -11,6 +11,17 @@ use crate::tensor::arith::ElementOp;
 use crate::tensor::elementwise::Operand;
 use crate::tensor::{Reduction, Tensor};
 
+/// An op's backward: the gradients of its inputs (None where one needs none) from its
+/// output's gradient `grad`, reading `saved` by role.
+pub trait Backward: std::fmt::Debug {
+    fn apply(
+        &self,
+        grad: &Tensor,
+        inputs: &[Input],
+        saved: &[Saved],
+    ) -> Result<Vec<Option<Tensor>>>;
+}
+
 /// How a node turns its output's gradient into its inputs' gradients.
 #[derive(Debug, Clone)]
 pub enum Formula {
@@ -45,6 +56,8 @@ pub enum Formula {
     },
     /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
     Copy,
+    /// An op of a later module with its own backward (matmul, the layer ops).
+    Custom(std::rc::Rc<dyn Backward>),
 }
 
 fn tensor(t: &Tensor) -> Operand {
@@ -209,6 +222,7 @@ impl Formula {
             }
             Formula::View { summed } => out[0] = Some(view_backward(grad, &inputs[0], *summed)?),
             Formula::Copy => out[0] = Some(grad.reshape(&size(0))?),
+            Formula::Custom(b) => out = b.apply(grad, inputs, saved)?,
         }
         // Every gradient in its input's dtype (the engine's cast).
         for (slot, input) in out.iter_mut().zip(inputs) {
@@ -251,6 +265,11 @@ fn element_offsets(layout: &crate::layout::Layout) -> Vec<i64> {
 /// same storage element (summed where the view repeats one: `expand`, overlapping `unfold`).
 fn view_backward(grad: &Tensor, input: &Input, summed: bool) -> Result<Tensor> {
     let out_layout = grad_view_layout(input);
+    // a permutation of the input's dims (t, transpose, permute, an identity view): PyTorch's
+    // backward is the gradient permuted back, a view of it with its strides
+    if let Some(inverse) = permutation(&input.layout, out_layout) {
+        return grad.permute(&inverse);
+    }
     if has_internal_overlap(&input.layout) {
         return Err(TensorError::new(
             ErrorKind::Unsupported,
@@ -278,6 +297,25 @@ fn view_backward(grad: &Tensor, input: &Input, summed: bool) -> Result<Tensor> {
         .map(|o| Scalar::Float(acc[(o - lo) as usize].unwrap_or(0.0)))
         .collect();
     Tensor::from_values(&input.sizes, &values, Some(input.dtype))?.placed_on(grad.device())
+}
+
+/// When `out` is `input` with its dims permuted (out dim j is input dim p[j], same offset),
+/// the inverse permutation (input dim i is out dim q[i]).
+fn permutation(input: &crate::layout::Layout, out: &crate::layout::Layout) -> Option<Vec<i64>> {
+    let n = input.sizes().len();
+    if out.sizes().len() != n || out.offset() != input.offset() {
+        return None;
+    }
+    let mut used = vec![false; n];
+    let mut inverse = vec![0i64; n];
+    for j in 0..n {
+        let i = (0..n).find(|&i| {
+            !used[i] && input.sizes()[i] == out.sizes()[j] && input.strides()[i] == out.strides()[j]
+        })?;
+        used[i] = true;
+        inverse[i] = j as i64;
+    }
+    Some(inverse)
 }
 
 /// The output layout a view node recorded.

@@ -4,6 +4,7 @@
 //! graph keeps alive ([`usage::Usage`], the report's `autograd` section).
 
 pub mod calls;
+pub mod custom;
 pub mod engine;
 pub mod formula;
 pub mod node;

@@ -38,7 +38,7 @@ pub fn no_derivative(what: &str) -> TensorError {
     TensorError::new(
         ErrorKind::Unsupported,
         format!(
-            "stridekit explain has no derivative for {what} (autograd covers add, sub, mul, div, neg, exp, sqrt, square, pow with a number exponent, sum, mean, clone/contiguous/to, reshape and the view ops)"
+            "stridekit explain has no derivative for {what} (autograd covers add, sub, mul, div, neg, exp, sqrt, square, pow with a number exponent, sum, mean, clone/contiguous/to, reshape, the view ops, matmul and its family, linear, relu, gelu, silu, softmax, log_softmax, pad, tile and repeat)"
         ),
     )
 }
@@ -53,7 +53,7 @@ fn wrapped(n: Scalar) -> Result<Tensor> {
     Tensor::full(&[], n, Some(dtype))
 }
 
-fn input(state: &State, t: &Tensor, view_out: Option<&Tensor>) -> Input {
+pub(super) fn input(state: &State, t: &Tensor, view_out: Option<&Tensor>) -> Input {
     Input {
         sizes: t.sizes().to_vec(),
         dtype: t.dtype(),
@@ -63,7 +63,7 @@ fn input(state: &State, t: &Tensor, view_out: Option<&Tensor>) -> Input {
     }
 }
 
-fn saved_input(state: &State, role: &'static str, t: &Tensor) -> Saved {
+pub(super) fn saved_input(state: &State, role: &'static str, t: &Tensor) -> Saved {
     Saved {
         role,
         tensor: t.clone(),

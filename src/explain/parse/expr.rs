@@ -241,6 +241,7 @@ impl Parser<'_> {
             TokenKind::Slash => Some(BinOp::Div),
             TokenKind::DoubleSlash => Some(BinOp::FloorDiv),
             TokenKind::Percent => Some(BinOp::Mod),
+            TokenKind::Other("@") => Some(BinOp::MatMul),
             _ => None,
         })
     }
