@@ -165,9 +165,11 @@ pub fn run(
 /// `cfg` with the settings that cannot change a decision under it put back to their
 /// defaults, so that settings deciding alike compare equal: `max_non_split_rounding_mb`
 /// is read only for requests of at least `max_split_size`, so without `max_split_size`
-/// (every request is below it) it decides nothing.
+/// (every request is below it) it decides nothing. The setting's text is dropped too (it
+/// only names the setting).
 pub fn effective(cfg: &AllocConfig) -> AllocConfig {
     let mut e = cfg.clone();
+    e.source.clear();
     if e.max_split_size == u64::MAX {
         e.max_non_split_rounding_size = AllocConfig::default().max_non_split_rounding_size;
     }
