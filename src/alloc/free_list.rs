@@ -115,12 +115,11 @@ impl FreeList {
 
     /// The entries whose key is at least `k`, in key order, with their positions.
     #[inline]
-    pub fn from(&self, k: u128) -> impl Iterator<Item = (usize, u128, u32)> + '_ {
-        let a = self.lower_bound(k);
-        (a..)
-            .zip(self.keys[a..].iter().copied())
-            .zip(self.vals[a..].iter().copied())
-            .map(|((p, k), v)| (p, k, v))
+    pub fn from(&self, k: u128) -> From<'_> {
+        From {
+            list: self,
+            pos: self.lower_bound(k),
+        }
     }
 
     /// The entries whose key is below `k`, in key order.
@@ -156,6 +155,24 @@ impl FreeList {
             self.keys[n] = k;
             self.vals[n] = v;
         }
+    }
+}
+
+/// The walk of [`FreeList::from`]: (position, key, block index) in key order (a plain
+/// index walk, which stays cheap in the tests' lightly optimised builds).
+pub struct From<'a> {
+    list: &'a FreeList,
+    pos: usize,
+}
+
+impl Iterator for From<'_> {
+    type Item = (usize, u128, u32);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let p = self.pos;
+        let k = *self.list.keys.get(p)?;
+        self.pos = p + 1;
+        Some((p, k, self.list.vals[p]))
     }
 }
 
