@@ -140,3 +140,73 @@ fn capacity_beyond_any_device_is_refused_by_name() {
     .unwrap();
     run(cli.cmd).unwrap();
 }
+
+/// A writer whose reader has gone: every write fails with `kind`.
+struct Closed(std::io::ErrorKind);
+
+impl std::io::Write for Closed {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(self.0.into())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Output to a closed pipe is a typed `OutputClosed` (which `run` takes as the end of the
+/// command); any other write failure names standard output.
+#[test]
+fn writes_to_a_closed_output_are_typed() {
+    use stridekit::alloc::AllocError;
+    use stridekit::alloc::cli::run_to;
+    let grid = tmp("closed-grid.txt");
+    std::fs::write(&grid, "default\npolicy:stridekit\n").unwrap();
+    let grid = grid.display().to_string();
+    for args in [
+        vec!["replay", "--conf", "default"],
+        vec!["replay", "--json"],
+        vec!["tune", "--grid", &grid],
+    ] {
+        let mut argv = vec!["alloc"];
+        argv.extend(&args[..1]);
+        let trace = data("trace_training.csv");
+        argv.push(&trace);
+        argv.extend(&args[1..]);
+        let cmd = |argv: &[&str]| Cli::try_parse_from(argv).unwrap().cmd;
+        let e = run_to(&mut Closed(std::io::ErrorKind::BrokenPipe), cmd(&argv)).unwrap_err();
+        assert!(matches!(e, AllocError::OutputClosed), "{argv:?}: {e}");
+        let e = run_to(&mut Closed(std::io::ErrorKind::Other), cmd(&argv)).unwrap_err();
+        assert!(
+            matches!(&e, AllocError::Io { path, .. } if path == "standard output"),
+            "{argv:?}: {e}"
+        );
+    }
+}
+
+/// `stridekit alloc replay ... | head`: the reader closes the pipe before the table is
+/// written; the command exits 0 without a panic (it used to abort in `print!`).
+#[test]
+fn a_closed_pipe_ends_the_command_cleanly() {
+    use std::process::{Command, Stdio};
+    let trace = data("trace_training.csv");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stridekit"))
+        .args([
+            "alloc",
+            "replay",
+            &trace,
+            &trace,
+            "--conf",
+            "default;expandable_segments:True",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end at once: the replays take far longer than this.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}

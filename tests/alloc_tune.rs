@@ -223,3 +223,66 @@ fn tune_says_which_stridekit_parameters_it_picked_and_why() {
     let out = stridekit(&["alloc", "tune", &t, "--grid", g]);
     assert!(!out.contains("policy:stridekit parameters"), "{out}");
 }
+
+/// A study replays settings that decide alike once (`max_non_split_rounding_mb` without
+/// `max_split_size_mb` decides nothing) and gives each its own row: the same figures and
+/// device calls as a replay of that setting alone, under its own label. With
+/// `max_split_size_mb` the rounding is replayed on its own.
+#[test]
+fn settings_that_decide_alike_share_one_replay() {
+    let settings: Vec<String> = [
+        "default",
+        "max_non_split_rounding_mb:64",
+        "roundup_power2_divisions:4,max_non_split_rounding_mb:512",
+        "roundup_power2_divisions:4",
+        "max_split_size_mb:64",
+        "max_split_size_mb:64,max_non_split_rounding_mb:1024",
+    ]
+    .map(String::from)
+    .to_vec();
+    let cfgs: Vec<AllocConfig> = settings
+        .iter()
+        .map(|s| AllocConfig::parse(s).unwrap())
+        .collect();
+    assert_eq!(tune::effective(&cfgs[1]), tune::effective(&cfgs[0]));
+    assert_eq!(tune::effective(&cfgs[2]), tune::effective(&cfgs[3]));
+    assert_ne!(tune::effective(&cfgs[5]), tune::effective(&cfgs[4]));
+    let traces: Vec<Trace> = ["trace_random.csv", "trace_training.csv"]
+        .iter()
+        .map(|t| shipped(t))
+        .collect();
+    let opts = TuneOptions {
+        capacity: 40 << 30,
+        progress: false,
+    };
+    let ropts = ReplayOptions {
+        capacity: opts.capacity,
+        ..ReplayOptions::default()
+    };
+    let mut oversize_differs = false;
+    for (st, t) in tune::run(&traces, &settings, &opts)
+        .unwrap()
+        .iter()
+        .zip(&traces)
+    {
+        let row = |c: usize| st.rows.iter().find(|r| r.grid_index == c).unwrap();
+        for (c, cfg) in cfgs.iter().enumerate() {
+            let alone = replay::replay_simulated(t, cfg, &ropts).unwrap();
+            let r = &row(c).report;
+            assert_eq!(r.stats, alone.stats, "{} {}", t.name, settings[c]);
+            assert_eq!(r.device_calls, alone.device_calls, "{}", settings[c]);
+            assert_eq!(r.config, cfg.label());
+            assert_eq!(r.peak_reserved_at, alone.peak_reserved_at);
+        }
+        // Shared: the very same replay (its timing too), not a second one that agrees.
+        assert_eq!(row(0).report.seconds, row(1).report.seconds);
+        assert_eq!(row(2).report.seconds, row(3).report.seconds);
+        oversize_differs |= row(4).report.stats != row(5).report.stats;
+    }
+    // The rounding decides something once max_split_size is set, on one of the traces
+    // at least (so that `effective` must keep it).
+    assert!(
+        oversize_differs,
+        "max_non_split_rounding_mb changed nothing with max_split_size_mb"
+    );
+}

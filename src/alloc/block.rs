@@ -2,6 +2,7 @@
 //! every layer above shares (block table entries, pools, handles, expandable segments).
 
 use super::device::StreamId;
+use super::free_list::FreeList;
 use super::sizes::MAX_BLOCK_SIZE;
 use super::sorted::SortedMap;
 use super::stats::{LARGE_POOL, SMALL_POOL};
@@ -109,7 +110,7 @@ impl Block {
 #[derive(Debug, Default)]
 pub(crate) struct BlockPool {
     /// Free mapped blocks by (stream, size, address), packed by [`fkey`].
-    pub blocks: SortedMap<u128, u32>,
+    pub blocks: FreeList,
     /// Unmapped address ranges of expandable segments by (stream, address).
     pub unmapped: SortedMap<(StreamId, u64), u32>,
     pub get_free_blocks_call_count: i64,

@@ -1,5 +1,6 @@
 //! `stridekit alloc ...`: replay allocation traces through the caching allocator.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::config::AllocConfig;
@@ -286,6 +287,7 @@ fn capacity_or_h200(capacity: Option<&str>) -> AllocResult<u64> {
 }
 
 fn run_tune(
+    out: &mut impl Write,
     paths: &[PathBuf],
     capacity: Option<&str>,
     grid_file: Option<&Path>,
@@ -318,18 +320,28 @@ fn run_tune(
     if json {
         let s = serde_json::to_string_pretty(&tune_report::json_records(&studies))
             .map_err(|e| AllocError::Usage(e.to_string()))?;
-        println!("{s}");
+        writeln!(out, "{s}")?;
     } else {
-        print!("{}", tune_report::table(&studies, top, capacity));
+        write!(out, "{}", tune_report::table(&studies, top, capacity))?;
         if let Some(p) = tune_pick::pick(&studies) {
-            println!("{}", p.explain());
+            writeln!(out, "{}", p.explain())?;
         }
     }
     Ok(())
 }
 
-/// Run an allocator subcommand, printing to stdout.
+/// Run an allocator subcommand, printing to stdout through one lock. A reader that
+/// closes the pipe early (`stridekit alloc ... | head`) ends the command cleanly.
 pub fn run(cmd: AllocCommand) -> AllocResult<()> {
+    let mut out = std::io::stdout().lock();
+    match run_to(&mut out, cmd).and_then(|()| Ok(out.flush()?)) {
+        Err(AllocError::OutputClosed) => Ok(()),
+        r => r,
+    }
+}
+
+/// Run an allocator subcommand, writing its output to `out`.
+pub fn run_to(out: &mut impl Write, cmd: AllocCommand) -> AllocResult<()> {
     match cmd {
         AllocCommand::Tune {
             traces,
@@ -339,6 +351,7 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
             json,
             plot,
         } => run_tune(
+            out,
             &traces,
             capacity.as_deref(),
             grid.as_deref(),
@@ -459,13 +472,14 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                     .collect();
                 let s = serde_json::to_string_pretty(&arr)
                     .map_err(|e| AllocError::Usage(e.to_string()))?;
-                println!("{s}");
+                writeln!(out, "{s}")?;
                 return Ok(());
             }
-            print_table(&reports);
+            print_table(out, &reports)?;
             for (r, w) in reports.iter().zip(&whys) {
-                println!("{} | {}", r.trace, r.config);
-                print!(
+                writeln!(out, "{} | {}", r.trace, r.config)?;
+                write!(
+                    out,
                     "{}",
                     why::table(
                         &w.peak,
@@ -474,21 +488,22 @@ pub fn run(cmd: AllocCommand) -> AllocResult<()> {
                             w.peak_event
                         )
                     )
-                );
+                )?;
                 if let (Some(o), Some(e)) = (&w.oom, w.oom_event) {
-                    print!(
+                    write!(
+                        out,
                         "{}",
                         why::table(o, &format!("at the first out-of-memory (event {e})"))
-                    );
+                    )?;
                 }
-                println!();
+                writeln!(out)?;
             }
             Ok(())
         }
     }
 }
 
-fn print_table(reports: &[ReplayReport]) {
+fn print_table(out: &mut impl Write, reports: &[ReplayReport]) -> AllocResult<()> {
     let mut traces: Vec<&str> = Vec::new();
     for r in reports {
         if !traces.contains(&r.trace.as_str()) {
@@ -497,13 +512,13 @@ fn print_table(reports: &[ReplayReport]) {
     }
     for t in traces {
         let rs: Vec<&ReplayReport> = reports.iter().filter(|r| r.trace == t).collect();
-        println!("trace {t} ({} events)", rs[0].events);
+        writeln!(out, "trace {t} ({} events)", rs[0].events)?;
         let w = rs.iter().map(|r| r.config.len()).max().unwrap_or(8).max(14);
         let mut head = format!("{:<26}", "");
         for r in &rs {
             head.push_str(&format!(" {:>w$}", r.config));
         }
-        println!("{head}");
+        writeln!(out, "{head}")?;
         type Row = (&'static str, fn(&ReplayReport) -> String);
         let rows: [Row; 9] = [
             ("peak allocated MiB", |r| mib(r.peak_allocated())),
@@ -528,8 +543,9 @@ fn print_table(reports: &[ReplayReport]) {
             for r in &rs {
                 line.push_str(&format!(" {:>w$}", f(r)));
             }
-            println!("{line}");
+            writeln!(out, "{line}")?;
         }
-        println!();
+        writeln!(out)?;
     }
+    Ok(())
 }

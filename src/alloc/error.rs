@@ -91,6 +91,10 @@ pub enum AllocError {
     /// The allocator's own bookkeeping is inconsistent (a bug in stridekit).
     #[error("allocator bookkeeping: {0} (a bug in stridekit; please report it)")]
     Internal(String),
+    /// Standard output was closed before everything was written (a reader such as
+    /// `head` stopped reading); `alloc::cli::run` stops there and reports success.
+    #[error("standard output was closed")]
+    OutputClosed,
 }
 
 impl AllocError {
@@ -104,6 +108,17 @@ impl AllocError {
         AllocError::Io {
             path: path.to_string(),
             message: e.to_string(),
+        }
+    }
+}
+
+impl From<std::io::Error> for AllocError {
+    /// A failed write to standard output: [`AllocError::OutputClosed`] for a closed pipe.
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            AllocError::OutputClosed
+        } else {
+            AllocError::io("standard output", e)
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod cuda_device;
 pub mod device;
 pub mod error;
 pub mod expandable;
+pub mod free_list;
 pub mod grid;
 pub mod host_device;
 pub mod locked;

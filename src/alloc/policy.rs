@@ -80,7 +80,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             pool,
             alloc_size: allocation_size(size),
         };
-        let mut found = self.get_free_block(&p);
+        // A block found in the free list keeps its entry until it is known whether a
+        // remainder takes it over (`alloc_found_block`).
+        let listed = self.get_free_block(&p);
+        let mut found = listed.map(|(i, _)| i);
         if found.is_none() {
             if self.set_fraction && self.cfg.garbage_collection_threshold > 0.0 {
                 self.garbage_collect_cached_blocks()?;
@@ -101,7 +104,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             return Err(self.out_of_memory(p.alloc_size, orig_size, (device_free, device_total)));
         };
         let split = self.should_split(block, size);
-        let i = self.alloc_found_block(block, &p, orig_size, split);
+        let i = self.alloc_found_block(block, &p, orig_size, split, listed.map(|(_, pos)| pos));
         Ok(self.handle(i))
     }
 
@@ -130,7 +133,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
     }
 
-    fn get_free_block(&mut self, p: &Params) -> Option<u32> {
+    /// The free block that serves `p` (PyTorch's `get_free_block`) and its position in
+    /// the pool's free list, where its entry is left (see [`Self::alloc_found_block`]).
+    fn get_free_block(&mut self, p: &Params) -> Option<(u32, usize)> {
         let gc_on = self.set_fraction && self.cfg.garbage_collection_threshold > 0.0;
         let expandable_on = self.cfg.expandable_segments;
         let mss = self.cfg.max_split_size;
@@ -144,9 +149,9 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if gc_on {
             pool.get_free_blocks_call_count += 1;
         }
-        let mut it = pool.blocks.from(&fkey(p.rank, p.size, 0)).iter();
-        let (mut key, mut idx) = match it.next() {
-            Some(&(k, v)) if key_rank(k) == p.rank => (k, v),
+        let mut it = pool.blocks.from(fkey(p.rank, p.size, 0));
+        let (mut pos, mut key, mut idx) = match it.next() {
+            Some((pos, k, v)) if key_rank(k) == p.rank => (pos, k, v),
             _ => return None,
         };
         if blocks[idx as usize].seg != NIL {
@@ -160,11 +165,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                             0
                         }
                 };
-                for &(k, v) in it {
+                for (at, k, v) in it {
                     if blocks[idx as usize].seg != NIL
                         && key_rank(k) == p.rank
                         && exp_size(v) < exp_size(idx)
                     {
+                        pos = at;
                         key = k;
                         idx = v;
                     } else {
@@ -173,11 +179,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 }
             } else {
                 let mut found = false;
-                for &(k, v) in it {
+                for (at, k, v) in it {
                     if key_rank(k) != p.rank {
                         return None;
                     }
                     if blocks[v as usize].seg == NIL {
+                        pos = at;
                         key = k;
                         idx = v;
                         found = true;
@@ -197,15 +204,27 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if oversize_rules && p.size >= mss && bsize >= p.size.saturating_add(rounding) {
             return None;
         }
-        pool.blocks.remove(&key);
-        Some(idx)
+        Some((idx, pos))
     }
 
-    fn alloc_found_block(&mut self, i: u32, p: &Params, orig_size: u64, split: bool) -> u32 {
+    /// Hand out block `i` for `p`, splitting off the rest when `split`. `listed`: the
+    /// position of `i`'s free-list entry when it came from the free list; the remainder
+    /// of a split takes that entry over, else it is removed.
+    fn alloc_found_block(
+        &mut self,
+        i: u32,
+        p: &Params,
+        orig_size: u64,
+        split: bool,
+        listed: Option<usize>,
+    ) -> u32 {
         let size = p.size;
         let ps = p.pool.stat();
         let already_split = self.blocks[i as usize].is_split();
         let mut block = i;
+        if !split && let Some(pos) = listed {
+            self.pool_mut(p.pool).blocks.remove_at(pos);
+        }
         if split {
             let remaining = i;
             let (r_ptr, r_seg) = {
@@ -220,7 +239,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 rb.ptr += size;
                 rb.size -= size;
             }
-            self.insert_into_blocks(remaining);
+            match listed {
+                Some(pos) => self.move_in_blocks(pos, remaining),
+                None => self.insert_into_blocks(remaining),
+            }
             let expandable = r_seg != NIL;
             if already_split && !expandable {
                 stats::dec(&mut self.stats.inactive_split_bytes, ps, size);
@@ -298,21 +320,16 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         // Blocks inside expandable segments are never released here: they are not device
         // allocations of their own (PyTorch skips them too, since pytorch/pytorch#134338;
         // its free pages are unmapped by the release-everything retry that follows).
-        let at = pool.blocks.from(&fkey(p.rank, want, 0)).first().copied();
+        let at = pool.blocks.from(fkey(p.rank, want, 0)).next();
         match at {
-            Some((k, v)) if key_rank(k) == p.rank && self.blocks[v as usize].seg == NIL => {
+            Some((_, k, v)) if key_rank(k) == p.rank && self.blocks[v as usize].seg == NIL => {
                 self.release_block(v)?;
                 Ok(true)
             }
             _ => {
                 // No single block is large enough: free oversize blocks from the largest down.
-                let candidates: Vec<(u128, u32)> = pool
-                    .blocks
-                    .below(&fkey(p.rank, want, 0))
-                    .iter()
-                    .rev()
-                    .copied()
-                    .collect();
+                let candidates: Vec<(u128, u32)> =
+                    pool.blocks.below(fkey(p.rank, want, 0)).rev().collect();
                 if candidates.is_empty() {
                     return Ok(false);
                 }
@@ -479,14 +496,24 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.record(Action::FreeCompleted, ptr, requested, stream);
         let mut net_blocks: i64 = 0;
         let mut net_size: i64 = 0;
-        for cand in [prev, next] {
-            let s = self.try_merge_blocks(i, cand);
+        // The merged block takes over a merged neighbour's free-list entry.
+        let mut entries = [None, None];
+        for (cand, entry) in [prev, next].into_iter().zip(&mut entries) {
+            let (s, e) = self.merge_keeping_entry(i, cand);
+            *entry = e;
             if s > 0 {
                 net_blocks -= 1;
                 net_size -= s as i64;
             }
         }
-        self.insert_into_blocks(i);
+        match entries {
+            [None, None] => self.insert_into_blocks(i),
+            [Some(old), None] | [None, Some(old)] => self.replace_in_blocks(old, i),
+            [Some(old), Some(other)] => {
+                self.pool_mut(pool).blocks.remove(other);
+                self.replace_in_blocks(old, i);
+            }
+        }
         let b = &self.blocks[i as usize];
         if b.is_split() {
             net_blocks += 1;

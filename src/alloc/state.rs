@@ -288,7 +288,33 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let b = &self.blocks[i as usize];
         let key = fkey(b.rank, b.size, b.ptr);
         let pool = b.pool;
-        self.pool_mut(pool).blocks.remove(&key).is_some()
+        self.pool_mut(pool).blocks.remove(key).is_some()
+    }
+
+    /// Put block `i`, just resized, in its pool's free list in place of the entry at key
+    /// `old` (a merged neighbour's), or insert it when there is none.
+    #[inline]
+    pub(super) fn replace_in_blocks(&mut self, old: u128, i: u32) {
+        let b = &self.blocks[i as usize];
+        let key = fkey(b.rank, b.size, b.ptr);
+        let pool = b.pool;
+        let p = self.pool_mut(pool);
+        let base = p.get_free_blocks_call_count;
+        p.blocks.replace(old, key, i);
+        self.blocks[i as usize].gc_count_base = base;
+    }
+
+    /// Put block `i`, just resized, in its pool's free list in place of the entry at
+    /// position `pos` (its own, left there when it was found for a request).
+    #[inline]
+    pub(super) fn move_in_blocks(&mut self, pos: usize, i: u32) {
+        let b = &self.blocks[i as usize];
+        let key = fkey(b.rank, b.size, b.ptr);
+        let pool = b.pool;
+        let p = self.pool_mut(pool);
+        let base = p.get_free_blocks_call_count;
+        p.blocks.move_at(pos, key, i);
+        self.blocks[i as usize].gc_count_base = base;
     }
 
     pub(super) fn insert_unmapped(&mut self, i: u32) {
@@ -371,26 +397,42 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     /// Merge `src` into `dst` if `src` is a free neighbour in the same mapping state.
     /// Returns the size subsumed (0 if no merge).
     pub(super) fn try_merge_blocks(&mut self, dst: u32, src: u32) -> u64 {
+        match self.merge_keeping_entry(dst, src) {
+            (s, Some(key)) => {
+                let pool = self.blocks[dst as usize].pool;
+                self.pool_mut(pool).blocks.remove(key);
+                s
+            }
+            (s, None) => s,
+        }
+    }
+
+    /// [`Self::try_merge_blocks`], except that a mapped `src`'s free-list entry is left
+    /// in place and its key returned, for the caller to give to the merged block
+    /// ([`Self::replace_in_blocks`]) or remove.
+    pub(super) fn merge_keeping_entry(&mut self, dst: u32, src: u32) -> (u64, Option<u128>) {
         if src == NIL {
-            return 0;
+            return (0, None);
         }
         {
             let s = &self.blocks[src as usize];
             let d = &self.blocks[dst as usize];
             if s.allocated || s.event_count > 0 || !s.stream_uses.is_empty() || d.mapped != s.mapped
             {
-                return 0;
+                return (0, None);
             }
         }
         let (s_ptr, s_size, s_prev, s_next, s_mapped) = {
             let s = &self.blocks[src as usize];
             (s.ptr, s.size, s.prev, s.next, s.mapped)
         };
-        if s_mapped {
-            self.erase_from_blocks(src);
+        let entry = if s_mapped {
+            let s = &self.blocks[src as usize];
+            Some(fkey(s.rank, s.size, s.ptr))
         } else {
             self.erase_unmapped(src);
-        }
+            None
+        };
         if self.blocks[dst as usize].prev == src {
             let d = &mut self.blocks[dst as usize];
             d.ptr = s_ptr;
@@ -407,7 +449,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
         self.blocks[dst as usize].size += s_size;
         self.delete_block(src);
-        s_size
+        (s_size, entry)
     }
 
     pub(crate) fn allocatable(&self, i: u32) -> bool {

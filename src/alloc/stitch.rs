@@ -38,7 +38,7 @@
 //! `map_spare` maps a kept handle, `unmap_page_keep` unmaps keeping it); that path
 //! compiles but has not run on a GPU yet.
 
-use super::block::{NIL, PoolKind};
+use super::block::{NIL, PoolKind, fkey, key_rank};
 use super::chunks::max_chunk;
 use super::device::{RawDevice, StreamId};
 use super::error::{AllocError, AllocResult};
@@ -151,7 +151,18 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         // Physical memory is not tied to a pool: the other pool's idle chunks may move
         // here too, those no larger than the chunks this pool creates.
         let most = max_chunk(&self.cfg.stridekit, pool);
-        for i in self.free_blocks_of_both_pools() {
+        // Only free blocks of `stream` of at least one granule can hold a whole chunk:
+        // in each pool's free list (by stream rank, size, address) they form one range.
+        let Ok(rank) = self.streams.binary_search(&stream) else {
+            return;
+        };
+        let rank = rank as u16;
+        let candidates = [&self.small, &self.large].into_iter().flat_map(|p| {
+            p.blocks
+                .from(fkey(rank, GRANULE, 0))
+                .take_while(move |&(_, k, _)| key_rank(k) == rank)
+        });
+        for (_, _, i) in candidates {
             let b = &self.blocks[i as usize];
             if b.seg == NIL || b.stream != stream || !self.allocatable(i) {
                 continue;

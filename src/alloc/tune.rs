@@ -105,8 +105,21 @@ pub fn run(
         .iter()
         .map(|s| AllocConfig::parse(s))
         .collect::<AllocResult<_>>()?;
+    // Settings that decide alike replay once: `distinct[k]` is replayed for every
+    // setting `c` with `of[c] == k`.
+    let mut distinct: Vec<AllocConfig> = Vec::new();
+    let of: Vec<usize> = cfgs
+        .iter()
+        .map(|c| {
+            let e = effective(c);
+            distinct.iter().position(|d| *d == e).unwrap_or_else(|| {
+                distinct.push(e);
+                distinct.len() - 1
+            })
+        })
+        .collect();
     let jobs: Vec<(usize, usize)> = (0..traces.len())
-        .flat_map(|t| (0..cfgs.len()).map(move |c| (t, c)))
+        .flat_map(|t| (0..distinct.len()).map(move |k| (t, k)))
         .collect();
     let bar = progress_bar(opts.progress && jobs.len() >= 64, jobs.len() as u64);
     let ropts = ReplayOptions {
@@ -115,8 +128,8 @@ pub fn run(
     };
     let reports: Vec<ReplayReport> = jobs
         .par_iter()
-        .map(|&(t, c)| {
-            let r = replay::replay_simulated(&traces[t], &cfgs[c], &ropts);
+        .map(|&(t, k)| {
+            let r = replay::replay_simulated(&traces[t], &distinct[k], &ropts);
             bar.inc(1);
             r
         })
@@ -130,18 +143,37 @@ pub fn run(
             rows: Vec::with_capacity(cfgs.len()),
         })
         .collect();
-    for (&(t, c), report) in jobs.iter().zip(reports) {
-        studies[t].rows.push(TuneRow {
-            setting: settings[c].clone(),
-            grid_index: c,
-            stridekit: cfgs[c].is_stridekit(),
-            report,
-        });
+    for (t, study) in studies.iter_mut().enumerate() {
+        let base = t * distinct.len();
+        for (c, cfg) in cfgs.iter().enumerate() {
+            let mut report = reports[base + of[c]].clone();
+            report.config = cfg.label();
+            study.rows.push(TuneRow {
+                setting: settings[c].clone(),
+                grid_index: c,
+                stridekit: cfg.is_stridekit(),
+                report,
+            });
+        }
     }
     for s in &mut studies {
         s.rows.sort_by_key(|r| r.rank_key());
     }
     Ok(studies)
+}
+
+/// `cfg` with the settings that cannot change a decision under it put back to their
+/// defaults, so that settings deciding alike compare equal: `max_non_split_rounding_mb`
+/// is read only for requests of at least `max_split_size`, so without `max_split_size`
+/// (every request is below it) it decides nothing. The setting's text is dropped too (it
+/// only names the setting).
+pub fn effective(cfg: &AllocConfig) -> AllocConfig {
+    let mut e = cfg.clone();
+    e.source.clear();
+    if e.max_split_size == u64::MAX {
+        e.max_non_split_rounding_size = AllocConfig::default().max_non_split_rounding_size;
+    }
+    e
 }
 
 fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
