@@ -7,6 +7,8 @@
 use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
+use super::contiguous;
+
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
 /// innermost): element `(i, j)`, `i < na`, `j < nb`, moves from `s + i*sa + j*sb` to
 /// `d + i*da + j*db` (byte steps).
@@ -79,7 +81,7 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
         unsafe {
             if dstep == w {
                 if sstep == w {
-                    copy_nonoverlapping(s, d, len * w as usize);
+                    contiguous::copy(d, s, len * w as usize);
                 } else if sstep == 0 {
                     let v = read_unaligned(st);
                     for i in 0..len {
