@@ -8,7 +8,7 @@ use half::{bf16, f16};
 
 use super::vector;
 
-use super::segment::{MoverFn, Segment, with_mover};
+use super::segment::{MoverFn, Segment, Tile, tile_in_runs, with_mover};
 use crate::dtype::DType;
 use crate::scalar::Scalar;
 
@@ -130,6 +130,59 @@ impl Segment for Convert {
             }
             done += n;
         }
+    }
+
+    /// A tile whose source is contiguous along `a` (a converting transpose): transposed
+    /// first into a buffer of source elements in the destination's order, by the
+    /// same-dtype mover of the source width (its register blocks), then converted row by
+    /// row along `b` as runs.
+    unsafe fn tile(&self, d: *mut u8, s: *const u8, t: Tile) {
+        let sw = self.from.itemsize();
+        if t.sa != sw as isize || t.na * t.nb * sw > TILE_BUF {
+            // SAFETY: forwarded.
+            return unsafe { tile_in_runs(self, d, s, t) };
+        }
+        let mut buf = [0u64; TILE_BUF / 8];
+        let b = buf.as_mut_ptr() as *mut u8;
+        let row = (t.nb * sw) as isize;
+        // SAFETY: the tile's elements are inside the caller's slices (its contract); the
+        // buffer holds na * nb source elements, element (i, j) at (i * nb + j) * sw.
+        unsafe {
+            let into = Tile {
+                da: row,
+                db: sw as isize,
+                ..t
+            };
+            with_mover(sw, TileRun { d: b, s, t: into });
+            for i in 0..t.na as isize {
+                self.run(
+                    d.offset(i * t.da),
+                    b.offset(i * row),
+                    t.nb,
+                    t.db,
+                    sw as isize,
+                );
+            }
+        }
+    }
+}
+
+/// Bytes of the buffer a converting tile is transposed into (a tile's source elements: tile
+/// edges are sized so that edge * edge * the wider width fits in 16 KiB).
+const TILE_BUF: usize = 16 * 1024;
+
+/// One tile, for [`with_mover`].
+struct TileRun {
+    d: *mut u8,
+    s: *const u8,
+    t: Tile,
+}
+
+impl MoverFn<()> for TileRun {
+    fn call<S: Segment>(self, op: &S) {
+        // SAFETY: built by Convert::tile from a tile inside the caller's slices and its own
+        // buffer.
+        unsafe { op.tile(self.d, self.s, self.t) }
     }
 }
 
