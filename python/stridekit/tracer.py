@@ -41,6 +41,8 @@ from ._stridekit import TraceSession
 from .trace_lines import EXPRESSION_FRAMES as _EXPRESSION_FRAMES
 from .trace_lines import Lines as _Lines
 from .trace_lines import error_of as _error_of
+from .trace_saved import Packed as _Packed
+from .trace_saved import unpack as _unpack_saved
 
 class _FrameTracer:
     """The line tracer of one frame of the program's file. It keeps no reference to the
@@ -136,7 +138,8 @@ class Tracer:
         self._error = None
         self._result = None
         self._threads_warned = False
-        self._scalar_setitem = 0
+        # One entry per `x[index] = number` running: whether its number is still to be wrapped.
+        self._scalar_setitem = []
         self._opt_depth = 0
         # --device cuda: (line, torch.cuda.memory_stats() figures) after every step.
         self._measured: list[tuple[int, dict]] = []
@@ -183,9 +186,11 @@ class Tracer:
             weakref.finalize(st, self._storage_gone, sid, k)
             return
         k = self._key(st)
-        if op_name == "aten::lift_fresh" and self._scalar_setitem:
-            # `x[i] = 3.0` wraps the number into a tensor; for a CUDA `x` PyTorch makes it
-            # on the host (python_variable_indexing.cpp), so it is no CUDA request.
+        if op_name == "aten::lift_fresh" and self._scalar_setitem and self._scalar_setitem[-1]:
+            # `x[i] = 3.0` wraps the number into a tensor first; for a CUDA `x` PyTorch makes
+            # it on the host (python_variable_indexing.cpp), so it is no CUDA request. The
+            # index tensors a list index makes after it are on the device.
+            self._scalar_setitem[-1] = False
             op_name = None
         # An optimizer's `torch.tensor` step counters stay on the host for a CUDA model
         # (not capturable, not fused), as record_model_traces.py marks them.
@@ -275,7 +280,7 @@ class Tracer:
 
     # ---- autograd --------------------------------------------------------------------
     def _pack(self, t):
-        p = _Packed(t)
+        p = _Packed(t)  # trace_saved.Packed: keeps PyTorch's version check (see there)
         if self._active:
             n = self._packed_n
             self._packed_n += 1
@@ -284,7 +289,7 @@ class Tracer:
 
     @staticmethod
     def _unpack(p):
-        return p.t if isinstance(p, _Packed) else p
+        return _unpack_saved(p)
 
     # ---- names and steps -------------------------------------------------------------
     def _meta(self, name, t):
@@ -474,11 +479,11 @@ class Tracer:
 
         def __setitem__(t, index, value):
             if isinstance(value, (int, float, bool, complex)):
-                tracer._scalar_setitem += 1
+                tracer._scalar_setitem.append(True)
                 try:
                     return orig_setitem(t, index, value)
                 finally:
-                    tracer._scalar_setitem -= 1
+                    tracer._scalar_setitem.pop()
             return orig_setitem(t, index, value)
 
         torch.Tensor.__setitem__ = __setitem__
@@ -581,6 +586,7 @@ class Tracer:
             except Exception:
                 continue
         seen = {}
+        wrapped = []
         todo = [t.grad_fn for _, t in named if getattr(t, "grad_fn", None) is not None]
         budget = 1_000_000
         while todo and budget > 0:
@@ -603,13 +609,20 @@ class Tracer:
                         cands = by_key.get(key(x), ())
                     except Exception:
                         continue
+                    where = f"{type(node).__name__}.{attr}"
                     for p in cands:
                         if p.grad_fn is None:
-                            p.grad_fn = f"{type(node).__name__}.{attr}"
+                            p.grad_fn = where
                             break
+                    else:
+                        if x.dim() == 0 and not any(p.t is x for p in cands):
+                            # A Python number the op wrapped into a 0-dim tensor: SavedVariable
+                            # keeps wrapped numbers without the saved-tensor hooks (they never
+                            # reach _pack), but the graph holds them all the same.
+                            wrapped.append((x, where))
             todo += [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
-        return [(self._meta("saved", p.t), p.grad_fn or "?") for p in packed
-                if _has_storage(p.t)]
+        out = [(self._meta("saved", p.t), p.grad_fn or "?") for p in packed if _has_storage(p.t)]
+        return out + [(self._meta("saved", x), where) for x, where in wrapped if _has_storage(x)]
 
     def _values(self, t) -> str:
         if self.fake or t.numel() > self.values_limit or t.device.type == "cuda" or t.is_complex() or t.device.type == "meta":
@@ -694,15 +707,6 @@ class Tracer:
         self._root_tracer.pending = None
         self._stop()
         return False
-
-
-class _Packed:
-    """A tensor autograd saved (what the saved-tensor hook packs)."""
-
-    __slots__ = ("t", "grad_fn", "__weakref__")
-
-    def __init__(self, t):
-        self.t, self.grad_fn = t, None
 
 
 def _has_storage(t) -> bool:

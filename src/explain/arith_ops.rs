@@ -162,6 +162,7 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
                     value_operand(x, y)?,
                     value_operand(y, x)?,
                 ];
+                let _temporaries = super::sim_temporaries::where_operands(&inputs)?;
                 Tensor::elementwise(ElementOp::Where, &inputs).map(Value::Tensor)
             }
             "clamp" | "clip" => {
@@ -197,16 +198,32 @@ fn is_function(name: &str) -> bool {
         )
 }
 
-/// `torch.equal(a, b)`: same shape and equal values (compared in the promoted dtype).
+/// `torch.equal(a, b)`: same shape and equal values (compared in the promoted dtype). As
+/// `cuda_equal`: no kernel for an empty tensor or the same view of one storage;
+/// else `eq(a, b).all().item()`, whose bool tensor and 0-dim bool are both alive on the
+/// device before the answer comes back.
 pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
     if a.sizes() != b.sizes() {
         return Ok(false);
+    }
+    let same_view = a.shares_storage(b)
+        && a.storage_offset() == b.storage_offset()
+        && a.dtype() == b.dtype()
+        && a.strides() == b.strides();
+    if a.numel() == 0 {
+        return Ok(true);
+    }
+    if same_view {
+        // No kernel on the device; the CPU's answer (false where an element is NaN).
+        return Ok(a.values()?.iter().all(|v| v == v));
     }
     let eq = Tensor::elementwise(
         ElementOp::Eq,
         &[Operand::Tensor(a.clone()), Operand::Tensor(b.clone())],
     )?;
-    Ok(eq.values()?.iter().all(|v| v.to_bool()))
+    let all = eq.values()?.iter().all(|v| v.to_bool());
+    let _all = super::sim_temporaries::device_scalar(eq.device(), Scalar::Bool(all), None)?;
+    Ok(all)
 }
 
 /// `torch.allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)`: every element of
@@ -306,6 +323,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                         Operand::Tensor(x.clone()),
                         value_operand(y, &xv)?,
                     ];
+                    let _temporaries = super::sim_temporaries::where_operands(&inputs)?;
                     return Tensor::elementwise(ElementOp::Where, &inputs).map(Value::Tensor);
                 }
                 "masked_fill" => {
@@ -392,6 +410,7 @@ pub fn assert_close(args: Args) -> Result<Value> {
     let atol = b
         .opt("atol")
         .map_or(Ok(atol), |v| v.as_scalar("atol").map(|s| s.to_f64()))?;
+    super::sim_temporaries::assert_close(a, rtol, atol)?;
     let (av, ev) = (a.values()?, e.values()?);
     let mismatched = av
         .iter()

@@ -100,7 +100,7 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
             let b = args.bind(&["input", "shifts", "dims"])?;
             let x = b.req("input")?.as_tensor("input")?;
             let dims = b.opt("dims").map(|v| v.as_int_list("dims")).transpose()?;
-            x.roll(&b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
+            super::sim_temporaries::roll(x, &b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
                 .map(Value::Tensor)
         }
         _ => Err(type_error(format!(
@@ -131,7 +131,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
         "roll" => {
             let b = args.bind(&["shifts", "dims"])?;
             let dims = b.opt("dims").map(|v| v.as_int_list("dims")).transpose()?;
-            x.roll(&b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
+            super::sim_temporaries::roll(x, &b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
                 .map(Value::Tensor)
         }
         "index_put_" | "index_put" => {

@@ -250,6 +250,9 @@ impl<'a> Scope<'a> {
             ExprKind::BoolOp { op, values } => {
                 let mut last = Value::None;
                 for (i, e) in values.iter().enumerate() {
+                    // Python drops an operand it does not return before evaluating the next
+                    // (its temporaries are gone by then, on a device allocator too).
+                    drop(std::mem::replace(&mut last, Value::None));
                     last = self.eval(e)?;
                     let t = pyops::truthy(&last)?;
                     let stop = match op {

@@ -47,10 +47,40 @@ fn basic(items: &[AdvancedItem]) -> Vec<IndexItem> {
         .collect()
 }
 
+/// The index tensors of an advanced index as PyTorch hands them to the op: on the indexed
+/// tensor's device (a list becomes a tensor there, `sequenceToVariable` with `self`'s
+/// options; an index tensor elsewhere is copied there), and, for each 0-dim bool index, the
+/// int64 tensor of one or no element that `boolToIndexingTensor` makes on that device. The
+/// second list is only those temporaries: the caller keeps both alive until the op ends, as
+/// the device allocator sees them.
+fn on_device(t: &Tensor, items: &[AdvancedItem]) -> Result<(Vec<AdvancedItem>, Vec<Tensor>)> {
+    let device = t.device();
+    let mut temporaries = Vec::new();
+    let mut moved = Vec::with_capacity(items.len());
+    for item in items {
+        moved.push(match item {
+            AdvancedItem::Tensor(i) if device != crate::storage::Device::Cpu => {
+                if i.ndim() == 0 && matches!(i.dtype(), crate::DType::Bool | crate::DType::U8) {
+                    let n = i64::from(i.values()?[0].to_bool());
+                    let keep = vec![crate::scalar::Scalar::Int(0); n as usize];
+                    temporaries.push(
+                        Tensor::from_values(&[n], &keep, Some(crate::DType::I64))?
+                            .to_device(device)?,
+                    );
+                }
+                AdvancedItem::Tensor(i.to_device(device)?)
+            }
+            other => other.clone(),
+        });
+    }
+    Ok((moved, temporaries))
+}
+
 /// `t[items]`: a view for basic indexing, a copy for advanced indexing.
 pub fn getitem(t: &Tensor, items: &[AdvancedItem]) -> Result<Tensor> {
     if Tensor::is_advanced(items) {
-        return t.index_advanced(items);
+        let (items, _temporaries) = on_device(t, items)?;
+        return t.index_advanced(&items);
     }
     t.index(&basic(items))
 }
@@ -65,7 +95,8 @@ pub fn setitem(t: &Tensor, items: &[AdvancedItem], value: Value) -> Result<()> {
                 Tensor::full(&[], v, Some(t.dtype()))?
             }
         };
-        return t.index_put_(items, &values);
+        let (items, _temporaries) = on_device(t, items)?;
+        return t.index_put_(&items, &values);
     }
     let rhs = match value {
         Value::Tensor(v) => SetValue::Tensor(v),

@@ -23,6 +23,7 @@ mod pycalls;
 pub mod pyfmt;
 pub mod pyops;
 pub mod report;
+mod sim_temporaries;
 pub mod steps;
 pub mod value;
 

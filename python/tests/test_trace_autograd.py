@@ -1,0 +1,151 @@
+"""The tracer's view of autograd: the Python numbers the graph saves, and PyTorch's version
+check kept under the tracer's saved-tensor hooks (python/stridekit/trace_saved.py)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import stridekit  # noqa: E402
+from stridekit.trace_run import Tracer, run_file  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _trace(tmp_path, source, device="cpu"):
+    p = tmp_path / "prog.py"
+    p.write_text(textwrap.dedent(source))
+    t = Tracer(device)
+    status = run_file(str(p), [], t)
+    return status, t.to_json()
+
+
+def _plain(tmp_path, source):
+    p = tmp_path / "plain.py"
+    p.write_text(textwrap.dedent(source))
+    return subprocess.run([sys.executable, str(p)], capture_output=True, text=True)
+
+
+WRAPPED = """\
+import torch
+x = torch.ones(3, requires_grad=True)
+y = x * 2.0
+z = (x + 1).pow(3)
+"""
+
+
+def test_saved_python_numbers_are_listed_as_the_graph_holds_them(tmp_path):
+    status, rep = _trace(tmp_path, WRAPPED)
+    assert status == 0
+    saved = {s["grad_fn"]: s for s in rep["autograd"]["saved_tensors"]}
+    # The graph's own: MulBackward0 keeps the wrapped 2.0 (a 0-dim float64 tensor, which
+    # SavedVariable stores without the hooks); pow's exponent 3 is a Python int, no tensor.
+    ns = {}
+    exec(WRAPPED, ns)
+    other = ns["y"].grad_fn._saved_other
+    assert other.dim() == 0 and other.dtype == torch.float64
+    s = saved["MulBackward0._saved_other"]
+    assert (s["shape"], s["strides"], s["bytes"], s["storage_nbytes"], s["storage"]) == (
+        [], [], other.element_size(), other.untyped_storage().nbytes(), None)
+    assert set(saved) == {"MulBackward0._saved_other", "PowBackward0._saved_self"}
+    assert rep["autograd"]["saved_storage_bytes"] == 12 + 8
+    # explain lists the same (one accounting).
+    exp = stridekit.explain(WRAPPED.replace("import torch\n", ""))
+    key = lambda s: (s["grad_fn"], s["shape"], s["bytes"], s["storage_nbytes"])  # noqa: E731
+    assert sorted(map(key, rep["autograd"]["saved_tensors"])) == sorted(map(key, exp["autograd"]["saved_tensors"]))
+    assert rep["autograd"]["saved_storage_bytes"] == exp["autograd"]["saved_storage_bytes"]
+
+
+def test_saved_python_numbers_are_no_cuda_requests(tmp_path):
+    _, rep = _trace(tmp_path, WRAPPED, "sim")
+    # x, y, z, the saved x + 1: four 512-byte blocks; the wrapped number is a host scalar.
+    assert rep["allocator"]["allocated_bytes.all.current"] == 4 * 512
+
+
+VERSION_PROGRAMS = {
+    "saved_output": """\
+        import torch
+        x = torch.ones(3, requires_grad=True)
+        e = x.exp()
+        e.add_(1)
+        e.sum().backward()
+        """,
+    "saved_leaf_no_grad": """\
+        import torch
+        x = torch.ones(3, requires_grad=True)
+        q = x * x
+        with torch.no_grad():
+            x.mul_(2)
+        q.sum().backward()
+        """,
+    # A saved input modified by an in-place op: PyTorch names its grad_fn now (AddBackward0).
+    "saved_input_caught": """\
+        import torch
+        w = torch.ones(2, 3, requires_grad=True)
+        y = w * 2
+        z = y * y
+        y.add_(1)
+        try:
+            z.sum().backward()
+        except RuntimeError as err:
+            print(str(err))
+        """,
+    "anomaly_hint": """\
+        import torch
+        torch.autograd.set_detect_anomaly(True)
+        x = torch.ones(2, requires_grad=True)
+        e = x.exp()
+        e.mul_(2)
+        try:
+            e.sum().backward()
+        except RuntimeError as err:
+            print(str(err).splitlines()[-1])
+        """,
+    "unchanged_runs": """\
+        import torch
+        x = torch.ones(3, requires_grad=True)
+        y = (x * x).exp()
+        y.sum().backward()
+        print(x.grad.tolist())
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(VERSION_PROGRAMS))
+def test_version_check_kept_under_the_tracers_hooks(tmp_path, name):
+    src = VERSION_PROGRAMS[name]
+    plain = _plain(tmp_path, src)
+    p = tmp_path / "prog.py"
+    p.write_text(textwrap.dedent(src))
+    r = subprocess.run([sys.executable, "-m", "stridekit", "trace", "--json", str(tmp_path / "rep.json"), str(p)],
+                       capture_output=True, text=True, cwd=str(tmp_path))
+    assert r.returncode == plain.returncode, (r.stderr[-2000:], plain.stderr[-2000:])
+    assert r.stdout == plain.stdout
+    rep = json.loads((tmp_path / "rep.json").read_text())
+    if plain.returncode:
+        want = plain.stderr.strip().splitlines()[-1]
+        assert rep["error"]["class"] == "RuntimeError"
+        assert want == "RuntimeError: " + rep["error"]["message"]
+    else:
+        assert rep["error"] is None
+
+
+def test_version_error_message_word_for_word(tmp_path):
+    from stridekit.trace_saved import Packed, version_error
+
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x * 2
+    p = Packed(y)
+    assert version_error(p) is None
+    with torch.no_grad():
+        y.add_(1)
+    assert version_error(p) == (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [torch.FloatTensor [2, 3]], which is output 0 of MulBackward0, is at version 1; "
+        "expected version 0 instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
