@@ -215,7 +215,10 @@ pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
     }
     if same_view {
         // No kernel on the device; the CPU's answer (false where an element is NaN).
-        return Ok(a.values()?.iter().all(|v| v == v));
+        return Ok(a
+            .values()?
+            .iter()
+            .all(|v| !matches!(v, Scalar::Float(f) if f.is_nan())));
     }
     let eq = Tensor::elementwise(
         ElementOp::Eq,
