@@ -31,6 +31,25 @@ pub(super) unsafe fn copy(d: *mut u8, s: *const u8, n: usize) {
     unsafe { std::ptr::copy_nonoverlapping(s, d, n) }
 }
 
+/// Writes the `w`-byte element at `e` into `len` consecutive elements from `d` (a
+/// broadcast run), when a vector loop applies (x86-64 with AVX2, `w` dividing 32, at least
+/// [`VECTOR_MIN`] bytes); false, with nothing written, otherwise.
+///
+/// # Safety
+/// `e..e+w` is readable, `d..d+len*w` writable and not overlapping it, and no other thread
+/// writes `d..d+len*w` meanwhile.
+#[inline]
+pub(super) unsafe fn fill(d: *mut u8, e: *const u8, w: usize, len: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if w <= 32 && 32 % w == 0 && len * w >= VECTOR_MIN && x86::has_avx2() {
+        // SAFETY: the caller's contract; the CPU has AVX2.
+        unsafe { x86::fill(d, e, w, len * w) };
+        return true;
+    }
+    let _ = (d, e, w, len);
+    false
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
@@ -39,6 +58,30 @@ mod x86 {
     pub fn has_avx2() -> bool {
         static HAS: OnceLock<bool> = OnceLock::new();
         *HAS.get_or_init(|| is_x86_feature_detected!("avx2"))
+    }
+
+    /// `n` bytes (a multiple of `w`) of the `w`-byte element at `e` repeated from `d`.
+    ///
+    /// # Safety
+    /// As [`super::fill`], `w` dividing 32, and the CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn fill(d: *mut u8, e: *const u8, w: usize, n: usize) {
+        let mut pattern = [0u8; 32];
+        for k in (0..32).step_by(w) {
+            // SAFETY: the element's w bytes are readable; k + w <= 32.
+            unsafe { std::ptr::copy_nonoverlapping(e, pattern.as_mut_ptr().add(k), w) };
+        }
+        // SAFETY: the pattern is 32 bytes.
+        let v = unsafe { _mm256_loadu_si256(pattern.as_ptr() as *const __m256i) };
+        let mut i = 0;
+        while i + 32 <= n {
+            // SAFETY: bytes i..i+32 are inside the destination range.
+            unsafe { _mm256_storeu_si256(d.add(i) as *mut __m256i, v) };
+            i += 32;
+        }
+        // The tail: whole elements (n and 32 are multiples of w), the pattern's first.
+        // SAFETY: bytes i..n are inside the destination range and i..n is under 32 bytes.
+        unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), d.add(i), n - i) };
     }
 
     /// # Safety
