@@ -8,7 +8,7 @@ use half::{bf16, f16};
 
 use super::vector;
 
-use super::segment::{MoverFn, Segment, with_mover};
+use super::segment::{MoverFn, Segment, Tile, tile_in_runs, with_mover};
 use crate::dtype::DType;
 use crate::scalar::Scalar;
 
@@ -45,12 +45,14 @@ impl Convert {
         Convert { from, to, how }
     }
 
-    /// Converts `n` elements from `src` (source elements) into `dst`.
-    fn convert(&self, dst: &mut [u64; CHUNK], src: &[u64; CHUNK], n: usize) {
-        // SAFETY (the views): u64 buffers are aligned for every element type, and `n`
-        // elements of at most 8 bytes fit in CHUNK u64s.
-        let sp = src.as_ptr();
-        let dp = dst.as_mut_ptr();
+    /// Converts `n` elements from `sp` (source elements) into `dp`.
+    ///
+    /// # Safety
+    /// `n` source elements at `sp` are readable and `n` destination elements at `dp`
+    /// writable, each address aligned to its element's width, the two not overlapping and
+    /// nothing else writing `dp`'s bytes meanwhile.
+    unsafe fn convert(&self, dp: *mut u8, sp: *const u8, n: usize) {
+        // SAFETY (the views): the caller's contract.
         unsafe {
             match self.how {
                 Slices::F32ToF16 => vector::f32_to_f16(slice(sp, n), slice_mut::<f16>(dp, n)),
@@ -72,14 +74,14 @@ impl Convert {
 
 /// # Safety
 /// `n` elements of `T` at `p` are initialised, aligned and inside one buffer.
-unsafe fn slice<'a, T>(p: *const u64, n: usize) -> &'a [T] {
+unsafe fn slice<'a, T>(p: *const u8, n: usize) -> &'a [T] {
     // SAFETY: the caller's.
     unsafe { std::slice::from_raw_parts(p as *const T, n) }
 }
 
 /// # Safety
 /// As [`slice`], and nothing else refers to those bytes meanwhile.
-unsafe fn slice_mut<'a, T>(p: *mut u64, n: usize) -> &'a mut [T] {
+unsafe fn slice_mut<'a, T>(p: *mut u8, n: usize) -> &'a mut [T] {
     // SAFETY: the caller's.
     unsafe { std::slice::from_raw_parts_mut(p as *mut T, n) }
 }
@@ -87,6 +89,13 @@ unsafe fn slice_mut<'a, T>(p: *mut u64, n: usize) -> &'a mut [T] {
 impl Segment for Convert {
     unsafe fn run(&self, d: *mut u8, s: *const u8, len: usize, dstep: isize, sstep: isize) {
         let (sw, dw) = (self.from.itemsize(), self.to.itemsize());
+        let aligned = (s as usize).is_multiple_of(sw) && (d as usize).is_multiple_of(dw);
+        if aligned && sstep == sw as isize && dstep == dw as isize {
+            // Both sides contiguous and aligned: converted in place, no buffers.
+            // SAFETY: the run's `len` elements are inside the caller's slices, aligned,
+            // and the destination is the caller's alone.
+            return unsafe { self.convert(d, s, len) };
+        }
         let mut sbuf = [0u64; CHUNK];
         let mut dbuf = [0u64; CHUNK];
         let mut done = 0;
@@ -94,7 +103,7 @@ impl Segment for Convert {
             let n = CHUNK.min(len - done);
             let at = done as isize;
             // SAFETY: the run's elements are inside the caller's slices; the buffers hold
-            // CHUNK elements of up to 8 bytes.
+            // CHUNK elements of up to 8 bytes, aligned (u64) for every element type.
             unsafe {
                 let (s, d) = (s.offset(at * sstep), d.offset(at * dstep));
                 with_mover(
@@ -107,7 +116,7 @@ impl Segment for Convert {
                         sstep,
                     },
                 );
-                self.convert(&mut dbuf, &sbuf, n);
+                self.convert(dbuf.as_mut_ptr() as *mut u8, sbuf.as_ptr() as *const u8, n);
                 with_mover(
                     dw,
                     Run {
@@ -121,6 +130,59 @@ impl Segment for Convert {
             }
             done += n;
         }
+    }
+
+    /// A tile whose source is contiguous along `a` (a converting transpose): transposed
+    /// first into a buffer of source elements in the destination's order, by the
+    /// same-dtype mover of the source width (its register blocks), then converted row by
+    /// row along `b` as runs.
+    unsafe fn tile(&self, d: *mut u8, s: *const u8, t: Tile) {
+        let sw = self.from.itemsize();
+        if t.sa != sw as isize || t.na * t.nb * sw > TILE_BUF {
+            // SAFETY: forwarded.
+            return unsafe { tile_in_runs(self, d, s, t) };
+        }
+        let mut buf = [0u64; TILE_BUF / 8];
+        let b = buf.as_mut_ptr() as *mut u8;
+        let row = (t.nb * sw) as isize;
+        // SAFETY: the tile's elements are inside the caller's slices (its contract); the
+        // buffer holds na * nb source elements, element (i, j) at (i * nb + j) * sw.
+        unsafe {
+            let into = Tile {
+                da: row,
+                db: sw as isize,
+                ..t
+            };
+            with_mover(sw, TileRun { d: b, s, t: into });
+            for i in 0..t.na as isize {
+                self.run(
+                    d.offset(i * t.da),
+                    b.offset(i * row),
+                    t.nb,
+                    t.db,
+                    sw as isize,
+                );
+            }
+        }
+    }
+}
+
+/// Bytes of the buffer a converting tile is transposed into (a tile's source elements: tile
+/// edges are sized so that edge * edge * the wider width fits in 16 KiB).
+const TILE_BUF: usize = 16 * 1024;
+
+/// One tile, for [`with_mover`].
+struct TileRun {
+    d: *mut u8,
+    s: *const u8,
+    t: Tile,
+}
+
+impl MoverFn<()> for TileRun {
+    fn call<S: Segment>(self, op: &S) {
+        // SAFETY: built by Convert::tile from a tile inside the caller's slices and its own
+        // buffer.
+        unsafe { op.tile(self.d, self.s, self.t) }
     }
 }
 

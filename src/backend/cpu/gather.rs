@@ -89,7 +89,7 @@ pub fn row_gather_with(
             );
             // SAFETY: both rows are inside the slices (checked above); rows of a disjoint
             // destination do not share bytes, so the tasks write apart.
-            unsafe { std::ptr::copy_nonoverlapping(sp.get().add(s), dp.get().add(d), n) };
+            unsafe { super::contiguous::copy(dp.get().add(d), sp.get().add(s), n) };
         }
     });
     Ok(())

@@ -7,6 +7,8 @@
 use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
+use super::contiguous;
+
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
 /// innermost): element `(i, j)`, `i < na`, `j < nb`, moves from `s + i*sa + j*sb` to
 /// `d + i*da + j*db` (byte steps).
@@ -79,8 +81,11 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
         unsafe {
             if dstep == w {
                 if sstep == w {
-                    copy_nonoverlapping(s, d, len * w as usize);
+                    contiguous::copy(d, s, len * w as usize);
                 } else if sstep == 0 {
+                    if contiguous::fill(d, s, w as usize, len) {
+                        return;
+                    }
                     let v = read_unaligned(st);
                     for i in 0..len {
                         write_unaligned(dt.add(i), v);
@@ -110,6 +115,44 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             // SAFETY: forwarded.
             return unsafe { tile_in_runs(self, d, s, t) };
         }
+        let row = t.na * w as usize;
+        if t.sb.unsigned_abs().is_multiple_of(CONFLICT_STEP) && row * t.nb <= STAGE_BYTES {
+            // Source rows a multiple of 1 KiB apart share at most 4 of L1's 64 sets: the
+            // register blocks would evict them before the tile is done with them. The
+            // tile's source rows are first copied whole into a dense buffer.
+            let mut buf = [0u128; STAGE_BYTES / 16];
+            let b = buf.as_mut_ptr() as *mut u8;
+            for j in 0..t.nb {
+                // SAFETY: source row j of the tile (na contiguous elements) is inside the
+                // caller's slice; buffer row j is inside the buffer (row * nb bytes fit).
+                unsafe { copy_nonoverlapping(s.offset(j as isize * t.sb), b.add(j * row), row) };
+            }
+            let staged = Tile {
+                sb: row as isize,
+                ..t
+            };
+            // SAFETY: the destination as the caller vouches; the source is the buffer.
+            return unsafe { self.blocks(d, b, staged) };
+        }
+        // SAFETY: forwarded.
+        unsafe { self.blocks(d, s, t) }
+    }
+}
+
+/// Source steps that are multiples of this many bytes stage a tile through a buffer.
+const CONFLICT_STEP: usize = 1024;
+
+/// The largest staged tile (source bytes): the tiles of [`super::walk`] fit.
+const STAGE_BYTES: usize = 16 * 1024;
+
+impl<T: Copy, const B: usize> Move<T, B> {
+    /// A tile of at least `B`x`B` with `db` and `sa` one element, in register blocks.
+    ///
+    /// # Safety
+    /// As [`Segment::tile`].
+    #[inline(always)]
+    unsafe fn blocks(&self, d: *mut u8, s: *const u8, t: Tile) {
+        let w = size_of::<T>() as isize;
         let (fa, fb) = (t.na / B * B, t.nb / B * B);
         // SAFETY (all below): every block and strip lies inside the tile.
         for i0 in (0..fa).step_by(B) {
@@ -133,13 +176,19 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
 }
 
 /// One `B`x`B` block of a transpose: `B` contiguous source rows of `B` elements are read
-/// whole and written out as `B` contiguous destination rows (the compiler turns the index
-/// swap into register shuffles).
+/// whole and written out as `B` contiguous destination rows. Blocks of 16 bytes a row (the
+/// movers of 1, 2, 4 and 8 bytes) go through SSE2 registers ([`block_sse2`]); others
+/// through arrays the compiler keeps in registers.
 ///
 /// # Safety
 /// Every element of the block is inside the caller's slices.
 #[inline(always)]
 unsafe fn block<T: Copy, const B: usize>(d: *mut u8, s: *const u8, da: isize, sb: isize) {
+    #[cfg(target_arch = "x86_64")]
+    if B * size_of::<T>() == 16 {
+        // SAFETY: forwarded; the rows are 16 bytes.
+        return unsafe { block_sse2::<T, B>(d, s, da, sb) };
+    }
     // SAFETY: inside the block, which the caller vouches for.
     let rows: [[T; B]; B] = std::array::from_fn(|j| unsafe {
         read_unaligned(s.offset(j as isize * sb) as *const [T; B])
@@ -151,6 +200,45 @@ unsafe fn block<T: Copy, const B: usize>(d: *mut u8, s: *const u8, da: isize, sb
     }
 }
 
+/// [`block`] for rows of 16 bytes (`B` lanes of `T`'s width, `B` a power of two), one
+/// generic body for every width: log2(`B`) rounds of the same interleave, register `k`
+/// of a round being the low (`k` even) or high half of registers `k/2` and `k/2 + B/2`
+/// interleaved lane by lane. Each round rotates the bits of (register, lane) by one, so
+/// after log2(`B`) rounds register `i` holds lane `i` of every source row: the transpose.
+///
+/// # Safety
+/// As [`block`], and `B * size_of::<T>() == 16`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn block_sse2<T, const B: usize>(d: *mut u8, s: *const u8, da: isize, sb: isize) {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of x86-64; every row is 16 bytes inside the block.
+    unsafe {
+        let mut r: [__m128i; B] =
+            std::array::from_fn(|j| _mm_loadu_si128(s.offset(j as isize * sb) as *const __m128i));
+        let mut round = 1;
+        while round < B {
+            r = std::array::from_fn(|k| {
+                let (x, y) = (r[k / 2], r[k / 2 + B / 2]);
+                match (size_of::<T>(), k % 2) {
+                    (1, 0) => _mm_unpacklo_epi8(x, y),
+                    (1, _) => _mm_unpackhi_epi8(x, y),
+                    (2, 0) => _mm_unpacklo_epi16(x, y),
+                    (2, _) => _mm_unpackhi_epi16(x, y),
+                    (4, 0) => _mm_unpacklo_epi32(x, y),
+                    (4, _) => _mm_unpackhi_epi32(x, y),
+                    (_, 0) => _mm_unpacklo_epi64(x, y),
+                    (_, _) => _mm_unpackhi_epi64(x, y),
+                }
+            });
+            round *= 2;
+        }
+        for (i, v) in r.into_iter().enumerate() {
+            _mm_storeu_si128(d.offset(i as isize * da) as *mut __m128i, v);
+        }
+    }
+}
+
 /// Runs `f` with the mover for elements of `width` bytes (1, 2, 4, 8 or 16; any other
 /// width moves byte groups one element at a time).
 pub(super) fn with_mover<R>(width: usize, f: impl MoverFn<R>) -> R {
@@ -158,7 +246,7 @@ pub(super) fn with_mover<R>(width: usize, f: impl MoverFn<R>) -> R {
         1 => f.call(&Move::<u8, 16>::NEW),
         2 => f.call(&Move::<u16, 8>::NEW),
         4 => f.call(&Move::<u32, 4>::NEW),
-        8 => f.call(&Move::<u64, 4>::NEW),
+        8 => f.call(&Move::<u64, 2>::NEW),
         16 => f.call(&Move::<u128, 2>::NEW),
         w => f.call(&Bytes(w)),
     }

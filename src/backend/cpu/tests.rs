@@ -52,6 +52,52 @@ fn transposes_of_every_width_are_tiled_and_match_the_reference() {
 }
 
 #[test]
+fn transposes_with_power_of_two_source_steps_are_staged_and_match_the_reference() {
+    // Source rows 1 KiB or 2 KiB apart (the staged tiles of segment.rs), with partial
+    // tiles, reversed, into a gapped destination and converting.
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        for bytes in [1024i64, 2048] {
+            let cols = bytes / dt.itemsize() as i64;
+            let input = counting((67 * cols) as usize * 2);
+            let t = view::t(&Layout::contiguous(&[67, cols])).unwrap();
+            let out = Layout::contiguous(t.sizes());
+            check(&out, dt, &t, dt, &input);
+            let rev = Layout::new(t.sizes(), &[1, -cols], 66 * cols).unwrap();
+            check(&out, dt, &rev, dt, &input);
+            let gapped = Layout::new(t.sizes(), &[70, 1], 5).unwrap();
+            check(&gapped, dt, &t, dt, &input);
+            check(&out, DType::F16, &t, DType::F32, &input);
+        }
+    }
+}
+
+#[test]
+fn long_broadcast_runs_of_every_width_match_the_reference() {
+    // Columns of stride 0 at least 512 bytes long (the vector fill of contiguous.rs), with
+    // tails that are not a whole vector, into dense and offset destinations; a pair of f32
+    // widened to one 8-byte element; converting.
+    let input = counting(4096);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        for cols in [700, 1029] {
+            let cols = cols as i64;
+            let src = Layout::new(&[5, cols], &[3, 0], 1).unwrap();
+            check(&Layout::contiguous(&[5, cols]), dt, &src, dt, &input);
+            let out = Layout::new(&[5, cols], &[cols + 3, 1], 2).unwrap();
+            check(&out, dt, &src, dt, &input);
+            check(&out, DType::F16, &src, DType::F32, &input);
+        }
+    }
+    let pairs = Layout::new(&[3, 257, 2], &[2, 0, 1], 0).unwrap();
+    check(
+        &Layout::contiguous(&[3, 257, 2]),
+        DType::F32,
+        &pairs,
+        DType::F32,
+        &input,
+    );
+}
+
+#[test]
 fn permutes_reversals_slices_broadcasts_match_the_reference() {
     let input = counting(2 * 4 * 9 * 10 * 11);
     let base = Layout::contiguous(&[4, 9, 10, 11]);

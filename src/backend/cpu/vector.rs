@@ -2,8 +2,9 @@
 //! `half::f16::from_f32` / `bf16::from_f32` (and back) that the reference's [`Scalar`] uses.
 //!
 //! On x86-64 with AVX2 and F16C (detected at run time, once, by std) float16 goes through
-//! `vcvtps2ph`/`vcvtph2ps` eight lanes at a time, and bfloat16's branch-free rounding is one
-//! loop compiled for AVX2 (the compiler vectorises it); elsewhere the same loops run as
+//! `vcvtps2ph`/`vcvtph2ps` eight lanes at a time, float32 -> bfloat16 is half's rounding
+//! written branch-free in AVX2 registers (eight lanes, NaNs blended in) and bfloat16 ->
+//! float32 a loop compiled for AVX2 (the compiler vectorises the shift); elsewhere the same loops run as
 //! compiled for the baseline target. The F16C instructions round to nearest even and keep
 //! NaN payloads exactly as `half`'s software conversion (tests/cpu_fast_paths.rs checks
 //! random bit patterns, NaNs included, against the reference).
@@ -124,7 +125,40 @@ mod x86 {
     /// The CPU has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn f32_to_bf16(src: &[f32], dst: &mut [bf16]) {
-        super::f32_to_bf16_loop(src, dst);
+        // half's rounding without its branches, 8 lanes: NaN keeps the high half with the
+        // quiet bit set; anything else rounds to nearest even, (x + 0x7FFF + bit 16) >> 16
+        // (the carry out of the low half is exactly half's round-up condition).
+        let n = src.len().min(dst.len());
+        let full = n / 8 * 8;
+        // SAFETY (constants): plain register operations.
+        let (abs, inf, low, one, quiet) = (
+            _mm256_set1_epi32(0x7FFF_FFFF),
+            _mm256_set1_epi32(0x7F80_0000),
+            _mm256_set1_epi32(0x7FFF),
+            _mm256_set1_epi32(1),
+            _mm256_set1_epi32(0x40),
+        );
+        for i in (0..full).step_by(8) {
+            // SAFETY: lanes i..i+8 are inside both slices; unaligned loads and stores.
+            unsafe {
+                let x = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
+                let hi = _mm256_srli_epi32::<16>(x);
+                let nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, abs), inf);
+                let up = _mm256_add_epi32(_mm256_add_epi32(x, low), _mm256_and_si256(hi, one));
+                let r = _mm256_blendv_epi8(
+                    _mm256_srli_epi32::<16>(up),
+                    _mm256_or_si256(hi, quiet),
+                    nan,
+                );
+                // Every lane is under 0x10000: the unsigned-saturating pack keeps it.
+                let packed = _mm256_permute4x64_epi64::<0b1000>(_mm256_packus_epi32(r, r));
+                _mm_storeu_si128(
+                    dst.as_mut_ptr().add(i) as *mut __m128i,
+                    _mm256_castsi256_si128(packed),
+                );
+            }
+        }
+        super::f32_to_bf16_loop(&src[full..n], &mut dst[full..n]);
     }
 
     /// # Safety

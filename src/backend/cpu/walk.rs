@@ -37,10 +37,11 @@ impl Tiling {
             return None;
         }
         // Square tiles of at most TILE_BYTES, edges a multiple of 8 in 8..=64 (64x64 for
-        // 1, 2 and 4 bytes, 40x40 for 8, 32x32 for 16).
+        // 2 and 4 bytes, 40x40 for 8, 32x32 for 16), and 128x128 for 1 byte (a 64-byte
+        // edge would read a single cache line of each source row per tile).
         let wide = w.sw.max(w.dw);
         let edge = (TILE_BYTES / wide).isqrt() / 8 * 8;
-        let edge = edge.clamp(8, 64);
+        let edge = edge.clamp(8, if wide == 1 { 128 } else { 64 });
         Some(Tiling {
             a,
             b,
