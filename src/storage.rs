@@ -214,6 +214,12 @@ impl Storage {
         self.inner.nbytes
     }
 
+    /// How many handles share this storage (the tensors and views over it, and anything else
+    /// holding a clone): PyTorch's `storage().use_count()`.
+    pub fn handle_count(&self) -> usize {
+        Arc::strong_count(&self.inner)
+    }
+
     pub fn is_same(&self, other: &Storage) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }

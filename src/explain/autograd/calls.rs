@@ -377,7 +377,9 @@ impl State {
             Some(root) => super::engine::run(&root, grad, flag("retain_graph")?, &self.retained())?,
             None => {
                 let meta = self.meta_or_new(this);
-                super::engine::accumulate(&meta, this, &grad)?;
+                // Python's backward() holds the gradient while AccumulateGrad runs: a second
+                // handle, so it is copied into `.grad`, not stolen
+                super::engine::accumulate(&meta, this, grad.clone())?;
             }
         }
         Ok(Value::None)

@@ -22,21 +22,24 @@ fn add(a: Tensor, b: &Tensor) -> Result<Tensor> {
     )
 }
 
-/// Adds `g` to a leaf's `.grad` (a new tensor laid out like the leaf the first time, an
-/// in-place add after that, as PyTorch's AccumulateGrad).
-pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: &Tensor) -> Result<()> {
+/// Adds `g` to a leaf's `.grad` (PyTorch's AccumulateGrad): an in-place add after the first
+/// time; the first time `g` itself (detached: no new block) when it is stealable, else a
+/// new tensor laid out like the leaf. Stealable: `g` obeys the layout contract and holds
+/// the only handle of its storage (PyTorch asks that nothing else references the tensor;
+/// a caller that keeps the gradient, as Python's `backward(gradient=g)` does, passes a
+/// second handle).
+pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: Tensor) -> Result<()> {
     let mut m = meta.borrow_mut();
     match &m.grad {
         Some(old) => old.elementwise_(
             ElementOp::Add(crate::scalar::Scalar::Int(1)),
-            &[Operand::Tensor(g.clone())],
+            &[Operand::Tensor(g)],
         )?,
         None => {
             // PyTorch's layout contract: strides like the leaf's when it is dense, else
             // contiguous; a new tensor at version 0 (AccumulateGrad steals or clones), on the
             // leaf's device
-            if obeys_layout_contract(g, leaf) {
-                // AccumulateGrad steals a gradient laid out as the leaf is
+            if g.storage().handle_count() == 1 && obeys_layout_contract(&g, leaf) {
                 m.grad = Some(g.detach());
                 return Ok(());
             }
@@ -54,6 +57,42 @@ pub fn accumulate(meta: &MetaRef, leaf: &Tensor, g: &Tensor) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A gradient arriving in a node's input buffer that already holds `old` (PyTorch's
+/// InputBuffer::accumulate with grad mode off): added into `old` in place when the buffer
+/// holds the only handle of its storage and it is non-overlapping and dense
+/// (`can_accumulate_inplace`), else summed into a new tensor.
+fn buffer_add(old: Tensor, g: Tensor) -> Result<Tensor> {
+    use crate::layout::contiguity::is_non_overlapping_and_dense;
+    if old.storage().handle_count() == 1 && is_non_overlapping_and_dense(old.sizes(), old.strides())
+    {
+        old.elementwise_(
+            ElementOp::Add(crate::scalar::Scalar::Int(1)),
+            &[Operand::Tensor(g)],
+        )?;
+        return Ok(old);
+    }
+    add(old, &g)
+}
+
+fn buffer_insert<K: std::hash::Hash + Eq>(
+    buffer: &mut HashMap<K, Tensor>,
+    k: K,
+    g: Tensor,
+) -> Result<()> {
+    let summed = match buffer.remove(&k) {
+        Some(old) => buffer_add(old, g)?,
+        None => g,
+    };
+    buffer.insert(k, summed);
+    Ok(())
+}
+
+/// The ready node PyTorch's ready queue hands out next: the one made last.
+fn pop_latest(ready: &mut Vec<Rc<Node>>) -> Option<Rc<Node>> {
+    let (i, _) = ready.iter().enumerate().max_by_key(|(_, n)| n.seq)?;
+    Some(ready.swap_remove(i))
 }
 
 /// PyTorch's gradient layout contract: for a dense leaf, the gradient's strides equal the
@@ -116,9 +155,13 @@ pub fn run(
     let (mut pending_edges, mut pending_leaves) = dependencies(root);
     let mut leaf_grads: HashMap<usize, Tensor> = HashMap::new();
     let mut grads: HashMap<*const Node, Tensor> = HashMap::new();
+    // PyTorch's caller (torch.autograd.backward's grad_tensors, the engine's root inputs)
+    // holds the root gradient until backward() returns: its block stays allocated
+    // through the whole pass, not only until the first node has used it
+    let _root_grad = grad.clone();
     grads.insert(key(root), grad);
     let mut ready = vec![root.clone()];
-    while let Some(node) = ready.pop() {
+    while let Some(node) = pop_latest(&mut ready) {
         let input_grads = match grads.remove(&key(&node)) {
             None => vec![None; node.inputs.len()],
             Some(g) => {
@@ -139,33 +182,27 @@ pub fn run(
                 v
             }
         };
+        // the leaves whose every gradient has arrived: their AccumulateGrad nodes run
+        // before any other ready node (PyTorch gives them the largest sequence number),
+        // once this node has handed all its outputs on
+        let mut leaves_done = Vec::new();
         for (input, ig) in node.inputs.iter().zip(input_grads) {
             match (&input.edge, ig) {
                 (Some(Edge::Leaf(meta, leaf)), ig) => {
                     let k = leaf_key(meta);
                     if let Some(ig) = ig {
-                        let summed = match leaf_grads.remove(&k) {
-                            Some(old) => add(old, &ig)?,
-                            None => ig,
-                        };
-                        leaf_grads.insert(k, summed);
+                        buffer_insert(&mut leaf_grads, k, ig)?;
                     }
                     let left = pending_leaves.entry(k).or_insert(1);
                     *left = left.saturating_sub(1);
-                    if *left == 0
-                        && let Some(g) = leaf_grads.remove(&k)
-                    {
-                        accumulate(meta, leaf, &g)?;
+                    if *left == 0 {
+                        leaves_done.push((meta, leaf, k));
                     }
                 }
                 (Some(Edge::Node(next)), ig) => {
                     let k = key(next);
                     if let Some(ig) = ig {
-                        let summed = match grads.remove(&k) {
-                            Some(old) => add(old, &ig)?,
-                            None => ig,
-                        };
-                        grads.insert(k, summed);
+                        buffer_insert(&mut grads, k, ig)?;
                     }
                     let left = pending_edges.entry(k).or_insert(1);
                     *left = left.saturating_sub(1);
@@ -174,6 +211,11 @@ pub fn run(
                     }
                 }
                 _ => {}
+            }
+        }
+        for (meta, leaf, k) in leaves_done {
+            if let Some(g) = leaf_grads.remove(&k) {
+                accumulate(meta, leaf, g)?;
             }
         }
     }

@@ -119,45 +119,52 @@ impl Formula {
         let g = tensor(grad);
         let mut out: Vec<Option<Tensor>> = vec![None; inputs.len()];
         match self {
+            // The generated nodes compute their inputs' gradients in the order of the
+            // inputs' names (`other` before `self`), each one C++ statement whose
+            // temporaries live until it ends; the engine then sums each to its input's
+            // shape (validate_outputs). `maybe_multiply` passes the gradient itself on for
+            // an alpha of 1.
             Formula::Add(alpha) | Formula::Sub(alpha) => {
-                if wants(0) {
-                    out[0] = Some(sum_to(grad.clone(), &size(0))?);
-                }
                 if wants(1) {
-                    let sign = if matches!(self, Formula::Sub(_)) {
-                        -1.0
+                    out[1] = Some(if matches!(self, Formula::Sub(_)) {
+                        let neg = Tensor::elementwise(ElementOp::Neg, std::slice::from_ref(&g))?;
+                        maybe_multiply(neg, *alpha)?
                     } else {
-                        1.0
-                    };
-                    let k = scale(*alpha, sign);
-                    let gb = binary(ElementOp::Mul, g.clone(), Operand::Number(k))?;
-                    out[1] = Some(sum_to(gb, &size(1))?);
+                        maybe_multiply(grad.clone(), *alpha)?
+                    });
+                }
+                if wants(0) {
+                    out[0] = Some(grad.clone());
                 }
             }
             Formula::Rsub(alpha) => {
-                let gb = binary(ElementOp::Mul, g, Operand::Number(scale(*alpha, -1.0)))?;
-                out[0] = Some(sum_to(gb, &size(0))?);
+                let neg = Tensor::elementwise(ElementOp::Neg, std::slice::from_ref(&g))?;
+                out[0] = Some(maybe_multiply(neg, *alpha)?);
             }
-            Formula::Mul | Formula::Div => {
-                let div = matches!(self, Formula::Div);
-                if wants(0) {
-                    let other = operand(find(saved, "other")?)?;
-                    let op = if div { ElementOp::Div } else { ElementOp::Mul };
-                    out[0] = Some(sum_to(binary(op, g.clone(), other)?, &size(0))?);
-                }
+            Formula::Mul => {
                 if wants(1) {
                     let this = operand(find(saved, "self")?)?;
-                    let gb = if div {
-                        // -grad * self / (other * other)
-                        let other = operand(find(saved, "other")?)?;
-                        let neg = Tensor::elementwise(ElementOp::Neg, std::slice::from_ref(&g))?;
-                        let num = binary(ElementOp::Mul, tensor(&neg), this)?;
-                        let den = binary(ElementOp::Mul, other.clone(), other)?;
-                        binary(ElementOp::Div, tensor(&num), tensor(&den))?
-                    } else {
-                        binary(ElementOp::Mul, g.clone(), this)?
-                    };
-                    out[1] = Some(sum_to(gb, &size(1))?);
+                    out[1] = Some(binary(ElementOp::Mul, g.clone(), this)?);
+                }
+                if wants(0) {
+                    let other = operand(find(saved, "other")?)?;
+                    out[0] = Some(binary(ElementOp::Mul, g.clone(), other)?);
+                }
+            }
+            Formula::Div => {
+                if wants(1) {
+                    // div_tensor_other_backward: -grad * ((self / other) / other), the
+                    // three temporaries alive until the product exists
+                    let this = operand(find(saved, "self")?)?;
+                    let other = operand(find(saved, "other")?)?;
+                    let neg = Tensor::elementwise(ElementOp::Neg, std::slice::from_ref(&g))?;
+                    let q = binary(ElementOp::Div, this, other.clone())?;
+                    let qq = binary(ElementOp::Div, tensor(&q), other)?;
+                    out[1] = Some(binary(ElementOp::Mul, tensor(&neg), tensor(&qq))?);
+                }
+                if wants(0) {
+                    let other = operand(find(saved, "other")?)?;
+                    out[0] = Some(binary(ElementOp::Div, g.clone(), other)?);
                 }
             }
             Formula::Neg => out[0] = Some(Tensor::elementwise(ElementOp::Neg, &[g])?),
@@ -171,18 +178,26 @@ impl Formula {
                 out[0] = Some(binary(ElementOp::Div, g, tensor(&twice))?);
             }
             Formula::Pow(e) => {
-                let this = operand(find(saved, "self")?)?;
-                let d = if e.to_f64() == 0.0 {
-                    binary(ElementOp::Mul, this, Operand::Number(Scalar::Int(0)))?
+                // pow_backward: zeros_like(self) for an exponent of 0, else
+                // grad * (e * self.pow(e - 1)), both temporaries alive until the product
+                let this = find(saved, "self")?;
+                out[0] = Some(if e.to_f64() == 0.0 {
+                    this.tensor
+                        .full_like(
+                            Scalar::Int(0),
+                            this.tensor.dtype(),
+                            crate::layout::MemoryFormat::Contiguous,
+                        )?
+                        .placed_on(this.tensor.device())?
                 } else {
                     let less = match *e {
                         Scalar::Float(f) => Scalar::Float(f - 1.0),
-                        other => Scalar::Int(other.to_int() - 1),
+                        other => Scalar::Int(other.to_int().saturating_sub(1)),
                     };
-                    let p = binary(ElementOp::Pow, this, Operand::Number(less))?;
-                    binary(ElementOp::Mul, Operand::Number(*e), tensor(&p))?
-                };
-                out[0] = Some(binary(ElementOp::Mul, g, tensor(&d))?);
+                    let p = binary(ElementOp::Pow, operand(this)?, Operand::Number(less))?;
+                    let d = binary(ElementOp::Mul, Operand::Number(*e), tensor(&p))?;
+                    binary(ElementOp::Mul, g, tensor(&d))?
+                });
             }
             Formula::Reduce {
                 dims,
@@ -224,21 +239,23 @@ impl Formula {
             Formula::Copy => out[0] = Some(grad.reshape(&size(0))?),
             Formula::Custom(b) => out = b.apply(grad, inputs, saved)?,
         }
-        // Every gradient in its input's dtype (the engine's cast).
+        // Every gradient summed to its input's shape and in its input's dtype (the
+        // engine's validate_outputs), one after the other.
         for (slot, input) in out.iter_mut().zip(inputs) {
             if let Some(t) = slot.take() {
-                *slot = Some(cast(t, input.dtype)?);
+                *slot = Some(cast(sum_to(t, &input.sizes)?, input.dtype)?);
             }
         }
         Ok(out)
     }
 }
 
-fn scale(alpha: Scalar, sign: f64) -> Scalar {
-    match alpha {
-        Scalar::Float(f) => Scalar::Float(f * sign),
-        other => Scalar::Int(other.to_int().saturating_mul(sign as i64)),
+/// PyTorch's `maybe_multiply`: `t` itself when `alpha` is 1, else `t * alpha`.
+fn maybe_multiply(t: Tensor, alpha: Scalar) -> Result<Tensor> {
+    if alpha.to_f64() == 1.0 {
+        return Ok(t);
     }
+    binary(ElementOp::Mul, Operand::Tensor(t), Operand::Number(alpha))
 }
 
 fn cast(t: Tensor, dtype: DType) -> Result<Tensor> {

@@ -81,6 +81,13 @@ pub struct Node {
     pub saved: RefCell<Vec<Saved>>,
     /// It saved something and a backward released it.
     pub released: Cell<bool>,
+    /// PyTorch's `sequence_nr`: nodes made later have larger numbers, and the engine runs
+    /// the ready node with the largest first.
+    pub seq: u64,
+}
+
+thread_local! {
+    static NEXT_SEQ: Cell<u64> = const { Cell::new(0) };
 }
 
 /// PyTorch's message for a second backward through released saved tensors.
@@ -120,6 +127,7 @@ impl Node {
             inputs,
             saved: RefCell::new(saved),
             released: Cell::new(false),
+            seq: NEXT_SEQ.with(|n| n.replace(n.get().saturating_add(1))),
         }
     }
 
