@@ -198,3 +198,25 @@ fn roll_values_are_unchanged() {
     assert!(cpu["error"].is_null(), "{}", cpu["error"]);
     assert_eq!(sim_out, cpu["output"]);
 }
+
+// E1b: CUDA's index kernel checks the index values on the device after its output exists
+// (a device-side assert); an index write refuses them first.
+#[test]
+fn an_out_of_range_index_read_allocates_its_output_before_failing() {
+    // x (512), the index tensor (512), the (1, 3) output (512), then the error.
+    let r = sim("x = torch.zeros(2, 3)\nb = x[[5]]\n");
+    assert_eq!(
+        r["error"]["message"],
+        "index 5 is out of bounds for dimension 0 with size 2"
+    );
+    assert_eq!(figures("x = torch.zeros(2, 3)\nb = x[[5]]\n"), (512, 1536));
+    assert_eq!(
+        figures("x = torch.zeros(2, 3)\nb = x[:, [0, 7]]\n"),
+        (512, 1536)
+    );
+    // The write: the index tensor only.
+    assert_eq!(
+        figures("x = torch.zeros(2, 3)\nx[[5]] = 1.0\n"),
+        (512, 1024)
+    );
+}

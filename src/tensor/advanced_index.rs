@@ -32,6 +32,10 @@ struct Plan {
     index_layouts: Vec<Layout>,
     /// Where the index dimensions go in the result.
     before: usize,
+    /// The first index value out of range, when one is: `indexed` is then incomplete. A CUDA
+    /// read checks the values on the device after its output exists; everything else refuses
+    /// the index first.
+    out_of_range: Option<TensorError>,
 }
 
 fn index_values(t: &Tensor) -> Result<Vec<i64>> {
@@ -174,6 +178,7 @@ impl Tensor {
         let before = indexed_dims.first().copied().unwrap_or(0);
         let mut indexed = Vec::new();
         let mut index_layouts = Vec::new();
+        let mut out_of_range = None;
         for ((_, t), &d) in longs.iter().zip(&indexed_dims) {
             let strides = broadcast_strides(t.sizes(), t.strides(), &index_shape);
             let layout = Layout::new(&index_shape, &strides, t.storage_offset())?;
@@ -182,10 +187,15 @@ impl Tensor {
             let mut vals = index_values(&b)?;
             for v in vals.iter_mut() {
                 if *v < -size || *v >= size {
-                    return err(
-                        ErrorKind::IndexOutOfRange,
-                        format!("index {v} is out of bounds for dimension {d} with size {size}"),
-                    );
+                    if out_of_range.is_none() {
+                        out_of_range = Some(TensorError::new(
+                            ErrorKind::IndexOutOfRange,
+                            format!(
+                                "index {v} is out of bounds for dimension {d} with size {size}"
+                            ),
+                        ));
+                    }
+                    break;
                 }
                 if *v < 0 {
                     *v += size;
@@ -200,6 +210,7 @@ impl Tensor {
             index_shape,
             index_layouts,
             before,
+            out_of_range,
         })
     }
 
@@ -244,6 +255,14 @@ impl Tensor {
             strides: t,
         }));
         let strides = output_strides(&shape, &ops);
+        if let Some(e) = plan.out_of_range {
+            // CUDA's index kernel allocates the output, then asserts on the device
+            if self.device() != Device::Cpu {
+                Tensor::uninitialized(Layout::new(&shape, &strides, 0)?, self.dtype())?
+                    .to_device(self.device())?;
+            }
+            return Err(e);
+        }
         let out = Tensor::uninitialized(Layout::new(&shape, &strides, 0)?, self.dtype())?;
         let host = v.to_device(Device::Cpu)?;
         {
@@ -329,7 +348,10 @@ impl Tensor {
         // PyTorch only warns about index_put_ into an expanded tensor; the writes below are
         // row-major, so an overlap is run in the documented order (or refused when strict).
         self.internal_overlap_order("index_put_", false)?;
-        let plan = self.advanced_plan(items)?;
+        let mut plan = self.advanced_plan(items)?;
+        if let Some(e) = plan.out_of_range.take() {
+            return Err(e);
+        }
         let v = &plan.view;
         let k = plan.indexed.len();
         let first = plan.before;
