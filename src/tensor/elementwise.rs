@@ -262,18 +262,19 @@ impl Tensor {
         self.copy_(&filled)
     }
 
-    /// `self.masked_fill(mask, value)`: a clone (self's layout) with the values filled.
+    /// `self.masked_fill(mask, value)`: a contiguous clone with the values filled (ATen's
+    /// `self.clone(at::MemoryFormat::Contiguous)` then `masked_fill_`, whatever self's layout).
     pub fn masked_fill(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
         if elementwise_gpu::runs_on_gpu(self.device()) {
             let value = self.checked_mask(mask, value)?;
             common_device(&[Operand::Tensor(self.clone()), Operand::Tensor(mask.clone())])?;
-            let out = self.clone_as(MemoryFormat::Preserve)?;
+            let out = self.clone_as(MemoryFormat::Contiguous)?;
             let operands = self.masked_operands(mask, value);
             out.elementwise_on_gpu_into(ElementOp::Where, &operands, self.dtype)?;
             return Ok(out);
         }
         let filled = self.masked_values(mask, value)?;
-        let out = self.clone_as(MemoryFormat::Preserve)?;
+        let out = self.clone_as(MemoryFormat::Contiguous)?;
         out.copy_values_from(&filled)?;
         Ok(out)
     }
