@@ -1,10 +1,11 @@
 //! The strides explain gives a result's size-1 dimensions (issue 21 item 4), against PyTorch
 //! 2.11 (CPU): element-wise ops take TensorIterator's layout (its fast setup for contiguous,
 //! channels_last or equal dense operands, else its dimension order with a size-1 dimension's
-//! own stride as an operand's opinion), `to` keeps a dense layout or infers one, and
-//! `masked_fill` is a contiguous clone whatever its input's layout. Each expected value was
-//! printed by PyTorch 2.11 for the same program (a differential of 9,400 random cases found
-//! the masked_fill ones; see the session 8 report).
+//! own stride as an operand's opinion), `to` keeps a dense layout or infers one,
+//! `masked_fill` is a contiguous clone whatever its input's layout, and `roll` on the CPU is
+//! laid out as `cat` lays out its two pieces. Each expected value was printed by PyTorch 2.11
+//! for the same program (a differential of 9,400 random cases found the masked_fill and roll
+//! ones; see the session 8 report).
 
 fn strides_of_r(program: &str) -> Vec<i64> {
     let r = stridekit::explain::run_with(program, stridekit::Device::Cpu, false).to_json();
@@ -74,4 +75,44 @@ fn masked_fill_is_a_contiguous_clone() {
     assert_eq!(strides_of_r(p), [2, 1]);
     let p = "a = torch.zeros(2, 3, 4, 5).to(memory_format=torch.channels_last)\nr = a.masked_fill(a > 2, 0.0)\n";
     assert_eq!(strides_of_r(p), [60, 20, 5, 1]);
+}
+
+#[test]
+fn roll_on_the_cpu_is_laid_out_as_cat_lays_out_its_pieces() {
+    // roll_cpu is cat(narrow, narrow): channels_last when both pieces suggest it (a size-1
+    // channel dim makes a contiguous tensor channels_last too), else contiguous; the GPU's
+    // roll_cuda is contiguous (tests/explain_sim_temporaries.rs).
+    let cases: &[(&str, &str, &str, &[i64])] = &[
+        (
+            "[3, 1, 3, 2]",
+            "[6, 1, 2, 1]",
+            "a.roll(1, 3)",
+            &[6, 1, 2, 1],
+        ),
+        (
+            "[3, 1, 2, 1]",
+            "[8, 1, 1, 1]",
+            "a.roll(1, 0)",
+            &[2, 1, 1, 1],
+        ),
+        (
+            "[3, 1, 2, 1]",
+            "[8, 1, 1, 1]",
+            "a.roll((1, 1), (0, -1))",
+            &[2, 2, 1, 1],
+        ),
+        (
+            "[2, 3, 4, 5]",
+            "[60, 1, 15, 3]",
+            "a.roll(2, 2)",
+            &[60, 1, 15, 3],
+        ),
+        ("[3, 2]", "[1, 3]", "a.roll(1, 0)", &[2, 1]),
+    ];
+    for (sizes, strides, op, want) in cases {
+        let p = format!(
+            "base = torch.arange(200.)\na = base.as_strided({sizes}, {strides})\nr = {op}\n"
+        );
+        assert_eq!(strides_of_r(&p), *want, "{p}");
+    }
 }

@@ -7,6 +7,7 @@ use crate::dtype::{PromotionOperand, result_type};
 use crate::error::{ErrorKind, Result, err};
 use crate::layout::contiguity::{strides_for_copy, suggest_memory_format};
 use crate::layout::{Dims, Layout, MemoryFormat, fmt_dims, wrap_dim};
+use crate::storage::Device;
 
 impl Tensor {
     /// `x.repeat(*sizes)`: a contiguous tensor of the input tiled `sizes[i]` times along each
@@ -214,7 +215,8 @@ impl Tensor {
         Ok(out)
     }
 
-    /// `x.roll(shifts, dims)`: a contiguous copy with elements shifted (wrapping around);
+    /// `x.roll(shifts, dims)`: a copy with elements shifted (wrapping around), one dim after
+    /// the other: on the CPU laid out as `cat` lays out its two pieces, on a GPU contiguous;
     /// without dims, the flattened tensor is rolled and viewed back; an empty tensor is
     /// cloned in its own layout (as ATen).
     pub fn roll(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
@@ -255,6 +257,20 @@ impl Tensor {
             }
             let w = wrap_dim(d, self.ndim())?;
             let n = cur.sizes()[w];
+            if self.device() == Device::Cpu {
+                // roll_cpu: cat(narrow(start, n - start), narrow(0, start)), start = (n - k) % n,
+                // so the result takes cat's memory format (channels_last when both pieces
+                // suggest it); roll_cuda's output is contiguous (below)
+                let start = (n - s.rem_euclid(n)) % n;
+                cur = Tensor::cat(
+                    &[
+                        cur.narrow(w as i64, start, n - start)?,
+                        cur.narrow(w as i64, 0, start)?,
+                    ],
+                    w as i64,
+                )?;
+                continue;
+            }
             let out =
                 Tensor::zeroed_on(Layout::contiguous(cur.sizes()), self.dtype, self.device())?;
             if n > 0 {
