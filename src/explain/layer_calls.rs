@@ -9,6 +9,8 @@ use super::ctx::Ctx;
 use super::linalg_ops as la;
 use super::nn_ops as nn;
 use super::objects::{Layer, Object};
+use super::op_table::bind;
+use super::schema::Surface;
 use super::value::{Value, type_error};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -118,7 +120,7 @@ fn op(g: &State, name: &str, args: Args) -> Result<Value> {
                 "dot" => "tensor",
                 _ => "other",
             };
-            let b = args.bind(&["input", second])?;
+            let b = bind(Surface::Function, name, args)?;
             let (x, y) = (tensor_arg(&b, "input")?, tensor_arg(&b, second)?);
             t(match name {
                 "matmul" => la::matmul(g, &x, &y),
@@ -129,7 +131,7 @@ fn op(g: &State, name: &str, args: Args) -> Result<Value> {
             })
         }
         "addmm" => {
-            let b = args.bind(&["input", "mat1", "mat2", "beta", "alpha"])?;
+            let b = bind(Surface::Function, name, args)?;
             t(la::addmm(
                 g,
                 &tensor_arg(&b, "input")?,
@@ -140,12 +142,12 @@ fn op(g: &State, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "relu" => {
-            let b = args.bind(&["input"])?;
+            let b = bind(Surface::Function, name, args)?;
             t(nn::relu(g, &tensor_arg(&b, "input")?))
         }
         _ => {
             // softmax / log_softmax
-            let b = args.bind(&["input", "dim", "dtype"])?;
+            let b = bind(Surface::Function, name, args)?;
             let x = tensor_arg(&b, "input")?;
             t(nn::softmax(
                 g,
@@ -164,7 +166,7 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
     let t = |r: Result<Tensor>| r.map(Value::Tensor);
     match name {
         "linear" => {
-            let b = args.bind(&["input", "weight", "bias"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let bias = some(b.opt("bias"))
                 .map(|v| v.as_tensor("bias"))
                 .transpose()?;
@@ -176,12 +178,12 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "relu" => {
-            let b = args.bind(&["input", "inplace"])?;
+            let b = bind(Surface::Functional, name, args)?;
             no_inplace(&b, "relu")?;
             t(nn::relu(g, &tensor_arg(&b, "input")?))
         }
         "gelu" => {
-            let b = args.bind(&["input", "approximate"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let approximate = match some(b.opt("approximate")) {
                 None => "none".to_string(),
                 Some(Value::Str(s)) => s.clone(),
@@ -195,12 +197,12 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             t(nn::gelu(g, &tensor_arg(&b, "input")?, &approximate))
         }
         "silu" => {
-            let b = args.bind(&["input", "inplace"])?;
+            let b = bind(Surface::Functional, name, args)?;
             no_inplace(&b, "silu")?;
             t(nn::silu(g, &tensor_arg(&b, "input")?))
         }
         "softmax" | "log_softmax" => {
-            let b = args.bind(&["input", "dim", "_stacklevel", "dtype"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let x = tensor_arg(&b, "input")?;
             let dim = match some(b.opt("dim")) {
                 Some(v) => v.as_int("dim")?,
@@ -224,7 +226,7 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "dropout" => {
-            let b = args.bind(&["input", "p", "training", "inplace"])?;
+            let b = bind(Surface::Functional, name, args)?;
             no_inplace(&b, "dropout")?;
             let p = scalar_or(&b, "p", 0)?.to_f64();
             let p = if b.opt("p").is_none() { 0.5 } else { p };
@@ -235,7 +237,7 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "pad" => {
-            let b = args.bind(&["input", "pad", "mode", "value"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let mode = match some(b.opt("mode")) {
                 None => "constant".to_string(),
                 Some(v) => super::pyfmt::str_of(v),

@@ -1,6 +1,6 @@
 //! Copies, conversions and writes: `contiguous`, `clone`, `to`, `repeat`, `cat`, `copy_`, `index_put_`, ...
 
-use super::{Entry, FUNCTION, METHOD};
+use super::entry::{Entry, FUNCTION, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

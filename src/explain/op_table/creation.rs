@@ -1,6 +1,6 @@
 //! Constructors: `torch.zeros`, `torch.arange`, ..., `x.new_full`, `torch.tensor`.
 
-use super::{Entry, FUNCTION, METHOD};
+use super::entry::{Entry, FUNCTION, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

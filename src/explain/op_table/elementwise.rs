@@ -1,6 +1,6 @@
 //! Element-wise functions and methods, out of place.
 
-use super::{Entry, FUNCTION, METHOD};
+use super::entry::{Entry, FUNCTION, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

@@ -1,6 +1,6 @@
 //! Element-wise methods in place (`Tensor(a!) self -> Tensor(a!)`).
 
-use super::{Entry, METHOD};
+use super::entry::{Entry, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

@@ -1,6 +1,6 @@
 //! Matrix products: `matmul`, `mm`, `bmm`, `mv`, `dot`, `addmm`.
 
-use super::{Entry, FUNCTION, METHOD};
+use super::entry::{Entry, FUNCTION, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

@@ -9,6 +9,7 @@
 mod copy;
 mod creation;
 mod elementwise;
+mod entry;
 mod in_place;
 mod linalg;
 mod nn;
@@ -20,23 +21,9 @@ use super::args::{Args, Bound};
 use super::schema::{self, Schema, Surface};
 use super::value::type_error;
 use crate::error::Result;
+use entry::{Entry, FUNCTION, FUNCTIONAL, METHOD};
 use std::collections::HashMap;
 use std::sync::OnceLock;
-
-/// `torch.NAME(...)`.
-const FUNCTION: u8 = 1;
-/// `x.NAME(...)`.
-const METHOD: u8 = 2;
-/// `torch.nn.functional.NAME(...)`.
-const FUNCTIONAL: u8 = 4;
-
-/// One op: its overloads in the order PyTorch's parser tries them, the surfaces that reach
-/// it, and other Python names bound the same way (`subtract` for `sub`).
-struct Entry {
-    surfaces: u8,
-    aliases: &'static [&'static str],
-    schemas: &'static [&'static str],
-}
 
 /// The table's families, in the order the docs list them.
 const FAMILIES: [(&str, &[Entry]); 9] = [

@@ -1,6 +1,6 @@
 //! Activations and `torch.nn.functional` (whose signatures are Python's, in schema grammar).
 
-use super::{Entry, FUNCTION, FUNCTIONAL, METHOD};
+use super::entry::{Entry, FUNCTION, FUNCTIONAL, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

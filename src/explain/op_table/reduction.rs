@@ -1,6 +1,6 @@
 //! Reductions: `sum`, `mean`, `prod`, `amax`, `amin`, `any`, `all`, `max`, `min`.
 
-use super::{Entry, FUNCTION, METHOD};
+use super::entry::{Entry, FUNCTION, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

@@ -1,6 +1,6 @@
 //! Metadata methods: `size`, `stride`, `dim`, `numel`, `data_ptr`, `item`, ...
 
-use super::{Entry, METHOD};
+use super::entry::{Entry, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

@@ -1,6 +1,6 @@
 //! Views: the result shares its input's storage (`Tensor(a) self -> Tensor(a)`).
 
-use super::{Entry, METHOD};
+use super::entry::{Entry, METHOD};
 
 pub(super) const ENTRIES: &[Entry] = &[
     Entry {

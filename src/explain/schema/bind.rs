@@ -3,7 +3,7 @@
 //! name, defaults from the schema; a lone `int[]` parameter also takes its ints as varargs
 //! (`x.view(2, 3)`). Overloads are tried in order and the first that fits wins.
 
-use super::{Base, Default, Param, Schema, Type};
+use super::types::{Base, Default, Param, Schema, Type};
 use crate::error::Result;
 use crate::explain::args::{Args, Bound};
 use crate::explain::value::{Value, type_error};
@@ -175,7 +175,7 @@ pub fn bind_overloads(schemas: &[Schema], surface: Surface, args: Args) -> Resul
 
 #[cfg(test)]
 mod tests {
-    use super::super::parse;
+    use super::super::parse::parse;
     use super::*;
 
     fn args(positional: Vec<Value>, kwargs: Vec<(&str, Value)>) -> Args {

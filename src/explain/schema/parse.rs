@@ -2,7 +2,7 @@
 //! `[aten::]name[.overload](params) -> returns`, params `TYPE NAME[=DEFAULT]` separated by
 //! commas with an optional `*` (what follows is keyword only), types `Base[(alias)][[N]][?]`.
 
-use super::{Alias, Base, Default, Param, Return, Schema, Type};
+use super::types::{Alias, Base, Default, Param, Return, Schema, Type};
 
 /// Parses one schema string; the error says what is wrong and where.
 pub fn parse(text: &'static str) -> Result<Schema, String> {
