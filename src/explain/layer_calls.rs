@@ -104,6 +104,7 @@ pub fn torch_function(cx: &Ctx, name: &str, args: Args) -> Option<Result<Value>>
             }
             _ => return None,
         },
+        "layer_norm" => bind(Surface::Function, name, args).and_then(|b| layer_norm(cx.grad, b)),
         _ if OPS.contains(&name) => op(cx.grad, name, args),
         _ => return None,
     })
@@ -253,10 +254,31 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
                 value,
             ))
         }
+        "layer_norm" => layer_norm(g, bind(Surface::Functional, name, args)?),
         _ => Err(type_error(format!(
             "module 'torch.nn.functional' has no attribute '{name}'"
         ))),
     }
+}
+
+/// `F.layer_norm` / `torch.layer_norm`, bound.
+fn layer_norm(g: &State, b: Bound) -> Result<Value> {
+    let weight = some(b.opt("weight"))
+        .map(|v| v.as_tensor("weight"))
+        .transpose()?;
+    let bias = some(b.opt("bias"))
+        .map(|v| v.as_tensor("bias"))
+        .transpose()?;
+    let eps = scalar_or(&b, "eps", 0)?.to_f64();
+    super::norm_ops::layer_norm(
+        g,
+        &tensor_arg(&b, "input")?,
+        &b.int_list("normalized_shape")?,
+        weight,
+        bias,
+        eps,
+    )
+    .map(Value::Tensor)
 }
 
 fn no_inplace(b: &Bound, name: &str) -> Result<()> {

@@ -22,6 +22,7 @@ mod linalg_ops;
 mod max_min;
 mod modules;
 mod nn_ops;
+mod norm_ops;
 mod objects;
 pub mod op_table;
 mod operators;

@@ -66,4 +66,18 @@ pub(super) const ENTRIES: &[Entry] = &[
             r#"pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor"#,
         ],
     },
+    Entry {
+        surfaces: FUNCTION,
+        aliases: &[],
+        schemas: &[
+            r#"layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor"#,
+        ],
+    },
+    Entry {
+        surfaces: FUNCTIONAL,
+        aliases: &[],
+        schemas: &[
+            r#"layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor"#,
+        ],
+    },
 ];
