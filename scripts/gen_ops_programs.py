@@ -160,6 +160,13 @@ LAYER_NORM: list[tuple[str, str, bool]] = [
      "y = F.layer_norm(x, [2], weight=w, eps=1e-6)\n(y * y).sum().backward()\ngx = x.grad.clone()\ngw = w.grad.clone()\n", True),
     ("ln_no_grad",
      "x = torch.arange(12.).view(3, 4) * 0.5\ny = F.layer_norm(x, (4,))\nz = F.layer_norm(x, (3, 4), torch.ones(3, 4), torch.zeros(3, 4))\n", True),
+    ("ln_module",
+     "import torch.nn as nn\nln = nn.LayerNorm(4)\nln2 = nn.LayerNorm((2, 3), eps=1e-3, elementwise_affine=False)\n"
+     "ln3 = nn.LayerNorm([3], bias=False, dtype=torch.float64)\n"
+     "print(ln, ln2, ln3, ln.weight.shape, ln.bias.requires_grad, ln2.weight, ln3.bias, len(list(ln.parameters())))\n"
+     "x = torch.arange(8.).view(2, 4).t().contiguous().view(2, 4).requires_grad_()\ny = ln(x)\nz = ln2(torch.arange(24.).view(4, 2, 3))\n"
+     "v = ln3(torch.tensor([[1., 5., 2.]], dtype=torch.float64))\n"
+     "(y * y).sum().backward()\ngw = ln.weight.grad.clone()\ngb = ln.bias.grad.clone()\ngx = x.grad.clone()\n", True),
     ("ln_errors",
      "x = torch.ones(4, 3, 2)\n"
      "for f in [lambda: F.layer_norm(x, (5,)), lambda: F.layer_norm(x, (2,), torch.ones(3)), lambda: F.layer_norm(x, (2,), None, torch.ones(3)),\n"

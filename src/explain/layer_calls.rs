@@ -314,6 +314,7 @@ pub fn module_call(cx: &Ctx, module: &str, name: &str, args: Args) -> Result<Val
         ("torch.nn.functional", _) => functional(cx, name, args),
         ("torch.nn", "Linear") => super::modules::linear_layer(cx, args),
         ("torch.nn", "Dropout") => super::modules::dropout_layer(args),
+        ("torch.nn", "LayerNorm") => super::modules::layer_norm_layer(cx, args),
         ("torch.cuda", "is_available") => {
             args.bind(&[])?;
             Ok(Value::Bool(matches!(
@@ -411,6 +412,26 @@ pub fn call_layer(cx: &Ctx, l: &Layer, args: Args) -> Result<Value> {
             drop(params);
             let weight = weight.ok_or_else(|| type_error("'Linear' object has no weight"))?;
             linear(cx, &x, &weight, bias.as_ref()).map(Value::Tensor)
+        }
+        "LayerNorm" => {
+            let params = l.params.borrow();
+            let param = |n: &str| {
+                params
+                    .iter()
+                    .find(|(p, _)| *p == n)
+                    .and_then(|(_, t)| t.clone())
+            };
+            let (weight, bias) = (param("weight"), param("bias"));
+            drop(params);
+            super::norm_ops::layer_norm(
+                cx.grad,
+                &x,
+                &l.normalized,
+                weight.as_ref(),
+                bias.as_ref(),
+                l.eps,
+            )
+            .map(Value::Tensor)
         }
         _ => nn::dropout(&x, l.p, l.training.get()).map(Value::Tensor),
     }
