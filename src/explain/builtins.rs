@@ -11,24 +11,6 @@ use crate::tensor::Tensor;
 use crate::tensor::arith::ElementOp;
 use crate::tensor::elementwise::Operand;
 
-/// The one element of a tensor as a Python number (`int(t)`, `float(t)`, `t.item()`).
-pub fn item(t: &Tensor) -> Result<Value> {
-    if t.numel() != 1 {
-        return Err(TensorError::new(
-            ErrorKind::Other,
-            format!(
-                "a Tensor with {} elements cannot be converted to Scalar",
-                t.numel()
-            ),
-        ));
-    }
-    Ok(match t.values()?[0] {
-        crate::Scalar::Bool(b) => Value::Bool(b),
-        crate::Scalar::Int(i) => Value::Int(i),
-        crate::Scalar::Float(f) => Value::Float(f),
-    })
-}
-
 use super::pyops::iterate;
 
 /// Calls the built-in `name`.
@@ -137,7 +119,7 @@ pub fn call(env: &Env, name: &str, args: Args) -> Result<Value> {
 /// `int(v)`: truncates floats; a one-element tensor converts its element.
 fn to_int(v: &Value) -> Result<Value> {
     let v = match v {
-        Value::Tensor(t) => item(t)?,
+        Value::Tensor(t) => super::ops::item(t)?,
         other => other.clone(),
     };
     Ok(match v {
@@ -177,7 +159,7 @@ fn to_int(v: &Value) -> Result<Value> {
 /// `float(v)`.
 fn to_float(v: &Value) -> Result<Value> {
     let v = match v {
-        Value::Tensor(t) => item(t)?,
+        Value::Tensor(t) => super::ops::item(t)?,
         other => other.clone(),
     };
     if let Value::Str(text) = &v {

@@ -219,3 +219,17 @@ impl Env {
 pub(super) fn name_error(name: &str) -> TensorError {
     TensorError::new(ErrorKind::Other, format!("name '{name}' is not defined"))
 }
+
+impl super::ops::Host for Env {
+    fn device(&self) -> Device {
+        self.device
+    }
+
+    fn rng(&self) -> std::cell::RefMut<'_, SplitMix64> {
+        Env::rng(self)
+    }
+
+    fn warn(&self, kind: &'static str, message: String) {
+        Env::warn(self, kind, message)
+    }
+}

@@ -12,9 +12,20 @@ use crate::scalar::Scalar;
 use crate::storage::Device;
 use crate::tensor::Tensor;
 
+/// What the `torch.*` functions need from the running program (the evaluator's `Env`
+/// implements it; a trait here so that the ops do not import the evaluator).
+pub trait Host {
+    /// The program's device (`explain --device`).
+    fn device(&self) -> Device;
+    /// The program's random stream (`torch.manual_seed` reseeds it).
+    fn rng(&self) -> std::cell::RefMut<'_, crate::bench::rng::SplitMix64>;
+    /// A warning of `kind` for the current statement.
+    fn warn(&self, kind: &'static str, message: String);
+}
+
 /// `torch.NAME(args)`; constructors make their tensor on their `device=` argument, else on
 /// the program's device (`explain --device`; `*_like` on their input's device).
-pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<Value> {
+pub fn torch_function(name: &str, args: Args, env: &dyn Host) -> Result<Value> {
     // torch.Size and torch.manual_seed are Python-level, not tensor ops: no schema.
     if name == "Size" {
         let b = args.bind(&["sizes"])?;
@@ -367,7 +378,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
         }
         "item" => {
             bind(Method, name, args)?;
-            super::builtins::item(x)
+            item(x)
         }
         "tolist" => {
             bind(Method, name, args)?;
@@ -582,4 +593,22 @@ fn tolist(x: &Tensor) -> Result<Value> {
         }
     }
     Ok(nest(x.sizes(), &x.values()?))
+}
+
+/// The one element of a tensor as a Python number (`int(t)`, `float(t)`, `t.item()`).
+pub fn item(t: &Tensor) -> Result<Value> {
+    if t.numel() != 1 {
+        return Err(TensorError::new(
+            ErrorKind::Other,
+            format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                t.numel()
+            ),
+        ));
+    }
+    Ok(match t.values()?[0] {
+        crate::Scalar::Bool(b) => Value::Bool(b),
+        crate::Scalar::Int(i) => Value::Int(i),
+        crate::Scalar::Float(f) => Value::Float(f),
+    })
 }
