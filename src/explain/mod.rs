@@ -28,6 +28,7 @@ pub mod op_table;
 mod operators;
 pub mod ops;
 pub mod parse;
+mod parse_error;
 mod pycalls;
 pub mod pyfmt;
 pub mod pyops;
