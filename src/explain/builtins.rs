@@ -2,7 +2,7 @@
 //! `float`, `bool`, `abs`, `str`, `repr`, `tuple`, `list`, `min`, `max`.
 
 use super::args::Args;
-use super::eval::Env;
+use super::env::Env;
 use super::pyfmt::{repr_of, str_of};
 use super::pyops;
 use super::value::{Value, type_error};

@@ -33,9 +33,9 @@ pub struct Env {
     pub(super) budget: Cell<u64>,
     /// An exception leaving a function call, with its class and place, until the statement
     /// that called the function sees the error (see `super::exec`).
-    pub(super) pending: RefCell<Option<super::exec::Exc>>,
+    pub(super) pending: RefCell<Option<super::exceptions::Exc>>,
     /// The exceptions being handled (`except` bodies running), innermost last.
-    pub(super) handling: RefCell<Vec<super::exec::Exc>>,
+    pub(super) handling: RefCell<Vec<super::exceptions::Exc>>,
     /// Autograd: which tensors require grad, the graph, grad mode.
     pub grad: super::autograd::State,
 }

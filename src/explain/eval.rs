@@ -186,7 +186,7 @@ impl<'a> Scope<'a> {
                 let mut pairs: Vec<(Value, Value)> = Vec::new();
                 for (k, v) in items {
                     let (k, v) = (self.eval(k)?, self.eval(v)?);
-                    dict_insert(&mut pairs, k, v)?;
+                    pyops::dict_insert(&mut pairs, k, v)?;
                 }
                 Value::Dict(Rc::new(RefCell::new(pairs)))
             }
@@ -221,7 +221,7 @@ impl<'a> Scope<'a> {
                             if let Value::Tuple(mut kv) = pair {
                                 let v = kv.pop().unwrap_or(Value::None);
                                 let k = kv.pop().unwrap_or(Value::None);
-                                dict_insert(&mut pairs, k, v)?;
+                                pyops::dict_insert(&mut pairs, k, v)?;
                             }
                         }
                         Value::Dict(Rc::new(RefCell::new(pairs)))
@@ -642,19 +642,6 @@ impl<'a> Scope<'a> {
             })
             .collect()
     }
-}
-
-/// Inserts or replaces `key` in a dict's pairs (insertion order kept, as in Python).
-pub(super) fn dict_insert(pairs: &mut Vec<(Value, Value)>, key: Value, value: Value) -> Result<()> {
-    for (k, v) in pairs.iter_mut() {
-        if pyops::dict_key_equal(k, &key)? {
-            *v = value;
-            return Ok(());
-        }
-    }
-    pyops::dict_key_equal(&key, &key)?; // unhashable keys fail here
-    pairs.push((key, value));
-    Ok(())
 }
 
 /// Binds a comprehension's target (a name or a tuple/list of them) into `out`.

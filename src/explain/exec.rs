@@ -12,20 +12,11 @@ use std::rc::Rc;
 
 use super::ast::{Expr, ExprKind, Handler, Span, Stmt, StmtKind};
 use super::eval::{Env, Scope};
-use super::exceptions;
+use super::exceptions::{self, Exc};
 use super::pyops;
 use super::value::{Exception, Function, Value, type_error};
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::tensor::overlap_policy::{Policy, with_policy};
-
-/// An exception in flight: its Python class, its error, and where the statement that raised
-/// it starts.
-#[derive(Debug, Clone)]
-pub struct Exc {
-    pub class: &'static str,
-    pub error: TensorError,
-    pub at: Span,
-}
 
 /// How a statement ended when it did not raise.
 #[derive(Debug)]
@@ -423,7 +414,7 @@ pub(super) fn assign(scope: &Scope, target: &Expr, value: Value) -> Result<()> {
                 }
                 Value::Dict(d) => {
                     let key = scope.dict_key(items)?;
-                    super::eval::dict_insert(&mut d.borrow_mut(), key, value)
+                    super::pyops::dict_insert(&mut d.borrow_mut(), key, value)
                 }
                 _ => {
                     let t = base.as_tensor("indexed object")?;
