@@ -13,19 +13,15 @@ use graph::{Graph, read_tree};
 /// in the tree's order), measured on 2026-12-02:
 /// - autograd/formula.rs <-> autograd/node.rs: a node holds its formula, the formula reads
 ///   the node's inputs and saved tensors;
-/// - eval.rs <-> exec.rs: statements evaluate expressions, and an expression calling a `def`
-///   function runs its body's statements. On 2026-12-02 the rest of the evaluator left the
-///   circle: ops.rs and indexing.rs reach the program through ops::Host (env.rs implements
-///   it) with the op table (issue 21 item 3); env.rs holds exceptions::Exc (moved from
-///   exec.rs); builtins.rs and pycalls.rs name env.rs and pyops::dict_insert (moved from
-///   eval.rs) instead of eval.rs.
-/// Gone on 2026-12-02: ast.rs <-> ast/display.rs (pyfmt.rs now names
+/// Gone on 2026-12-02 (issue 21 item 3): the evaluator's circle (builtins, env, eval, exec,
+/// indexing, ops, pycalls): ops.rs and indexing.rs reach the program through ops::Host (env.rs
+/// implements it) and bind through the op table; exceptions::Exc moved from exec.rs and
+/// pyops::dict_insert from eval.rs; builtins.rs and pycalls.rs name env.rs; exec.rs runs the
+/// program (run_observed moved from eval.rs) and hands eval.rs its `def` calls through
+/// Env::call_def. Also ast.rs <-> ast/display.rs (pyfmt.rs now names
 /// `ast::display::write_str_literal` instead of ast.rs re-exporting it) and lexer.rs <->
 /// parse.rs <-> parse/targets.rs (ParseError lives in parse_error.rs, below the three).
-const KNOWN: &[&str] = &[
-    "explain/autograd/formula.rs <-> explain/autograd/node.rs",
-    "explain/eval.rs <-> explain/exec.rs",
-];
+const KNOWN: &[&str] = &["explain/autograd/formula.rs <-> explain/autograd/node.rs"];
 
 #[test]
 fn explain_has_no_long_file_and_only_the_known_circles() {

@@ -91,7 +91,7 @@ pub fn run_with(source: &str, target: impl Into<Target>, strict_overlap: bool) -
     match parse::parse(source) {
         Ok(program) => alloc.run(|| {
             let mut steps = steps::Steps::default();
-            let (env, error) = eval::run_observed(
+            let (env, error) = exec::run_observed(
                 &program,
                 target.device(),
                 strict_overlap,
