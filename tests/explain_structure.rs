@@ -12,7 +12,8 @@ use graph::{Graph, read_tree};
 /// The circles among src/explain's files today (each strongly connected group once, files
 /// in the tree's order), measured on 2026-12-02:
 /// - autograd/formula.rs <-> autograd/node.rs: a node holds its formula, the formula reads
-///   the node's inputs and saved tensors;
+///   the node's inputs and saved tensors.
+///
 /// Gone on 2026-12-02 (issue 21 item 3): the evaluator's circle (builtins, env, eval, exec,
 /// indexing, ops, pycalls): ops.rs and indexing.rs reach the program through ops::Host (env.rs
 /// implements it) and bind through the op table; exceptions::Exc moved from exec.rs and

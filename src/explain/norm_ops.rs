@@ -92,7 +92,7 @@ pub fn layer_norm(
     let xs = floats(x)?;
     let ws = w.map(floats).transpose()?;
     let bs = b.map(floats).transpose()?;
-    let rows = if n == 0 { 0 } else { xs.len() / n };
+    let rows = xs.len().checked_div(n).unwrap_or(0);
     let (mut y, mut means, mut rstds) = (vec![0.0; xs.len()], vec![0.0; rows], vec![0.0; rows]);
     for r in 0..rows {
         let row = &xs[r * n..(r + 1) * n];
