@@ -141,6 +141,39 @@ ITEM4: list[tuple[str, str, bool]] = [
      "r = torch.arange(6.).view(2, 1, 3).transpose(0, 2)\ns = r + r\n", False),
 ]
 
+# issue 21 item 2: layer_norm (F.layer_norm, torch.layer_norm), values, layouts, errors and the
+# NativeLayerNormBackward0 node (saves input, weight, bias, mean as result1, rstd as result2)
+LAYER_NORM: list[tuple[str, str, bool]] = [
+    ("ln_values_affine",
+     "x = torch.tensor([[1., 2., 4.], [-3., 0., 3.]], requires_grad=True)\n"
+     "w = torch.tensor([1., 2., -1.], requires_grad=True)\nb = torch.tensor([0.5, 0., 1.], requires_grad=True)\n"
+     "y = F.layer_norm(x, (3,), w, b)\nprint(type(y.grad_fn).__name__, y.stride())\n"
+     "(y * torch.tensor([1., -2., 3.])).sum().backward()\ngx = x.grad.clone()\ngw = w.grad.clone()\ngb = b.grad.clone()\n", True),
+    ("ln_layouts_and_stats",
+     "x = torch.arange(24.).view(2, 3, 4).transpose(0, 2).requires_grad_()\n"
+     "y = F.layer_norm(x, (3, 2), eps=1e-3)\nz = torch.layer_norm(x, [2])\n"
+     "print(y.stride(), z.stride())\n"
+     "y.sum().backward()\ngx = x.grad.clone()\nprint(gx.stride())\n", True),
+    ("ln_weight_only_f64",
+     "x = torch.tensor([[0.5, 1.5], [2., -2.], [3., 3.]], dtype=torch.float64, requires_grad=True)\n"
+     "w = torch.tensor([2., 0.5], dtype=torch.float64, requires_grad=True)\n"
+     "y = F.layer_norm(x, [2], weight=w, eps=1e-6)\n(y * y).sum().backward()\ngx = x.grad.clone()\ngw = w.grad.clone()\n", True),
+    ("ln_no_grad",
+     "x = torch.arange(12.).view(3, 4) * 0.5\ny = F.layer_norm(x, (4,))\nz = F.layer_norm(x, (3, 4), torch.ones(3, 4), torch.zeros(3, 4))\n", True),
+    ("ln_module",
+     "import torch.nn as nn\nln = nn.LayerNorm(4)\nln2 = nn.LayerNorm((2, 3), eps=1e-3, elementwise_affine=False)\n"
+     "ln3 = nn.LayerNorm([3], bias=False, dtype=torch.float64)\n"
+     "print(ln, ln2, ln3, ln.weight.shape, ln.bias.requires_grad, ln2.weight, ln3.bias, len(list(ln.parameters())))\n"
+     "x = torch.arange(8.).view(2, 4).t().contiguous().view(2, 4).requires_grad_()\ny = ln(x)\nz = ln2(torch.arange(24.).view(4, 2, 3))\n"
+     "v = ln3(torch.tensor([[1., 5., 2.]], dtype=torch.float64))\n"
+     "(y * y).sum().backward()\ngw = ln.weight.grad.clone()\ngb = ln.bias.grad.clone()\ngx = x.grad.clone()\n", True),
+    ("ln_errors",
+     "x = torch.ones(4, 3, 2)\n"
+     "for f in [lambda: F.layer_norm(x, (5,)), lambda: F.layer_norm(x, (2,), torch.ones(3)), lambda: F.layer_norm(x, (2,), None, torch.ones(3)),\n"
+     "          lambda: F.layer_norm(x, (3, 3)), lambda: F.layer_norm(torch.arange(6).view(2, 3), (3,))]:\n"
+     "    try:\n        f()\n    except (RuntimeError, NotImplementedError) as e:\n        print(type(e).__name__, str(e))\n", False),
+]
+
 # every matmul case of torch.matmul, with each operand requiring grad or not
 MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3,)),
                  ((5, 2, 3), (3, 4)), ((3,), (5, 3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)),
@@ -251,7 +284,7 @@ def random_program(rng: random.Random) -> tuple[str, bool]:
 
 
 def ops_cases(count: int) -> list[tuple[str, str, bool]]:
-    cases = [(n, HEAD + p, t) for n, p, t in SEEDS + ITEM4 + matmul_seeds()]
+    cases = [(n, HEAD + p, t) for n, p, t in SEEDS + ITEM4 + LAYER_NORM + matmul_seeds()]
     for seed in range(1, count + 1):
         prog, inexact = random_program(random.Random(seed))
         cases.append((f"random_ops_{seed}", HEAD + prog, inexact))

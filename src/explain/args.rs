@@ -86,6 +86,11 @@ impl Args {
 }
 
 impl Bound {
+    /// Parameters bound elsewhere (by a schema): one slot per name, in order.
+    pub(super) fn from_slots(name: String, slots: Vec<(&'static str, Option<Value>)>) -> Self {
+        Bound { name, slots }
+    }
+
     fn slot(&self, param: &str) -> Option<&Value> {
         self.slots
             .iter()

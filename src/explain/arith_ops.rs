@@ -4,7 +4,9 @@
 //! ...), `masked_fill_`, and `torch.equal`.
 
 use super::args::{Args, Bound};
+use super::op_table::bind;
 use super::operators::{operand, pow};
+use super::schema::Surface::{Function, Method};
 use super::value::{Value, type_error};
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::scalar::Scalar;
@@ -79,14 +81,6 @@ fn with_options(op: ElementOp, b: &Bound, has_alpha: bool) -> Result<ElementOp> 
     })
 }
 
-fn params(op: ElementOp, first: &'static str) -> Vec<&'static str> {
-    match op {
-        ElementOp::Add(_) | ElementOp::Sub(_) => vec![first, "other", "alpha"],
-        ElementOp::Div => vec![first, "other", "rounding_mode"],
-        _ => vec![first, "other"],
-    }
-}
-
 fn value_operand(v: &Value, other: &Value) -> Result<Operand> {
     operand(v, "op", other)
 }
@@ -130,7 +124,7 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
     let run = || -> Result<Value> {
         if let Some(op) = binary_op(name) {
             let has_alpha = matches!(op, ElementOp::Add(_) | ElementOp::Sub(_));
-            let b = args.bind(&params(op, "input"))?;
+            let b = bind(Function, name, args)?;
             let (x, y) = (b.req("input")?, b.req("other")?);
             let op = with_options(op, &b, has_alpha)?;
             let inputs = [value_operand(x, y)?, value_operand(y, x)?];
@@ -138,23 +132,23 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
             return Tensor::elementwise(op, &inputs).map(Value::Tensor);
         }
         if let Some(op) = unary_op(name) {
-            let b = args.bind(&["input"])?;
+            let b = bind(Function, name, args)?;
             let x = b.req("input")?.as_tensor("input")?;
             return Tensor::elementwise(op, &[Operand::Tensor(x.clone())]).map(Value::Tensor);
         }
         match name {
             "square" => {
-                let b = args.bind(&["input"])?;
+                let b = bind(Function, name, args)?;
                 let x = b.req("input")?.as_tensor("input")?;
                 pow(Operand::Tensor(x.clone()), Operand::Number(Scalar::Int(2))).map(Value::Tensor)
             }
             "pow" => {
-                let b = args.bind(&["input", "exponent"])?;
+                let b = bind(Function, name, args)?;
                 let (x, e) = (b.req("input")?, b.req("exponent")?);
                 pow(value_operand(x, e)?, value_operand(e, x)?).map(Value::Tensor)
             }
             "where" => {
-                let b = args.bind(&["condition", "input", "other"])?;
+                let b = bind(Function, name, args)?;
                 let c = b.req("condition")?;
                 let (x, y) = (b.req("input")?, b.req("other")?);
                 let inputs = [
@@ -166,7 +160,7 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
                 Tensor::elementwise(ElementOp::Where, &inputs).map(Value::Tensor)
             }
             "clamp" | "clip" => {
-                let b = args.bind(&["input", "min", "max"])?;
+                let b = bind(Function, name, args)?;
                 let x = b.req("input")?;
                 let (op, rest) = clamp_operands(&b, x)?;
                 let mut inputs = vec![Operand::Tensor(x.as_tensor("input")?.clone())];
@@ -174,11 +168,11 @@ pub fn torch_function(name: &str, args: Args) -> Option<Result<Value>> {
                 Tensor::elementwise(op, &inputs).map(Value::Tensor)
             }
             "allclose" => {
-                let b = args.bind(&["input", "other", "rtol", "atol", "equal_nan"])?;
+                let b = bind(Function, name, args)?;
                 allclose(b.req("input")?.as_tensor("input")?, &b).map(Value::Bool)
             }
             "equal" => {
-                let b = args.bind(&["input", "other"])?;
+                let b = bind(Function, name, args)?;
                 let x = b.req("input")?.as_tensor("input")?;
                 let y = b.req("other")?.as_tensor("other")?;
                 equal(x, y).map(Value::Bool)
@@ -283,29 +277,28 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
     let run = || -> Result<Value> {
         let (op, others) = if let Some(op) = binary_op(base) {
             let has_alpha = matches!(op, ElementOp::Add(_) | ElementOp::Sub(_));
-            let p = params(op, "other");
-            let b = args.bind(&p[1..])?;
+            let b = bind(Method, name, args)?;
             let y = b.req("other")?;
             (
                 with_options(op, &b, has_alpha)?,
                 vec![value_operand(y, &xv)?],
             )
         } else if let Some(op) = unary_op(base) {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             (op, vec![])
         } else {
             match base {
                 "square" if !in_place => {
-                    args.bind(&[])?;
+                    bind(Method, name, args)?;
                     return pow(Operand::Tensor(x.clone()), Operand::Number(Scalar::Int(2)))
                         .map(Value::Tensor);
                 }
                 "square" => {
-                    args.bind(&[])?;
+                    bind(Method, name, args)?;
                     (ElementOp::Square, vec![])
                 }
                 "pow" => {
-                    let b = args.bind(&["exponent"])?;
+                    let b = bind(Method, name, args)?;
                     let e = b.req("exponent")?;
                     if !in_place {
                         return pow(Operand::Tensor(x.clone()), value_operand(e, &xv)?)
@@ -314,11 +307,11 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                     (ElementOp::Pow, vec![value_operand(e, &xv)?])
                 }
                 "clamp" | "clip" => {
-                    let b = args.bind(&["min", "max"])?;
+                    let b = bind(Method, name, args)?;
                     clamp_operands(&b, &xv)?
                 }
                 "where" => {
-                    let b = args.bind(&["condition", "other"])?;
+                    let b = bind(Method, name, args)?;
                     let c = b.req("condition")?;
                     let y = b.req("other")?;
                     let inputs = [
@@ -330,7 +323,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                     return Tensor::elementwise(ElementOp::Where, &inputs).map(Value::Tensor);
                 }
                 "masked_fill" => {
-                    let b = args.bind(&["mask", "value"])?;
+                    let b = bind(Method, name, args)?;
                     let mask = b.req("mask")?.as_tensor("mask")?;
                     let value = match b.req("value")? {
                         Value::Tensor(t) if t.ndim() == 0 => t.values()?[0],
@@ -352,11 +345,11 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                     return Ok(Value::Tensor(x.clone()));
                 }
                 "equal" => {
-                    let b = args.bind(&["other"])?;
+                    let b = bind(Method, name, args)?;
                     return equal(x, b.req("other")?.as_tensor("other")?).map(Value::Bool);
                 }
                 "allclose" => {
-                    let b = args.bind(&["other", "rtol", "atol", "equal_nan"])?;
+                    let b = bind(Method, name, args)?;
                     return allclose(x, &b).map(Value::Bool);
                 }
                 _ => {

@@ -6,8 +6,7 @@
 
 use std::fmt;
 
-mod display;
-pub(crate) use display::write_str_literal;
+pub(crate) mod display;
 
 /// A position in the source: 1-based line and 1-based column, counted in characters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -2,7 +2,7 @@
 //! `float`, `bool`, `abs`, `str`, `repr`, `tuple`, `list`, `min`, `max`.
 
 use super::args::Args;
-use super::eval::Env;
+use super::env::Env;
 use super::pyfmt::{repr_of, str_of};
 use super::pyops;
 use super::value::{Value, type_error};
@@ -10,24 +10,6 @@ use crate::error::{ErrorKind, Result, TensorError};
 use crate::tensor::Tensor;
 use crate::tensor::arith::ElementOp;
 use crate::tensor::elementwise::Operand;
-
-/// The one element of a tensor as a Python number (`int(t)`, `float(t)`, `t.item()`).
-pub fn item(t: &Tensor) -> Result<Value> {
-    if t.numel() != 1 {
-        return Err(TensorError::new(
-            ErrorKind::Other,
-            format!(
-                "a Tensor with {} elements cannot be converted to Scalar",
-                t.numel()
-            ),
-        ));
-    }
-    Ok(match t.values()?[0] {
-        crate::Scalar::Bool(b) => Value::Bool(b),
-        crate::Scalar::Int(i) => Value::Int(i),
-        crate::Scalar::Float(f) => Value::Float(f),
-    })
-}
 
 use super::pyops::iterate;
 
@@ -137,7 +119,7 @@ pub fn call(env: &Env, name: &str, args: Args) -> Result<Value> {
 /// `int(v)`: truncates floats; a one-element tensor converts its element.
 fn to_int(v: &Value) -> Result<Value> {
     let v = match v {
-        Value::Tensor(t) => item(t)?,
+        Value::Tensor(t) => super::ops::item(t)?,
         other => other.clone(),
     };
     Ok(match v {
@@ -177,7 +159,7 @@ fn to_int(v: &Value) -> Result<Value> {
 /// `float(v)`.
 fn to_float(v: &Value) -> Result<Value> {
     let v = match v {
-        Value::Tensor(t) => item(t)?,
+        Value::Tensor(t) => super::ops::item(t)?,
         other => other.clone(),
     };
     if let Value::Str(text) = &v {

@@ -3,6 +3,8 @@
 //! (with `accumulate`).
 
 use super::args::{Args, Bound};
+use super::op_table::bind;
+use super::schema::Surface::{Function, Method};
 use super::value::{Value, type_error};
 use crate::error::Result;
 use crate::tensor::{AdvancedItem, Reduction, Tensor};
@@ -61,27 +63,15 @@ fn reduce(x: &Tensor, op: Reduction, b: &Bound) -> Result<Value> {
         .map(Value::Tensor)
 }
 
-fn reduce_params(op: Reduction, first: Option<&'static str>) -> Vec<&'static str> {
-    let mut p: Vec<&'static str> = first.into_iter().collect();
-    p.extend(["dim", "keepdim"]);
-    if !matches!(
-        op,
-        Reduction::Amax | Reduction::Amin | Reduction::Any | Reduction::All
-    ) {
-        p.push("dtype");
-    }
-    p
-}
-
 /// `torch.NAME(...)`.
 pub fn torch_function(name: &str, args: Args) -> Result<Value> {
     if let Some(op) = reduction(name) {
-        let b = args.bind(&reduce_params(op, Some("input")))?;
+        let b = bind(Function, name, args)?;
         return reduce(b.req("input")?.as_tensor("input")?, op, &b);
     }
     match name {
         "cat" | "concat" | "concatenate" | "stack" => {
-            let b = args.bind(&["tensors", "dim"])?;
+            let b = bind(Function, name, args)?;
             let ts = tensors(b.req("tensors")?)?;
             let dim = b.int_or("dim", 0)?;
             let t = if name == "stack" {
@@ -92,12 +82,12 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
             Ok(Value::Tensor(t))
         }
         "flip" => {
-            let b = args.bind(&["input", "dims"])?;
+            let b = bind(Function, name, args)?;
             let x = b.req("input")?.as_tensor("input")?;
             x.flip(&b.int_list("dims")?).map(Value::Tensor)
         }
         "roll" => {
-            let b = args.bind(&["input", "shifts", "dims"])?;
+            let b = bind(Function, name, args)?;
             let x = b.req("input")?.as_tensor("input")?;
             let dims = b.opt("dims").map(|v| v.as_int_list("dims")).transpose()?;
             super::sim_temporaries::roll(x, &b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
@@ -112,30 +102,30 @@ pub fn torch_function(name: &str, args: Args) -> Result<Value> {
 /// `x.NAME(...)`.
 pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
     if let Some(op) = reduction(name) {
-        let b = args.bind(&reduce_params(op, None))?;
+        let b = bind(Method, name, args)?;
         return reduce(x, op, &b);
     }
     match name {
         "repeat" => {
-            let (reps, _) = args.int_varargs("repeats", &[])?;
+            let reps = bind(Method, name, args)?.int_list("repeats")?;
             x.repeat(&reps).map(Value::Tensor)
         }
         "tile" => {
-            let (dims, _) = args.int_varargs("dims", &[])?;
+            let dims = bind(Method, name, args)?.int_list("dims")?;
             x.tile(&dims).map(Value::Tensor)
         }
         "flip" => {
-            let (dims, _) = args.int_varargs("dims", &[])?;
+            let dims = bind(Method, name, args)?.int_list("dims")?;
             x.flip(&dims).map(Value::Tensor)
         }
         "roll" => {
-            let b = args.bind(&["shifts", "dims"])?;
+            let b = bind(Method, name, args)?;
             let dims = b.opt("dims").map(|v| v.as_int_list("dims")).transpose()?;
             super::sim_temporaries::roll(x, &b.int_list("shifts")?, dims.as_deref().unwrap_or(&[]))
                 .map(Value::Tensor)
         }
         "index_put_" | "index_put" => {
-            let b = args.bind(&["indices", "values", "accumulate"])?;
+            let b = bind(Method, name, args)?;
             let accumulate = b
                 .opt("accumulate")
                 .map_or(Ok(false), |v| v.as_bool("accumulate"))?;

@@ -12,6 +12,11 @@ use crate::tensor::Tensor;
 
 /// The program's namespace: names in Python's dict order (a rebinding keeps its place,
 /// `del` removes, a later binding appends).
+/// How a `def` function is called: its parameters bound from `args`/`kwargs`, its body run.
+pub(super) type CallDef =
+    fn(&Env, &super::value::Function, Vec<Value>, &[(String, Value)]) -> Result<Value>;
+
+/// A program's namespace and running state.
 pub struct Env {
     vars: RefCell<Vec<(String, Value)>>,
     /// Where constructors (`torch.zeros`, ...) put their tensors.
@@ -33,11 +38,15 @@ pub struct Env {
     pub(super) budget: Cell<u64>,
     /// An exception leaving a function call, with its class and place, until the statement
     /// that called the function sees the error (see `super::exec`).
-    pub(super) pending: RefCell<Option<super::exec::Exc>>,
+    pub(super) pending: RefCell<Option<super::exceptions::Exc>>,
     /// The exceptions being handled (`except` bodies running), innermost last.
-    pub(super) handling: RefCell<Vec<super::exec::Exc>>,
+    pub(super) handling: RefCell<Vec<super::exceptions::Exc>>,
     /// Autograd: which tensors require grad, the graph, grad mode.
     pub grad: super::autograd::State,
+    /// Runs a `def` function's body (exec.rs's, set when a program starts running) for
+    /// the expressions that call one: statements sit above expressions, so the evaluator
+    /// reaches them through this instead of importing them.
+    pub(super) call_def: Cell<Option<CallDef>>,
 }
 
 /// The deepest nesting of function and lambda calls (each level costs the interpreter's
@@ -86,6 +95,7 @@ impl Env {
             pending: RefCell::new(None),
             handling: RefCell::new(Vec::new()),
             grad: super::autograd::State::default(),
+            call_def: Cell::new(None),
         }
     }
 
@@ -218,4 +228,18 @@ impl Env {
 
 pub(super) fn name_error(name: &str) -> TensorError {
     TensorError::new(ErrorKind::Other, format!("name '{name}' is not defined"))
+}
+
+impl super::ops::Host for Env {
+    fn device(&self) -> Device {
+        self.device
+    }
+
+    fn rng(&self) -> std::cell::RefMut<'_, SplitMix64> {
+        Env::rng(self)
+    }
+
+    fn warn(&self, kind: &'static str, message: String) {
+        Env::warn(self, kind, message)
+    }
 }

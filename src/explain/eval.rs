@@ -5,14 +5,11 @@ use std::rc::Rc;
 
 use super::args::Args;
 use super::ast::{
-    BinOp, BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Program, Span,
-    UnaryOp,
+    BinOp, BoolOp, CmpOp, CompFor, CompKind, Expr, ExprKind, IndexItem as AstIndex, Span, UnaryOp,
 };
 use super::pyops;
 use super::value::{Lambda, Value, type_error};
 use crate::error::{ErrorKind, Result, TensorError};
-use crate::storage::Device;
-use crate::tensor::overlap_policy::Policy;
 
 /// A failed statement: the 0-based index of the top-level statement it belongs to, the
 /// line and column where the failing statement starts (inside a block or a function: that
@@ -26,51 +23,6 @@ pub struct StatementError {
 
 use super::env::name_error;
 pub use super::env::{DEFAULT_SEED, Env, MAX_CALL_DEPTH, MAX_EXECUTED, Warning};
-
-/// Runs every statement until one fails, with constructors making tensors on `device`;
-/// returns the namespace and the failure, if any.
-pub fn run(program: &Program, device: Device) -> (Env, Option<StatementError>) {
-    run_observed(program, device, false, &mut |_, _| {})
-}
-
-/// [`run`], calling `after(line, env)` after every step (each simple statement of the
-/// program's own code that ran to completion, at the top level or inside `if`/`for`/`while`/
-/// `try` blocks; not the statements inside function bodies, which belong to the step of the
-/// statement that called the function; see `super::steps`). Writes whose operands overlap
-/// where PyTorch does not check run in row-major order with an `order_dependent_overlap`
-/// warning, or, with `strict_overlap`, are refused (see [`crate::tensor::overlap_policy`]).
-pub fn run_observed(
-    program: &Program,
-    device: Device,
-    strict_overlap: bool,
-    after: &mut dyn FnMut(usize, &Env),
-) -> (Env, Option<StatementError>) {
-    let policy = if strict_overlap {
-        Policy::Refuse
-    } else {
-        Policy::Sequential
-    };
-    let env = Env::on(device);
-    for (i, stmt) in program.stmts.iter().enumerate() {
-        env.statement.set(i);
-        let outcome = super::exec::run_top(&env, stmt, policy, after);
-        if let Err(exc) = outcome {
-            return (
-                env,
-                Some(StatementError {
-                    statement: i,
-                    at: exc.at,
-                    error: exc.error,
-                }),
-            );
-        }
-        env.done.set(i + 1);
-        // Between top-level statements no temporary of the program is alive (a loop's
-        // iterable, say), so only the names can still reach a tensor.
-        env.prune_autograd();
-    }
-    (env, None)
-}
 
 /// A `host_fallback` warning: what a statement over GPU tensors ran on the host.
 pub(super) fn host_fallback_message(what: &str) -> String {
@@ -186,7 +138,7 @@ impl<'a> Scope<'a> {
                 let mut pairs: Vec<(Value, Value)> = Vec::new();
                 for (k, v) in items {
                     let (k, v) = (self.eval(k)?, self.eval(v)?);
-                    dict_insert(&mut pairs, k, v)?;
+                    pyops::dict_insert(&mut pairs, k, v)?;
                 }
                 Value::Dict(Rc::new(RefCell::new(pairs)))
             }
@@ -221,7 +173,7 @@ impl<'a> Scope<'a> {
                             if let Value::Tuple(mut kv) = pair {
                                 let v = kv.pop().unwrap_or(Value::None);
                                 let k = kv.pop().unwrap_or(Value::None);
-                                dict_insert(&mut pairs, k, v)?;
+                                pyops::dict_insert(&mut pairs, k, v)?;
                             }
                         }
                         Value::Dict(Rc::new(RefCell::new(pairs)))
@@ -504,7 +456,12 @@ impl<'a> Scope<'a> {
     fn call_value(&self, f: Value, args: Vec<Value>, kwargs: &[(String, Value)]) -> Result<Value> {
         match f {
             Value::Lambda(l) => self.call_lambda(&l, args, kwargs),
-            Value::Function(f) => super::exec::call_function(self.env, &f, args, kwargs),
+            Value::Function(f) => match self.env.call_def.get() {
+                Some(call) => call(self.env, &f, args, kwargs),
+                None => Err(type_error(
+                    "a def function called outside a running program",
+                )),
+            },
             Value::Object(o) => match &*o {
                 super::objects::Object::Layer(l) => self.env.ctx(|cx| {
                     super::layer_calls::call_layer(
@@ -642,19 +599,6 @@ impl<'a> Scope<'a> {
             })
             .collect()
     }
-}
-
-/// Inserts or replaces `key` in a dict's pairs (insertion order kept, as in Python).
-pub(super) fn dict_insert(pairs: &mut Vec<(Value, Value)>, key: Value, value: Value) -> Result<()> {
-    for (k, v) in pairs.iter_mut() {
-        if pyops::dict_key_equal(k, &key)? {
-            *v = value;
-            return Ok(());
-        }
-    }
-    pyops::dict_key_equal(&key, &key)?; // unhashable keys fail here
-    pairs.push((key, value));
-    Ok(())
 }
 
 /// Binds a comprehension's target (a name or a tuple/list of them) into `out`.

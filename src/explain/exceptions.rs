@@ -184,3 +184,12 @@ mod tests {
         );
     }
 }
+
+/// An exception in flight: its Python class, its error, and where the statement that raised
+/// it starts.
+#[derive(Debug, Clone)]
+pub struct Exc {
+    pub class: &'static str,
+    pub error: TensorError,
+    pub at: super::ast::Span,
+}

@@ -10,22 +10,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::ast::Program;
 use super::ast::{Expr, ExprKind, Handler, Span, Stmt, StmtKind};
-use super::eval::{Env, Scope};
-use super::exceptions;
+use super::eval::{Env, Scope, StatementError};
+use super::exceptions::{self, Exc};
 use super::pyops;
 use super::value::{Exception, Function, Value, type_error};
 use crate::error::{ErrorKind, Result, TensorError};
+use crate::storage::Device;
 use crate::tensor::overlap_policy::{Policy, with_policy};
-
-/// An exception in flight: its Python class, its error, and where the statement that raised
-/// it starts.
-#[derive(Debug, Clone)]
-pub struct Exc {
-    pub class: &'static str,
-    pub error: TensorError,
-    pub at: Span,
-}
 
 /// How a statement ended when it did not raise.
 #[derive(Debug)]
@@ -34,6 +27,48 @@ pub enum Flow {
     Break,
     Continue,
     Return(Value),
+}
+
+/// Runs every statement until one fails, with constructors making tensors on `device`,
+/// and returns the namespace and the failure, if any; calls `after(line, env)` after every
+/// step (each simple statement of the program's own code that ran to completion, at the top
+/// level or inside `if`/`for`/`while`/
+/// `try` blocks; not the statements inside function bodies, which belong to the step of the
+/// statement that called the function; see `super::steps`). Writes whose operands overlap
+/// where PyTorch does not check run in row-major order with an `order_dependent_overlap`
+/// warning, or, with `strict_overlap`, are refused (see [`crate::tensor::overlap_policy`]).
+pub fn run_observed(
+    program: &Program,
+    device: Device,
+    strict_overlap: bool,
+    after: &mut dyn FnMut(usize, &Env),
+) -> (Env, Option<StatementError>) {
+    let policy = if strict_overlap {
+        Policy::Refuse
+    } else {
+        Policy::Sequential
+    };
+    let env = Env::on(device);
+    env.call_def.set(Some(call_function));
+    for (i, stmt) in program.stmts.iter().enumerate() {
+        env.statement.set(i);
+        let outcome = run_top(&env, stmt, policy, after);
+        if let Err(exc) = outcome {
+            return (
+                env,
+                Some(StatementError {
+                    statement: i,
+                    at: exc.at,
+                    error: exc.error,
+                }),
+            );
+        }
+        env.done.set(i + 1);
+        // Between top-level statements no temporary of the program is alive (a loop's
+        // iterable, say), so only the names can still reach a tensor.
+        env.prune_autograd();
+    }
+    (env, None)
 }
 
 /// Runs one top-level statement: its steps are observed, its overlap notes become warnings.
@@ -423,7 +458,7 @@ pub(super) fn assign(scope: &Scope, target: &Expr, value: Value) -> Result<()> {
                 }
                 Value::Dict(d) => {
                     let key = scope.dict_key(items)?;
-                    super::eval::dict_insert(&mut d.borrow_mut(), key, value)
+                    super::pyops::dict_insert(&mut d.borrow_mut(), key, value)
                 }
                 _ => {
                     let t = base.as_tensor("indexed object")?;

@@ -9,6 +9,8 @@ use super::ctx::Ctx;
 use super::linalg_ops as la;
 use super::nn_ops as nn;
 use super::objects::{Layer, Object};
+use super::op_table::bind;
+use super::schema::Surface;
 use super::value::{Value, type_error};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -102,6 +104,7 @@ pub fn torch_function(cx: &Ctx, name: &str, args: Args) -> Option<Result<Value>>
             }
             _ => return None,
         },
+        "layer_norm" => bind(Surface::Function, name, args).and_then(|b| layer_norm(cx.grad, b)),
         _ if OPS.contains(&name) => op(cx.grad, name, args),
         _ => return None,
     })
@@ -118,7 +121,7 @@ fn op(g: &State, name: &str, args: Args) -> Result<Value> {
                 "dot" => "tensor",
                 _ => "other",
             };
-            let b = args.bind(&["input", second])?;
+            let b = bind(Surface::Function, name, args)?;
             let (x, y) = (tensor_arg(&b, "input")?, tensor_arg(&b, second)?);
             t(match name {
                 "matmul" => la::matmul(g, &x, &y),
@@ -129,7 +132,7 @@ fn op(g: &State, name: &str, args: Args) -> Result<Value> {
             })
         }
         "addmm" => {
-            let b = args.bind(&["input", "mat1", "mat2", "beta", "alpha"])?;
+            let b = bind(Surface::Function, name, args)?;
             t(la::addmm(
                 g,
                 &tensor_arg(&b, "input")?,
@@ -140,12 +143,12 @@ fn op(g: &State, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "relu" => {
-            let b = args.bind(&["input"])?;
+            let b = bind(Surface::Function, name, args)?;
             t(nn::relu(g, &tensor_arg(&b, "input")?))
         }
         _ => {
             // softmax / log_softmax
-            let b = args.bind(&["input", "dim", "dtype"])?;
+            let b = bind(Surface::Function, name, args)?;
             let x = tensor_arg(&b, "input")?;
             t(nn::softmax(
                 g,
@@ -164,7 +167,7 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
     let t = |r: Result<Tensor>| r.map(Value::Tensor);
     match name {
         "linear" => {
-            let b = args.bind(&["input", "weight", "bias"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let bias = some(b.opt("bias"))
                 .map(|v| v.as_tensor("bias"))
                 .transpose()?;
@@ -176,12 +179,12 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "relu" => {
-            let b = args.bind(&["input", "inplace"])?;
+            let b = bind(Surface::Functional, name, args)?;
             no_inplace(&b, "relu")?;
             t(nn::relu(g, &tensor_arg(&b, "input")?))
         }
         "gelu" => {
-            let b = args.bind(&["input", "approximate"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let approximate = match some(b.opt("approximate")) {
                 None => "none".to_string(),
                 Some(Value::Str(s)) => s.clone(),
@@ -195,12 +198,12 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             t(nn::gelu(g, &tensor_arg(&b, "input")?, &approximate))
         }
         "silu" => {
-            let b = args.bind(&["input", "inplace"])?;
+            let b = bind(Surface::Functional, name, args)?;
             no_inplace(&b, "silu")?;
             t(nn::silu(g, &tensor_arg(&b, "input")?))
         }
         "softmax" | "log_softmax" => {
-            let b = args.bind(&["input", "dim", "_stacklevel", "dtype"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let x = tensor_arg(&b, "input")?;
             let dim = match some(b.opt("dim")) {
                 Some(v) => v.as_int("dim")?,
@@ -224,7 +227,7 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "dropout" => {
-            let b = args.bind(&["input", "p", "training", "inplace"])?;
+            let b = bind(Surface::Functional, name, args)?;
             no_inplace(&b, "dropout")?;
             let p = scalar_or(&b, "p", 0)?.to_f64();
             let p = if b.opt("p").is_none() { 0.5 } else { p };
@@ -235,7 +238,7 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
             ))
         }
         "pad" => {
-            let b = args.bind(&["input", "pad", "mode", "value"])?;
+            let b = bind(Surface::Functional, name, args)?;
             let mode = match some(b.opt("mode")) {
                 None => "constant".to_string(),
                 Some(v) => super::pyfmt::str_of(v),
@@ -251,10 +254,31 @@ pub fn functional(cx: &Ctx, name: &str, args: Args) -> Result<Value> {
                 value,
             ))
         }
+        "layer_norm" => layer_norm(g, bind(Surface::Functional, name, args)?),
         _ => Err(type_error(format!(
             "module 'torch.nn.functional' has no attribute '{name}'"
         ))),
     }
+}
+
+/// `F.layer_norm` / `torch.layer_norm`, bound.
+fn layer_norm(g: &State, b: Bound) -> Result<Value> {
+    let weight = some(b.opt("weight"))
+        .map(|v| v.as_tensor("weight"))
+        .transpose()?;
+    let bias = some(b.opt("bias"))
+        .map(|v| v.as_tensor("bias"))
+        .transpose()?;
+    let eps = scalar_or(&b, "eps", 0)?.to_f64();
+    super::norm_ops::layer_norm(
+        g,
+        &tensor_arg(&b, "input")?,
+        &b.int_list("normalized_shape")?,
+        weight,
+        bias,
+        eps,
+    )
+    .map(Value::Tensor)
 }
 
 fn no_inplace(b: &Bound, name: &str) -> Result<()> {
@@ -290,6 +314,7 @@ pub fn module_call(cx: &Ctx, module: &str, name: &str, args: Args) -> Result<Val
         ("torch.nn.functional", _) => functional(cx, name, args),
         ("torch.nn", "Linear") => super::modules::linear_layer(cx, args),
         ("torch.nn", "Dropout") => super::modules::dropout_layer(args),
+        ("torch.nn", "LayerNorm") => super::modules::layer_norm_layer(cx, args),
         ("torch.cuda", "is_available") => {
             args.bind(&[])?;
             Ok(Value::Bool(matches!(
@@ -387,6 +412,26 @@ pub fn call_layer(cx: &Ctx, l: &Layer, args: Args) -> Result<Value> {
             drop(params);
             let weight = weight.ok_or_else(|| type_error("'Linear' object has no weight"))?;
             linear(cx, &x, &weight, bias.as_ref()).map(Value::Tensor)
+        }
+        "LayerNorm" => {
+            let params = l.params.borrow();
+            let param = |n: &str| {
+                params
+                    .iter()
+                    .find(|(p, _)| *p == n)
+                    .and_then(|(_, t)| t.clone())
+            };
+            let (weight, bias) = (param("weight"), param("bias"));
+            drop(params);
+            super::norm_ops::layer_norm(
+                cx.grad,
+                &x,
+                &l.normalized,
+                weight.as_ref(),
+                bias.as_ref(),
+                l.eps,
+            )
+            .map(Value::Tensor)
         }
         _ => nn::dropout(&x, l.p, l.training.get()).map(Value::Tensor),
     }

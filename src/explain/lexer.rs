@@ -11,7 +11,7 @@
 //! [`TokenKind::Other`]) so the parser can say precisely what is not supported.
 
 use super::ast::Span;
-use super::parse::ParseError;
+use super::parse_error::ParseError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TokenKind {

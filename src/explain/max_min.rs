@@ -3,7 +3,9 @@
 //! of `values` and `indices`), and `x.max(other)` / `torch.max(x, other)` (the element-wise
 //! `torch.maximum`).
 
-use super::args::Args;
+use super::args::{Args, Bound};
+use super::op_table::bind;
+use super::schema::Surface;
 use super::value::{Value, type_error};
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::tensor::arith::ElementOp;
@@ -11,9 +13,13 @@ use crate::tensor::{Operand, Reduction, Tensor};
 
 /// `x.max(...)` / `x.min(...)`; `torch.max(x, ...)` binds `input` first and comes here.
 pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
+    reduce(x, name, &bind(Surface::Method, name, args)?)
+}
+
+/// One of the overloads `max()`, `max.dim(dim, keepdim)`, `max.other(other)`, bound.
+fn reduce(x: &Tensor, name: &str, b: &Bound) -> Result<Value> {
     let max = name == "max";
-    let b = args.bind(&["dim", "keepdim"])?;
-    match b.opt("dim") {
+    match b.opt("other").or(b.opt("dim")) {
         None => {
             if b.opt("keepdim").is_some() {
                 return Err(type_error(format!(
@@ -58,26 +64,14 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
 }
 
 /// `torch.max(input, ...)` / `torch.min(input, ...)`.
-pub fn torch_function(name: &str, mut args: Args) -> Result<Value> {
-    let input = if args.positional.is_empty() {
-        args.kwargs
-            .iter()
-            .position(|(k, _)| k == "input")
-            .map(|i| args.kwargs.remove(i).1)
-    } else {
-        Some(args.positional.remove(0))
-    };
-    let Some(input) = input else {
+pub fn torch_function(name: &str, args: Args) -> Result<Value> {
+    let b = bind(Surface::Function, name, args)?;
+    let Some(input) = b.opt("input") else {
         return Err(type_error(format!(
             "{name}() missing required argument 'input' (pos 1)"
         )));
     };
-    // torch.max(x, other=y) names the tensor `other`.
-    if let Some(i) = args.kwargs.iter().position(|(k, _)| k == "other") {
-        let other = args.kwargs.remove(i).1;
-        args.kwargs.push(("dim".into(), other));
-    }
-    tensor_method(input.as_tensor("input")?, name, args)
+    reduce(input.as_tensor("input")?, name, &b)
 }
 
 /// The field names of a `torch.return_types` named tuple.

@@ -22,14 +22,18 @@ mod linalg_ops;
 mod max_min;
 mod modules;
 mod nn_ops;
+mod norm_ops;
 mod objects;
+pub mod op_table;
 mod operators;
 pub mod ops;
 pub mod parse;
+mod parse_error;
 mod pycalls;
 pub mod pyfmt;
 pub mod pyops;
 pub mod report;
+pub mod schema;
 mod serialize;
 mod sim_temporaries;
 pub mod steps;
@@ -87,7 +91,7 @@ pub fn run_with(source: &str, target: impl Into<Target>, strict_overlap: bool) -
     match parse::parse(source) {
         Ok(program) => alloc.run(|| {
             let mut steps = steps::Steps::default();
-            let (env, error) = eval::run_observed(
+            let (env, error) = exec::run_observed(
                 &program,
                 target.device(),
                 strict_overlap,

@@ -138,6 +138,8 @@ pub fn linear_layer(cx: &Ctx, args: super::args::Args) -> Result<Value> {
             if with_bias { "True" } else { "False" }
         ),
         p: 0.0,
+        normalized: Vec::new(),
+        eps: 0.0,
     })))
 }
 
@@ -163,6 +165,59 @@ pub fn dropout_layer(args: super::args::Args) -> Result<Value> {
             super::pyfmt::repr_of(&Value::Float(p))
         ),
         p,
+        normalized: Vec::new(),
+        eps: 0.0,
+    })))
+}
+
+/// `nn.LayerNorm(normalized_shape, eps=1e-05, elementwise_affine=True, bias=True,
+/// device=None, dtype=None)`: weight ones and bias zeros of `normalized_shape` (PyTorch's
+/// reset_parameters), leaves that require grad; without `elementwise_affine` neither.
+pub fn layer_norm_layer(cx: &Ctx, args: super::args::Args) -> Result<Value> {
+    let b = args.bind(&[
+        "normalized_shape",
+        "eps",
+        "elementwise_affine",
+        "bias",
+        "device",
+        "dtype",
+    ])?;
+    let shape = b.int_list("normalized_shape")?.to_vec();
+    let eps = b
+        .opt("eps")
+        .map_or(Ok(1e-05), |v| v.as_scalar("eps").map(|s| s.to_f64()))?;
+    let flag = |p: &str| b.opt(p).map_or(Ok(true), |v| v.as_bool(p));
+    let (affine, with_bias) = (flag("elementwise_affine")?, flag("bias")?);
+    let dtype = b
+        .opt("dtype")
+        .map_or(Ok(DType::F32), |v| v.as_dtype("dtype"))?;
+    let device = b
+        .opt("device")
+        .map_or(Ok(cx.device), |v| v.as_device("device"))?;
+    let param = |fill: i64| -> Result<Tensor> {
+        let t = Tensor::full(&shape, crate::Scalar::Int(fill), Some(dtype))?.placed_on(device)?;
+        cx.grad.set_leaf_requires_grad(&t, true);
+        Ok(t)
+    };
+    let weight = affine.then(|| param(1)).transpose()?;
+    let bias = (affine && with_bias).then(|| param(0)).transpose()?;
+    let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+    let tuple = match dims.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", dims.join(", ")),
+    };
+    Ok(object(Object::Layer(Layer {
+        kind: "LayerNorm",
+        params: RefCell::new(vec![("weight", weight), ("bias", bias)]),
+        training: Cell::new(true),
+        repr: format!(
+            "LayerNorm({tuple}, eps={}, elementwise_affine={})",
+            super::pyfmt::repr_of(&Value::Float(eps)),
+            if affine { "True" } else { "False" }
+        ),
+        p: 0.0,
+        normalized: shape,
+        eps,
     })))
 }
 

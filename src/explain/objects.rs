@@ -19,7 +19,7 @@ pub enum Object {
 /// A `torch.nn` layer.
 #[derive(Debug)]
 pub struct Layer {
-    /// `Linear` or `Dropout`.
+    /// `Linear`, `Dropout` or `LayerNorm`.
     pub kind: &'static str,
     /// Its parameters by name, in registration order (`weight`, `bias`); a parameter the
     /// layer has not got (`bias=False`) is None.
@@ -29,6 +29,9 @@ pub struct Layer {
     pub repr: String,
     /// Dropout's `p`.
     pub p: f64,
+    /// LayerNorm's `normalized_shape` and `eps` (empty and 0 for the other layers).
+    pub normalized: Vec<i64>,
+    pub eps: f64,
 }
 
 /// An object as `torch.save` wrote it: tensors (on the file's own storages) and the

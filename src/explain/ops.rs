@@ -2,6 +2,8 @@
 //! PyTorch's parameter names.
 
 use super::args::Args;
+use super::op_table::bind;
+use super::schema::Surface::{Function, Method};
 use super::value::{Value, type_error};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
@@ -10,9 +12,21 @@ use crate::scalar::Scalar;
 use crate::storage::Device;
 use crate::tensor::Tensor;
 
+/// What the `torch.*` functions need from the running program (the evaluator's `Env`
+/// implements it; a trait here so that the ops do not import the evaluator).
+pub trait Host {
+    /// The program's device (`explain --device`).
+    fn device(&self) -> Device;
+    /// The program's random stream (`torch.manual_seed` reseeds it).
+    fn rng(&self) -> std::cell::RefMut<'_, crate::bench::rng::SplitMix64>;
+    /// A warning of `kind` for the current statement.
+    fn warn(&self, kind: &'static str, message: String);
+}
+
 /// `torch.NAME(args)`; constructors make their tensor on their `device=` argument, else on
 /// the program's device (`explain --device`; `*_like` on their input's device).
-pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<Value> {
+pub fn torch_function(name: &str, args: Args, env: &dyn Host) -> Result<Value> {
+    // torch.Size and torch.manual_seed are Python-level, not tensor ops: no schema.
     if name == "Size" {
         let b = args.bind(&["sizes"])?;
         return Ok(Value::Size(
@@ -52,7 +66,8 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
     };
     let t = match name {
         "zeros" | "ones" | "empty" => {
-            let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
+            let b = bind(Function, name, args)?;
+            let sizes = b.int_list("size")?;
             device_of(&b)?;
             let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
             match name {
@@ -62,7 +77,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             }
         }
         "full" => {
-            let b = args.bind(&["size", "fill_value", "dtype", "device"])?;
+            let b = bind(Function, name, args)?;
             device_of(&b)?;
             let sizes = match b.req("size")? {
                 v @ (Value::Tuple(_) | Value::List(_)) => v.as_int_list("size")?,
@@ -77,7 +92,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             Tensor::full(&sizes, value, dtype_of(&b)?)?
         }
         "arange" => {
-            let b = args.bind(&["start", "end", "step", "dtype", "device"])?;
+            let b = bind(Function, name, args)?;
             device_of(&b)?;
             let num = |p: &str| b.opt(p).map(|v| v.as_scalar(p)).transpose();
             let (start, end) = match (num("start")?, num("end")?) {
@@ -90,13 +105,7 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             Tensor::arange(start, end, step, dtype_of(&b)?)?
         }
         "empty_like" | "zeros_like" | "ones_like" | "full_like" => {
-            let fill = name == "full_like";
-            let mut params = vec!["input"];
-            if fill {
-                params.push("fill_value");
-            }
-            params.extend(["dtype", "device", "memory_format"]);
-            let b = args.bind(&params)?;
+            let b = bind(Function, name, args)?;
             device_of(&b)?;
             let x = b.req("input")?.as_tensor("input")?;
             if b.opt("device").is_none() {
@@ -111,13 +120,13 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             }
         }
         "empty_strided" => {
-            let b = args.bind(&["size", "stride", "dtype", "device"])?;
+            let b = bind(Function, name, args)?;
             device_of(&b)?;
             let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
             Tensor::empty_strided(&b.int_list("size")?, &b.int_list("stride")?, dtype)?
         }
         "linspace" => {
-            let b = args.bind(&["start", "end", "steps", "dtype", "device"])?;
+            let b = bind(Function, name, args)?;
             device_of(&b)?;
             let dtype = dtype_of(&b)?.unwrap_or(DType::F32);
             let (s, e) = (
@@ -127,14 +136,14 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             Tensor::linspace(s, e, b.int("steps")?, dtype)?
         }
         "eye" => {
-            let b = args.bind(&["n", "m", "dtype", "device"])?;
+            let b = bind(Function, name, args)?;
             device_of(&b)?;
             let n = b.int("n")?;
             Tensor::eye(n, b.int_or("m", n)?, dtype_of(&b)?.unwrap_or(DType::F32))?
         }
         "rand" | "randn" | "randint" => {
             let (kind, sizes, b) = if name == "randint" {
-                let b = args.bind(&["low", "high", "size", "generator", "dtype", "device"])?;
+                let b = bind(Function, name, args)?;
                 // randint(high, size) or randint(low, high, size)
                 let (low, high, size) = match (b.opt("low"), b.opt("high"), b.opt("size")) {
                     (Some(h), Some(s), None) => (0, h.as_int("high")?, s.as_int_list("size")?),
@@ -150,7 +159,8 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
                 };
                 (crate::tensor::Random::Int { low, high }, size, b)
             } else {
-                let (sizes, b) = args.int_varargs("size", &["generator", "dtype", "device"])?;
+                let b = bind(Function, name, args)?;
+                let sizes = b.int_list("size")?;
                 let kind = if name == "rand" {
                     crate::tensor::Random::Uniform
                 } else {
@@ -185,13 +195,13 @@ pub fn torch_function(name: &str, args: Args, env: &super::eval::Env) -> Result<
             }
         }
         "index_select" => {
-            let b = args.bind(&["input", "dim", "index"])?;
+            let b = bind(Function, name, args)?;
             let x = b.req("input")?.as_tensor("input")?;
             like_device = Some(x.device());
             x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?
         }
         "tensor" => {
-            let b = args.bind(&["data", "dtype", "device"])?;
+            let b = bind(Function, name, args)?;
             device_of(&b)?;
             let (sizes, values) = flatten_nested(b.req("data")?)?;
             Tensor::from_values(&sizes, &values, dtype_of(&b)?)?
@@ -314,15 +324,12 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
     }
     match name {
         "new_zeros" | "new_ones" | "new_empty" | "new_full" => {
-            let (sizes, value, b) = if name == "new_full" {
-                let b = args.bind(&["size", "fill_value", "dtype", "device"])?;
-                let sizes = b.int_list("size")?;
-                let v = b.req("fill_value")?.as_scalar("fill_value")?;
-                (sizes, v, b)
+            let b = bind(Method, name, args)?;
+            let sizes = b.int_list("size")?;
+            let value = if name == "new_full" {
+                b.req("fill_value")?.as_scalar("fill_value")?
             } else {
-                let (sizes, b) = args.int_varargs("size", &["dtype", "device"])?;
-                let v = Scalar::Int((name == "new_ones") as i64);
-                (sizes, v, b)
+                Scalar::Int((name == "new_ones") as i64)
             };
             let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
             let device = b.opt("device").map(|v| v.as_device("device")).transpose()?;
@@ -350,93 +357,97 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             tensor(x.reduce(op, None, false, None)?)
         }
         "is_floating_point" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             Ok(Value::Bool(x.dtype().is_floating()))
         }
         "nelement" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             int(x.numel())
         }
         "untyped_storage" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             Ok(Value::Storage(x.storage().clone()))
         }
         "storage" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             Ok(Value::TypedStorage(x.storage().clone(), x.dtype()))
         }
         "data_ptr" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             int(x.data_ptr() as i64)
         }
         "item" => {
-            args.bind(&[])?;
-            super::builtins::item(x)
+            bind(Method, name, args)?;
+            item(x)
         }
         "tolist" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             tolist(x)
         }
         "backward" | "requires_grad_" | "retain_grad" | "register_hook" => {
             Err(super::value::unsupported(&format!("Tensor.{name}()")))
         }
         "view" => {
-            let (shape, _) = args.int_varargs("size", &[])?;
+            let shape = bind(Method, name, args)?.int_list("size")?;
             tensor(x.view(&shape)?)
         }
         "reshape" => {
-            let (shape, _) = args.int_varargs("shape", &[])?;
+            let shape = bind(Method, name, args)?.int_list("shape")?;
             tensor(x.reshape(&shape)?)
         }
         "permute" => {
-            let (d, _) = args.int_varargs("dims", &[])?;
+            let d = bind(Method, name, args)?.int_list("dims")?;
             tensor(x.permute(&d)?)
         }
         "expand" => {
-            let (s, _) = args.int_varargs("size", &[])?;
+            let s = bind(Method, name, args)?.int_list("size")?;
             tensor(x.expand(&s)?)
         }
         "flatten" => {
-            let b = args.bind(&["start_dim", "end_dim"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.flatten(b.int_or("start_dim", 0)?, b.int_or("end_dim", -1)?)?)
         }
         "transpose" | "swapaxes" | "swapdims" => {
-            let b = args.bind(&["dim0", "dim1"])?;
-            tensor(x.transpose(b.int("dim0")?, b.int("dim1")?)?)
+            let b = bind(Method, name, args)?;
+            let (d0, d1) = match name {
+                "swapaxes" => ("axis0", "axis1"),
+                _ => ("dim0", "dim1"),
+            };
+            tensor(x.transpose(b.int(d0)?, b.int(d1)?)?)
         }
         "t" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             tensor(x.t()?)
         }
         "expand_as" => {
-            let b = args.bind(&["other"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.expand_as(b.req("other")?.as_tensor("other")?)?)
         }
         "index_select" => {
-            let b = args.bind(&["dim", "index"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.index_select(b.int("dim")?, b.req("index")?.as_tensor("index")?)?)
         }
         "narrow" => {
-            let b = args.bind(&["dim", "start", "length"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.narrow(b.int("dim")?, b.int("start")?, b.int("length")?)?)
         }
         "select" => {
-            let b = args.bind(&["dim", "index"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.select(b.int("dim")?, b.int("index")?)?)
         }
         "unsqueeze" => {
-            let b = args.bind(&["dim"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.unsqueeze(b.int("dim")?)?)
         }
         "squeeze" => {
-            let b = args.bind(&["dim"])?;
+            let b = bind(Method, name, args)?;
             match b.opt("dim") {
                 None => tensor(x.squeeze(None)?),
                 Some(v) => tensor(x.squeeze(Some(&v.as_int_list("dim")?))?),
             }
         }
         "diagonal" => {
-            let b = args.bind(&["offset", "dim1", "dim2"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.diagonal(
                 b.int_or("offset", 0)?,
                 b.int_or("dim1", 0)?,
@@ -444,11 +455,11 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             )?)
         }
         "unfold" => {
-            let b = args.bind(&["dimension", "size", "step"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.unfold(b.int("dimension")?, b.int("size")?, b.int("step")?)?)
         }
         "as_strided" => {
-            let b = args.bind(&["size", "stride", "storage_offset"])?;
+            let b = bind(Method, name, args)?;
             let offset = b
                 .opt("storage_offset")
                 .map(|v| v.as_int("storage_offset"))
@@ -456,29 +467,21 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             tensor(x.as_strided(&b.int_list("size")?, &b.int_list("stride")?, offset)?)
         }
         "movedim" | "moveaxis" => {
-            let b = args.bind(&["source", "destination"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.movedim(&b.int_list("source")?, &b.int_list("destination")?)?)
         }
         "contiguous" => {
-            let b = args.bind(&["memory_format"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.contiguous(memory_format(&b, MemoryFormat::Contiguous)?)?)
         }
         "clone" => {
-            let b = args.bind(&["memory_format"])?;
+            let b = bind(Method, name, args)?;
             tensor(x.clone_as(memory_format(&b, MemoryFormat::Preserve)?)?)
         }
         "to" => {
-            // PyTorch's to(device, dtype, ...) overload: a device string comes first.
-            let mut args = args;
-            let leading_device = match args.positional.first() {
-                Some(Value::Str(_)) => Some(args.positional.remove(0).as_device("device")?),
-                _ => None,
-            };
-            let b = args.bind(&["dtype", "non_blocking", "copy", "memory_format", "device"])?;
-            let device = match b.opt("device") {
-                Some(v) => Some(v.as_device("device")?),
-                None => leading_device,
-            };
+            // Overloads to(device, dtype, ...) and to(dtype, ...), told apart by type.
+            let b = bind(Method, name, args)?;
+            let device = b.opt("device").map(|v| v.as_device("device")).transpose()?;
             let dtype = b.opt("dtype").map(|v| v.as_dtype("dtype")).transpose()?;
             let copy = b.opt("copy").map_or(Ok(false), |v| v.as_bool("copy"))?;
             let fmt = b
@@ -488,7 +491,7 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             tensor(x.to_on(device.unwrap_or(x.device()), dtype, fmt, copy)?)
         }
         "cuda" | "cpu" => {
-            let b = args.bind(&["device"])?;
+            let b = bind(Method, name, args)?;
             let d = match (name, b.opt("device")) {
                 ("cpu", _) => Device::Cpu,
                 (_, Some(Value::Int(n))) if *n >= 0 => Device::Cuda(*n as usize),
@@ -498,33 +501,33 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
             tensor(x.to_device(d)?)
         }
         "detach" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             tensor(x.detach())
         }
         "copy_" => {
-            let b = args.bind(&["src", "non_blocking"])?;
+            let b = bind(Method, name, args)?;
             x.copy_(b.req("src")?.as_tensor("src")?)?;
             tensor(x.clone())
         }
         "fill_" => {
-            let b = args.bind(&["value"])?;
+            let b = bind(Method, name, args)?;
             x.fill_(b.req("value")?.as_scalar("value")?)?;
             tensor(x.clone())
         }
         "zero_" => {
-            args.bind(&[])?;
+            bind(Method, name, args)?;
             x.zero_()?;
             tensor(x.clone())
         }
         "is_contiguous" => {
-            let b = args.bind(&["memory_format"])?;
+            let b = bind(Method, name, args)?;
             Ok(Value::Bool(x.is_contiguous_as(memory_format(
                 &b,
                 MemoryFormat::Contiguous,
             )?)))
         }
         "size" | "stride" => {
-            let b = args.bind(&["dim"])?;
+            let b = bind(Method, name, args)?;
             let list = if name == "size" {
                 x.sizes()
             } else {
@@ -540,13 +543,18 @@ pub fn tensor_method(x: &Tensor, name: &str, args: Args) -> Result<Value> {
                 Some(d) => int(list[crate::layout::wrap_dim(d.as_int("dim")?, x.ndim())?]),
             }
         }
-        "dim" => int(x.ndim() as i64),
-        "numel" => int(x.numel()),
-        "storage_offset" => int(x.storage_offset()),
-        "element_size" => int(x.itemsize() as i64),
+        "dim" | "numel" | "storage_offset" | "element_size" => {
+            bind(Method, name, args)?;
+            int(match name {
+                "dim" => x.ndim() as i64,
+                "numel" => x.numel(),
+                "storage_offset" => x.storage_offset(),
+                _ => x.itemsize() as i64,
+            })
+        }
         other => match conversion_dtype(other) {
             Some(d) => {
-                let b = args.bind(&["memory_format"])?;
+                let b = bind(Method, name, args)?;
                 let fmt = b
                     .opt("memory_format")
                     .map(|v| v.as_memory_format("memory_format"))
@@ -585,4 +593,22 @@ fn tolist(x: &Tensor) -> Result<Value> {
         }
     }
     Ok(nest(x.sizes(), &x.values()?))
+}
+
+/// The one element of a tensor as a Python number (`int(t)`, `float(t)`, `t.item()`).
+pub fn item(t: &Tensor) -> Result<Value> {
+    if t.numel() != 1 {
+        return Err(TensorError::new(
+            ErrorKind::Other,
+            format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                t.numel()
+            ),
+        ));
+    }
+    Ok(match t.values()?[0] {
+        crate::Scalar::Bool(b) => Value::Bool(b),
+        crate::Scalar::Int(i) => Value::Int(i),
+        crate::Scalar::Float(f) => Value::Float(f),
+    })
 }

@@ -15,28 +15,7 @@ mod expr;
 mod targets;
 use targets::{check_target, target_text};
 
-/// A syntax error, or a construct outside the supported subset, at a 1-based position.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {col}: {message}")]
-pub struct ParseError {
-    pub line: usize,
-    pub col: usize,
-    pub message: String,
-}
-
-impl ParseError {
-    pub fn new(span: Span, message: impl Into<String>) -> ParseError {
-        ParseError {
-            line: span.line,
-            col: span.col,
-            message: message.into(),
-        }
-    }
-
-    pub fn span(&self) -> Span {
-        Span::new(self.line, self.col)
-    }
-}
+pub use super::parse_error::ParseError;
 
 /// Parses a whole program.
 ///

@@ -154,7 +154,7 @@ pub fn call(name: &str, args: Args) -> Result<Value> {
                         })?;
                         let mut kv = kv.into_iter();
                         if let (Some(k), Some(v)) = (kv.next(), kv.next()) {
-                            super::eval::dict_insert(&mut pairs, k, v)?;
+                            super::pyops::dict_insert(&mut pairs, k, v)?;
                         }
                     }
                 }
@@ -166,7 +166,7 @@ pub fn call(name: &str, args: Args) -> Result<Value> {
                 }
             }
             for (k, v) in kwargs {
-                super::eval::dict_insert(&mut pairs, Value::Str(k), v)?;
+                super::pyops::dict_insert(&mut pairs, Value::Str(k), v)?;
             }
             Ok(Value::Dict(Rc::new(RefCell::new(pairs))))
         }
@@ -276,7 +276,7 @@ pub fn new_generator(args: Args) -> Result<Value> {
         d.as_device("device")?;
     }
     Ok(Value::Generator(Rc::new(RefCell::new(SplitMix64(
-        super::eval::DEFAULT_SEED,
+        super::env::DEFAULT_SEED,
     )))))
 }
 

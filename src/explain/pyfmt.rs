@@ -85,7 +85,7 @@ pub fn repr_of(v: &Value) -> String {
         Value::Ellipsis => "Ellipsis".into(),
         Value::Str(s) => {
             let mut out = String::new();
-            let _ = super::ast::write_str_literal(&mut out, s);
+            let _ = super::ast::display::write_str_literal(&mut out, s);
             out
         }
         Value::Tuple(items) if items.len() == 1 => format!("({},)", repr_of(&items[0])),

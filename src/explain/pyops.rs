@@ -505,3 +505,16 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
         }
     }))
 }
+
+/// Inserts or replaces `key` in a dict's pairs (insertion order kept, as in Python).
+pub fn dict_insert(pairs: &mut Vec<(Value, Value)>, key: Value, value: Value) -> Result<()> {
+    for (k, v) in pairs.iter_mut() {
+        if dict_key_equal(k, &key)? {
+            *v = value;
+            return Ok(());
+        }
+    }
+    dict_key_equal(&key, &key)?; // unhashable keys fail here
+    pairs.push((key, value));
+    Ok(())
+}

@@ -168,7 +168,7 @@ impl State {
             &mut inputs,
         );
         let call = call_of(this, &args.positional, &args.kwargs);
-        if name.ends_with('_') && !name.starts_with('_') {
+        if crate::explain::op_table::is_in_place(name) {
             self.check_inplace(this)?;
             if !self.involved(&inputs) {
                 return run(args);

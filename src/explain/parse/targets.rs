@@ -1,7 +1,7 @@
 //! Assignment targets: which expressions can be assigned to, and the receiver a message
 //! suggests.
 
-use super::ParseError;
+use super::super::parse_error::ParseError;
 use crate::explain::ast::{Expr, ExprKind};
 
 /// The receiver to suggest for an in-place method, e.g. `x` or `x[0]`.
