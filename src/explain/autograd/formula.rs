@@ -2,6 +2,7 @@
 //! given the gradient of a node's output, the gradients of its inputs, computed with the
 //! crate's own tensor ops on real values.
 
+pub use super::node::{Backward, Formula};
 use super::node::{Input, Saved};
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
@@ -10,55 +11,6 @@ use crate::scalar::Scalar;
 use crate::tensor::arith::ElementOp;
 use crate::tensor::elementwise::Operand;
 use crate::tensor::{Reduction, Tensor};
-
-/// An op's backward: the gradients of its inputs (None where one needs none) from its
-/// output's gradient `grad`, reading `saved` by role.
-pub trait Backward: std::fmt::Debug {
-    fn apply(
-        &self,
-        grad: &Tensor,
-        inputs: &[Input],
-        saved: &[Saved],
-    ) -> Result<Vec<Option<Tensor>>>;
-}
-
-/// How a node turns its output's gradient into its inputs' gradients.
-#[derive(Debug, Clone)]
-pub enum Formula {
-    /// `self + alpha * other` (`other` may be a number: no second input).
-    Add(Scalar),
-    /// `self - alpha * other`.
-    Sub(Scalar),
-    /// `other - alpha * self` with a number `other` (Python's `2 - x`).
-    Rsub(Scalar),
-    /// `self * other`: saves `other` when `self` needs a gradient and `self` when `other` does.
-    Mul,
-    /// `self / other`: same saves as `Mul`.
-    Div,
-    Neg,
-    /// Saves `result`.
-    Exp,
-    /// Saves `result`.
-    Sqrt,
-    /// `self ** exponent` for a number exponent (and `square`): saves `self`.
-    Pow(Scalar),
-    /// `sum`/`mean` over `dims` (None: every dim); `mean` divides by the count.
-    Reduce {
-        dims: Option<Vec<i64>>,
-        keepdim: bool,
-        mean: bool,
-    },
-    /// A view: the gradient lands on the input's elements the output's elements are;
-    /// `summed` for the views whose PyTorch backward is a sum into zeros (expand, unfold:
-    /// a -0.0 that lands alone becomes 0.0 there).
-    View {
-        summed: bool,
-    },
-    /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
-    Copy,
-    /// An op of a later module with its own backward (matmul, the layer ops).
-    Custom(std::rc::Rc<dyn Backward>),
-}
 
 fn tensor(t: &Tensor) -> Operand {
     Operand::Tensor(t.clone())

@@ -1,11 +1,12 @@
 //! The autograd graph: a tensor's autograd state ([`Meta`]), the nodes ops record
 //! ([`Node`], named as PyTorch names them: `MulBackward0`, ...), the edges from a node to the
 //! nodes (or leaves) of its inputs, and the tensors a node saves for backward ([`Saved`],
-//! with the version each had when saved: PyTorch's `SavedVariable`).
+//! with the version each had when saved: PyTorch's `SavedVariable`), and what kind of
+//! backward a node runs ([`Formula`]; the formulas themselves are in `formula.rs`).
 
-use super::formula::Formula;
 use crate::dtype::DType;
 use crate::error::{ErrorKind, Result, TensorError};
+use crate::scalar::Scalar;
 use crate::tensor::Tensor;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -68,6 +69,55 @@ pub struct Saved {
     pub meta: Option<MetaRef>,
     /// A Python number the op turned into a 0-dim tensor (no version check).
     pub wrapped_number: bool,
+}
+
+/// An op's backward: the gradients of its inputs (None where one needs none) from its
+/// output's gradient `grad`, reading `saved` by role.
+pub trait Backward: std::fmt::Debug {
+    fn apply(
+        &self,
+        grad: &Tensor,
+        inputs: &[Input],
+        saved: &[Saved],
+    ) -> Result<Vec<Option<Tensor>>>;
+}
+
+/// How a node turns its output's gradient into its inputs' gradients.
+#[derive(Debug, Clone)]
+pub enum Formula {
+    /// `self + alpha * other` (`other` may be a number: no second input).
+    Add(Scalar),
+    /// `self - alpha * other`.
+    Sub(Scalar),
+    /// `other - alpha * self` with a number `other` (Python's `2 - x`).
+    Rsub(Scalar),
+    /// `self * other`: saves `other` when `self` needs a gradient and `self` when `other` does.
+    Mul,
+    /// `self / other`: same saves as `Mul`.
+    Div,
+    Neg,
+    /// Saves `result`.
+    Exp,
+    /// Saves `result`.
+    Sqrt,
+    /// `self ** exponent` for a number exponent (and `square`): saves `self`.
+    Pow(Scalar),
+    /// `sum`/`mean` over `dims` (None: every dim); `mean` divides by the count.
+    Reduce {
+        dims: Option<Vec<i64>>,
+        keepdim: bool,
+        mean: bool,
+    },
+    /// A view: the gradient lands on the input's elements the output's elements are;
+    /// `summed` for the views whose PyTorch backward is a sum into zeros (expand, unfold:
+    /// a -0.0 that lands alone becomes 0.0 there).
+    View {
+        summed: bool,
+    },
+    /// A copy with the same shape (clone, contiguous, to), or reshaped (reshape's copy).
+    Copy,
+    /// An op of a later module with its own backward (matmul, the layer ops).
+    Custom(std::rc::Rc<dyn Backward>),
 }
 
 /// A node of the graph: one op's backward.
