@@ -70,16 +70,25 @@ class BackwardWatch:
         from torch.autograd import profiler
 
         known = t._live_addresses()
-        self.gone = []
-        self.depth += 1
         prof = profiler.profile(profile_memory=True)
-        out = None
         _pop_mode()
         try:
-            with prof:
-                out = orig(*args, **kwargs)
+            prof.__enter__()
+        except Exception as e:  # no profiler: the engine runs under the mode, as before
+            _push_mode(mode)
+            t._failed(e)
+            return orig(*args, **kwargs)
+        self.gone = []
+        self.depth += 1
+        out = None
+        try:
+            out = orig(*args, **kwargs)
             return out
         finally:
+            try:
+                prof.__exit__(None, None, None)
+            except Exception as e:
+                t._failed(e)
             _push_mode(mode)
             self.depth -= 1
             gone, self.gone = self.gone, None

@@ -11,6 +11,8 @@ What the tracer sees, and how:
 - each storage's end, through a ``weakref.finalize`` on it;
 - what autograd saves for backward, through ``torch.autograd.graph.saved_tensors_hooks``
   (a packed tensor lives as long as the graph node that saved it);
+- ``backward()`` / ``torch.autograd.grad`` without the mode (it would change what the engine
+  allocates): the engine's storages from torch.profiler's memory events (trace_backward.py);
 - the program's own lines, through ``sys.settrace`` (every Python version the package
   supports; only frames of the program's own file get a line tracer). A step is one simple
   statement of that file that ran to completion, as in ``explain``; with
