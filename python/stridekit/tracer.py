@@ -11,6 +11,8 @@ What the tracer sees, and how:
 - each storage's end, through a ``weakref.finalize`` on it;
 - what autograd saves for backward, through ``torch.autograd.graph.saved_tensors_hooks``
   (a packed tensor lives as long as the graph node that saved it);
+- ``backward()`` / ``torch.autograd.grad`` without the mode (it would change what the engine
+  allocates): the engine's storages from torch.profiler's memory events (trace_backward.py);
 - the program's own lines, through ``sys.settrace`` (every Python version the package
   supports; only frames of the program's own file get a line tracer). A step is one simple
   statement of that file that ran to completion, as in ``explain``; with
@@ -38,6 +40,7 @@ import weakref
 
 from . import cuda_rules
 from ._stridekit import TraceSession
+from .trace_backward import BackwardWatch as _BackwardWatch
 from .trace_lines import EXPRESSION_FRAMES as _EXPRESSION_FRAMES
 from .trace_lines import Lines as _Lines
 from .trace_lines import error_of as _error_of
@@ -121,6 +124,8 @@ class Tracer:
         self._rules = cuda_rules.CudaRequests()
         self._keys: dict[int, int] = {}  # id(storage) -> key
         self._sizes: dict[int, int] = {}  # key -> nbytes when last seen
+        self._addr: dict[int, int] = {}  # key -> the storage's data pointer (trace_backward)
+        self._backward = _BackwardWatch(self)
         self._next_key = 0
         # The tensors autograd saved, in the order it saved them (a dict of weak references,
         # each removed when its graph node goes: a WeakSet's order is arbitrary).
@@ -153,13 +158,46 @@ class Tracer:
             self._next_key += 1
             self._keys[id(st)] = k
             self._sizes[k] = st.nbytes()
+            self._note_addr(st, k)
             weakref.finalize(st, self._storage_gone, id(st), k)
         return k
+
+    def _note_addr(self, st, k):
+        try:
+            self._addr[k] = st.data_ptr()
+        except Exception:  # no data (meta, fake)
+            pass
+
+    def _live_addresses(self) -> dict[int, int]:
+        """data pointer -> key of the live storages."""
+        return {a: k for k, a in self._addr.items() if a and k in self._sizes}
+
+    def _made_outside_mode(self, nbytes, dropped) -> int:
+        """A storage the autograd engine made while the mode was off (trace_backward); a
+        CUDA request unless `dropped` (cuda_rules.drop_reason) says why not. Its key."""
+        k = self._next_key
+        self._next_key += 1
+        if dropped is None:
+            self.session.storage_created(k, nbytes)
+        else:
+            self._rules.dropped[dropped] = self._rules.dropped.get(dropped, 0) + 1
+        return k
+
+    def _adopt_storage(self, st, k):
+        """`st` is the storage of key `k` (made while the mode was off)."""
+        self._keys[id(st)] = k
+        self._sizes[k] = st.nbytes()
+        self._note_addr(st, k)
+        weakref.finalize(st, self._storage_gone, id(st), k)
 
     def _storage_gone(self, sid, key):
         if self._keys.get(sid) == key:
             del self._keys[sid]
         self._sizes.pop(key, None)
+        self._addr.pop(key, None)
+        if self._backward.gone is not None:  # the engine runs: placed among its events later
+            self._backward.storage_gone(key)
+            return
         try:
             self.session.storage_freed(key)
         except Exception as e:
@@ -179,6 +217,7 @@ class Tracer:
             self._next_key += 1
             self._keys[sid] = k
             self._sizes[k] = nbytes
+            self._note_addr(st, k)
             kept, _ = self._rules.created(op_name, cuda_rules.in_host_scope())
             if kept:
                 self.session.storage_created(k, nbytes)
@@ -334,6 +373,22 @@ class Tracer:
             except Exception:  # sparse, nested and other storage-less tensors
                 continue
         return metas
+
+    def _named_tensor_objects(self):
+        """The tensors of the root namespace and its nn.Modules' parameters and buffers."""
+        import torch
+
+        root = self._root
+        ns = root.f_globals if root is not None and self._root_is_module else (root.f_locals if root is not None else {})
+        for v in list(ns.values()):
+            if isinstance(v, torch.Tensor):
+                yield v
+            elif isinstance(v, torch.nn.Module):
+                try:
+                    yield from list(v.parameters())
+                    yield from list(v.buffers())
+                except Exception:
+                    pass
 
     def _step(self, line, frame, is_root):
         if not is_root and not self.function_steps:
@@ -497,6 +552,7 @@ class Tracer:
         from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
         self._opt_hooks = (register_optimizer_step_pre_hook(pre), register_optimizer_step_post_hook(post))
+        self._backward.install(torch)
         self._active = True
         self._prev_trace = sys.gettrace()
         sys.settrace(self._global_trace)
@@ -512,6 +568,7 @@ class Tracer:
         self._torch.save = self._orig_save
         threading.Thread.start = self._orig_thread_start
         self._torch.Tensor.__setitem__ = self._orig_setitem
+        self._backward.uninstall(self._torch)
         for h in self._opt_hooks:
             h.remove()
         self._hooks.__exit__(None, None, None)

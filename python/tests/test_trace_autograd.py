@@ -185,3 +185,70 @@ def test_a_dispatch_mode_defeats_the_engines_in_place_accumulation():
     # reference, so the engine sums out of place (a third block).
     assert _backward_allocations(False) == [4, 8, 8, -8, -4]
     assert _backward_allocations(True) == [4, 8, 8, 8, -8, -8, -4]
+
+
+def _allocated(rep):
+    return [(s["allocator"]["allocated_bytes.all.current"], s["allocator"]["allocated_bytes.all.peak"]) for s in rep["steps"]]
+
+
+T2_PROGRAM = """\
+import torch
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+y.backward()
+"""
+
+
+def test_backward_is_traced_as_pytorch_runs_it_bare(tmp_path):
+    # trace_backward.py: the engine runs without the dispatch mode, so x's second gradient
+    # is added into the first in place (as bare, the test above): the ones (512), two
+    # products (1024) on top of x and y (1024): peak 2560, not the out-of-place 3072; then
+    # the ones and one product freed, x.grad (512) kept.
+    status, rep = _trace(tmp_path, T2_PROGRAM, "sim")
+    assert status == 0
+    assert _allocated(rep)[-1] == (1536, 2560)
+    exp = stridekit.explain(T2_PROGRAM, device="sim")
+    assert _allocated(rep) == _allocated(exp)
+    assert not any("could not be found" in n for n in rep["notes"])
+
+
+def test_storages_made_by_backward_keep_their_identity(tmp_path):
+    # grad's results and .grad are made while the mode is off: the tracer finds their
+    # storages after the engine returns, so their ends are seen (`del gx`, `x.grad = None`).
+    src = """\
+    import torch
+    x = torch.ones(256, requires_grad=True)
+    w = torch.ones(256, requires_grad=True)
+    y = (x * w).sum()
+    gx, = torch.autograd.grad(y, [x], retain_graph=True)
+    del gx
+    y.backward()
+    x.grad = None
+    """
+    status, rep = _trace(tmp_path, src, "sim")
+    assert status == 0
+    cur = [c for c, _ in _allocated(rep)]
+    # x, w (1024 each), y (512); gx 1024; both .grad 2048; x.grad freed.
+    assert cur[3:] == [2560, 3584, 2560, 4608, 3584]
+    assert not any("could not be found" in n for n in rep["notes"])
+    named = {t["name"]: t for t in rep["tensors"]}
+    assert named["x"]["storage"] != named["w"]["storage"]
+
+
+def test_backward_under_the_programs_own_profiler(tmp_path):
+    # One profiler at a time: under the program's own, backward runs under the mode (the
+    # T2 figures) and the program's profiler still sees its events.
+    src = """\
+    import torch
+    from torch.profiler import profile, ProfilerActivity
+    x = torch.tensor([1., 2.], requires_grad=True)
+    y = (x * x).sum()
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, acc_events=True) as p:
+        y.backward()
+    n = sum(1 for e in p.events() if e.name == "aten::mul")
+    print(n)
+    """
+    status, rep = _trace(tmp_path, src, "sim")
+    assert status == 0
+    assert int(rep["output"].split()[-1]) >= 2
+    assert _allocated(rep)[-1][1] == 3072
