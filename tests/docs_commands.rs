@@ -1,5 +1,6 @@
 //! Every shell command the README and the bench and report pages show runs as shown (issue
-//! 19: a newcomer's first commands must work). Each line of their `sh` blocks is listed in
+//! 19: a newcomer's first commands must work), and the explain, alloc, embedding and trace
+//! pages'. Each line of their `sh` blocks is listed in
 //! [`COMMANDS`] with what the test does with it: run it (in a fresh directory holding the
 //! repository's `tests/` and `examples/` and, as `results/4242/`, the synthetic fleet of
 //! tests/data/fleet/) and check its exit status and outputs; run a GPU (or minutes-long)
@@ -26,7 +27,7 @@ enum How {
 use How::*;
 
 /// (page, the command as shown less its trailing comment, what the test does).
-const COMMANDS: [(&str, &str, How); 24] = [
+const COMMANDS: [(&str, &str, How); 41] = [
     (
         "README.md",
         "cargo build --release",
@@ -137,6 +138,97 @@ const COMMANDS: [(&str, &str, How); 24] = [
         "bash scripts/gpu-check bench --variants eager,compile --cases 'transpose2d|heads'",
         Not("needs a GPU and PyTorch"),
     ),
+    // docs/explain.md's command lines.
+    (
+        "docs/explain.md",
+        "stridekit explain examples/tv209.py",
+        Run(0, &[]),
+    ),
+    (
+        "docs/explain.md",
+        "stridekit explain - < examples/tv209.py",
+        Run(0, &[]),
+    ),
+    (
+        "docs/explain.md",
+        "stridekit explain -e 'x = torch.arange(12.).view(4, 3); t = x.T'",
+        Run(0, &[]),
+    ),
+    (
+        "docs/explain.md",
+        "stridekit explain --json examples/tv209.py",
+        Run(0, &[]),
+    ),
+    (
+        "docs/explain.md",
+        "stridekit explain --strict-overlap examples/tv209.py",
+        Run(0, &[]),
+    ),
+    (
+        "docs/explain.md",
+        "stridekit explain --device sim examples/tv209.py",
+        Run(0, &[]),
+    ),
+    // docs/alloc.md, docs/embedding.md and docs/trace.md.
+    (
+        "docs/alloc.md",
+        "stridekit alloc tune TRACE... [--capacity BYTES] [--grid FILE] [--top N] [--json] [--plot F.svg]",
+        Not(
+            "a synopsis (placeholders); tests/alloc_tune.rs and tests/alloc_cli.rs run each option",
+        ),
+    ),
+    (
+        "docs/embedding.md",
+        "cargo build --release --lib",
+        Not("the build itself"),
+    ),
+    (
+        "docs/embedding.md",
+        "cc prog.c -Iinclude -Ltarget/release -lstridekit -Wl,-rpath,$PWD/target/release",
+        Not("tests/c_example.rs compiles the page's C snippet and examples/c against the library"),
+    ),
+    (
+        "docs/trace.md",
+        "python scripts/record_model_traces.py [--out DIR] [--only NAME ...] [--threads N]",
+        Not(
+            "a synopsis; minutes of PyTorch model steps (the recorded traces are in tests/data/alloc/real)",
+        ),
+    ),
+    (
+        "docs/trace.md",
+        "python scripts/record_model_traces.py --device cuda --out DIR [--only NAME ...]",
+        Not("needs a GPU"),
+    ),
+    (
+        "docs/trace.md",
+        "python -m stridekit trace PROG.py [ARGS...]",
+        Not("needs the Python venv: python/tests/test_trace.py runs it"),
+    ),
+    (
+        "docs/trace.md",
+        "python -m stridekit trace --json FILE PROG.py",
+        Not("needs the Python venv: python/tests/test_trace.py runs it"),
+    ),
+    (
+        "docs/trace.md",
+        "python -m stridekit trace --device sim PROG.py",
+        Not("needs the Python venv: python/tests/test_trace.py runs it"),
+    ),
+    (
+        "docs/trace.md",
+        "python -m stridekit trace --device sim --alloc-conf expandable_segments:True PROG.py",
+        Not("needs the Python venv: python/tests/test_trace.py runs it"),
+    ),
+    (
+        "docs/trace.md",
+        "python -m stridekit trace --device sim --save-trace t.csv PROG.py",
+        Not("needs the Python venv: python/tests/test_trace.py runs it"),
+    ),
+    (
+        "docs/trace.md",
+        "python -m stridekit trace --fake --device sim PROG.py",
+        Not("needs the Python venv: python/tests/test_trace.py runs it"),
+    ),
 ];
 
 fn root() -> PathBuf {
@@ -183,11 +275,15 @@ fn shown_in(file: &Path) -> Vec<String> {
     out
 }
 
-const PAGES: [&str; 4] = [
+const PAGES: [&str; 8] = [
     "README.md",
     "docs/bench.md",
     "docs/report.md",
     "docs/cuda.md",
+    "docs/explain.md",
+    "docs/alloc.md",
+    "docs/embedding.md",
+    "docs/trace.md",
 ];
 
 #[test]
@@ -286,7 +382,7 @@ fn the_shown_commands_run_as_shown() {
         ran += 1;
         let _ = std::fs::remove_dir_all(&dir);
     }
-    assert_eq!(ran, 12);
+    assert_eq!(ran, 18);
 }
 
 #[test]
