@@ -21,7 +21,7 @@ DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "explain.md"
 PYTHON_LEVEL = {
     "tensor", "to", "cuda", "cpu", "size", "stride", "float", "double", "half", "bfloat16",
     "int", "long", "short", "char", "byte", "bool", "nelement", "untyped_storage", "storage",
-    "data_ptr", "tolist",
+    "data_ptr", "tolist", "backward",
 }
 
 

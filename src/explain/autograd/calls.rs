@@ -8,6 +8,8 @@ use super::node::Node;
 use super::rules::{Arg, Call, attach, inplace_node, no_derivative, node_for};
 use crate::error::{ErrorKind, Result, TensorError};
 use crate::explain::args::Args;
+use crate::explain::op_table;
+use crate::explain::schema::Surface;
 use crate::explain::value::{Value, type_error};
 use crate::scalar::Scalar;
 use crate::tensor::Tensor;
@@ -146,7 +148,7 @@ impl State {
             "backward" => return self.backward(this, args),
             "requires_grad_" => return self.requires_grad_(this, args),
             "retain_grad" => {
-                args.bind(&[])?;
+                op_table::bind(Surface::Method, "retain_grad", args)?;
                 if !self.requires_grad(this) {
                     return Err(runtime(
                         "can't retain_grad on Tensor that has requires_grad=False",
@@ -168,7 +170,7 @@ impl State {
             &mut inputs,
         );
         let call = call_of(this, &args.positional, &args.kwargs);
-        if crate::explain::op_table::is_in_place(name) {
+        if op_table::is_in_place(name) {
             self.check_inplace(this)?;
             if !self.involved(&inputs) {
                 return run(args);
@@ -304,7 +306,7 @@ impl State {
     }
 
     fn requires_grad_(&self, this: &Tensor, args: Args) -> Result<Value> {
-        let b = args.bind(&["requires_grad"])?;
+        let b = op_table::bind(Surface::Method, "requires_grad_", args)?;
         let on = match b.opt("requires_grad") {
             Some(v) => crate::explain::pyops::truthy(v)?,
             None => true,
@@ -328,7 +330,7 @@ impl State {
 
     /// `this.backward(gradient=None, retain_graph=None, create_graph=False)`.
     fn backward(&self, this: &Tensor, args: Args) -> Result<Value> {
-        let b = args.bind(&["gradient", "retain_graph", "create_graph", "inputs"])?;
+        let b = op_table::bind(Surface::Method, "backward", args)?;
         let flag = |p: &str| -> Result<bool> {
             match b.opt(p) {
                 None | Some(Value::None) => Ok(false),

@@ -6,6 +6,7 @@
 //! ([`is_view`], [`is_in_place`]); the supported-op list of docs/explain.md is made from it
 //! ([`markdown`]).
 
+mod autograd;
 mod copy;
 mod creation;
 mod elementwise;
@@ -26,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The table's families, in the order the docs list them.
-const FAMILIES: [(&str, &[Entry]); 9] = [
+const FAMILIES: [(&str, &[Entry]); 10] = [
     ("creation", creation::ENTRIES),
     ("view", view::ENTRIES),
     ("copy", copy::ENTRIES),
@@ -36,6 +37,7 @@ const FAMILIES: [(&str, &[Entry]); 9] = [
     ("linalg", linalg::ENTRIES),
     ("nn", nn::ENTRIES),
     ("tensor_info", tensor_info::ENTRIES),
+    ("autograd", autograd::ENTRIES),
 ];
 
 /// An entry with its schemas parsed.
