@@ -7,6 +7,10 @@ count, rounds alternate ``dst.copy_(src)`` (torch, after ``torch.set_num_threads
 ``stridekit.set_num_threads``), the side going first swapping every round, and each side's
 median over the rounds is kept. Row gathers compare ``torch.index_select(..., out=dst)``
 with the C ABI's ``stridekit_row_gather`` (ctypes over the module's own library file).
+``--via capi`` times the copies through the C ABI's ``stridekit_copy`` the same way instead
+of the module's ``copy_``: the module imports both tensors over DLPack on every call, and
+torch's Python-level ``__dlpack__``/``__dlpack_device__`` calls that takes measured as
+slowing the copy that follows (torch's own ``copy_`` too) by tens of microseconds at 4 MiB.
 After timing, the two sides' outputs are compared byte for byte.
 
 The whole sweep runs ``--runs`` times; the table shows, per case and thread count, the
@@ -39,7 +43,7 @@ import stridekit
 MiB = 1 << 20
 
 
-# --------------------------------------------------------------------------- C ABI (gather)
+# --------------------------------------------------------------------------- C ABI (gather, copy)
 class _DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
 
@@ -79,20 +83,24 @@ def _dl(t: torch.Tensor, keep: list) -> _DLTensor:
     return _DLTensor(t.data_ptr(), _DLDevice(1, 0), t.dim(), _DLDataType(code, bits, 1), shape, strides, 0)
 
 
-class _Gather:
-    """stridekit_row_gather over torch tensors, the DLTensor structs built once."""
+class _CAbi:
+    """stridekit_row_gather and stridekit_copy over torch tensors, the DLTensor structs
+    built once (ctypes over the module's own library file)."""
 
     def __init__(self):
         self.so = ctypes.CDLL(stridekit.library_path())
         self.so.stridekit_row_gather.argtypes = [ctypes.POINTER(_DLTensor)] * 3 + [ctypes.c_void_p]
+        self.so.stridekit_copy.argtypes = [ctypes.POINTER(_DLTensor)] * 2 + [ctypes.c_void_p]
         self.so.stridekit_last_error.restype = ctypes.c_char_p
 
-    def bind(self, dst, src, index):
+    def bind(self, *tensors):
+        """A call of stridekit_copy(dst, src) or stridekit_row_gather(dst, src, index)."""
         keep = []
-        args = [ctypes.byref(_dl(t, keep)) for t in (dst, src, index)]
+        args = [ctypes.byref(_dl(t, keep)) for t in tensors]
+        fn = self.so.stridekit_row_gather if len(tensors) == 3 else self.so.stridekit_copy
 
         def run():
-            if self.so.stridekit_row_gather(*args, None) != 0:
+            if fn(*args, None) != 0:
                 raise RuntimeError(self.so.stridekit_last_error().decode())
 
         run.keep = keep
@@ -193,19 +201,22 @@ def _bits(t):
     return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
 
 
-def _measure(case, threads, rounds, min_s, gather):
+def _measure(case, threads, rounds, min_s, capi, via):
     parts = case()
     if len(parts) == 3:
         dst, src, index = parts
-        ours = gather.bind(dst, src, index)
+        ours = capi.bind(dst, src, index)
 
         def theirs():
             torch.index_select(src, 0, index, out=dst)
     else:
         dst, src = parts
+        if via == "capi":
+            ours = capi.bind(dst, src)
+        else:
 
-        def ours():
-            stridekit.copy_(dst, src)
+            def ours():
+                stridekit.copy_(dst, src)
 
         def theirs():
             dst.copy_(src)
@@ -241,11 +252,14 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per case and thread count")
     ap.add_argument("--min-time", type=float, default=0.02, help="seconds per timed sample (at least one call)")
     ap.add_argument("--only", default="", help="substring a case name must contain")
+    ap.add_argument("--via", choices=("module", "capi"), default="module",
+                    help="stridekit's copies through the Python module's copy_ (DLPack import per call) "
+                         "or the C ABI's stridekit_copy (ctypes, DLTensors built once; row gathers always)")
     ap.add_argument("--json", help="write every run's figures here")
     ap.add_argument("--markdown", help="write the table here")
     a = ap.parse_args(argv)
     threads = [int(x) for x in a.threads.split(",")]
-    gather = _Gather()
+    capi = _CAbi()
     results = {}  # (size, name, threads) -> list of (torch_s, ours_s, memcpy_rate_torch, memcpy_rate_ours)
     nbytes = {}
     for run in range(a.runs):
@@ -255,7 +269,7 @@ def main(argv=None):
                 if a.only and a.only not in name and not name.startswith("memcpy"):
                     continue
                 t0 = time.perf_counter()
-                out, same = _measure(build, threads, a.rounds, a.min_time, gather)
+                out, same = _measure(build, threads, a.rounds, a.min_time, capi, a.via)
                 if not same:
                     print(f"MISMATCH: {name}: stridekit's bytes differ from torch's", file=sys.stderr)
                     return 1
@@ -294,7 +308,7 @@ def main(argv=None):
     table = "\n".join(lines)
     print(table)
     meta = dict(torch=torch.__version__, stridekit=stridekit.__version__, python=platform.python_version(),
-                machine=platform.machine(), runs=a.runs, rounds=a.rounds, threads=threads)
+                machine=platform.machine(), runs=a.runs, rounds=a.rounds, threads=threads, via=a.via)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(dict(meta=meta, rows=rows), f, indent=1)

@@ -31,22 +31,22 @@ pub(super) unsafe fn copy(d: *mut u8, s: *const u8, n: usize) {
     unsafe { std::ptr::copy_nonoverlapping(s, d, n) }
 }
 
-/// Writes the `w`-byte element at `e` into `len` consecutive elements from `d` (a
-/// broadcast run), when a vector loop applies (x86-64 with AVX2, `w` dividing 32, at least
-/// [`VECTOR_MIN`] bytes); false, with nothing written, otherwise.
+/// Writes `v` (an element of `T`'s width) into `len` consecutive elements from `d` (a
+/// broadcast run), when a vector loop applies (x86-64 with AVX2, the width dividing 32, at
+/// least [`VECTOR_MIN`] bytes); false, with nothing written, otherwise.
 ///
 /// # Safety
-/// `e..e+w` is readable, `d..d+len*w` writable and not overlapping it, and no other thread
-/// writes `d..d+len*w` meanwhile.
+/// `d..d+len*size_of::<T>()` is writable, and no other thread writes it meanwhile.
 #[inline]
-pub(super) unsafe fn fill(d: *mut u8, e: *const u8, w: usize, len: usize) -> bool {
+pub(super) unsafe fn fill<T: Copy>(d: *mut u8, v: T, len: usize) -> bool {
+    let w = size_of::<T>();
     #[cfg(target_arch = "x86_64")]
     if w <= 32 && 32 % w == 0 && len * w >= VECTOR_MIN && x86::has_avx2() {
         // SAFETY: the caller's contract; the CPU has AVX2.
-        unsafe { x86::fill(d, e, w, len * w) };
+        unsafe { x86::fill(d, v, len * w) };
         return true;
     }
-    let _ = (d, e, w, len);
+    let _ = (d, v, len);
     false
 }
 
@@ -60,20 +60,33 @@ mod x86 {
         *HAS.get_or_init(|| is_x86_feature_detected!("avx2"))
     }
 
-    /// `n` bytes (a multiple of `w`) of the `w`-byte element at `e` repeated from `d`.
+    /// `n` bytes (a multiple of `T`'s width) of `e` repeated from `d`.
     ///
     /// # Safety
-    /// As [`super::fill`], `w` dividing 32, and the CPU has AVX2.
+    /// As [`super::fill`], `T`'s width dividing 32, and the CPU has AVX2.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn fill(d: *mut u8, e: *const u8, w: usize, n: usize) {
+    pub unsafe fn fill<T: Copy>(d: *mut u8, e: T, n: usize) {
+        // The pattern is built with stores of `T` (a constant width per mover, unrolled by
+        // the compiler): no per-call byte copies of a run-time width.
         let mut pattern = [0u8; 32];
-        for k in (0..32).step_by(w) {
-            // SAFETY: the element's w bytes are readable; k + w <= 32.
-            unsafe { std::ptr::copy_nonoverlapping(e, pattern.as_mut_ptr().add(k), w) };
+        let w = size_of::<T>();
+        for k in 0..32 / w {
+            // SAFETY: k * w + w <= 32 bytes of the pattern.
+            unsafe { std::ptr::write_unaligned(pattern.as_mut_ptr().add(k * w) as *mut T, e) };
         }
         // SAFETY: the pattern is 32 bytes.
         let v = unsafe { _mm256_loadu_si256(pattern.as_ptr() as *const __m256i) };
         let mut i = 0;
+        while i + 128 <= n {
+            // SAFETY: bytes i..i+128 are inside the destination range.
+            unsafe {
+                let q = d.add(i) as *mut __m256i;
+                for k in 0..4 {
+                    _mm256_storeu_si256(q.add(k), v);
+                }
+            }
+            i += 128;
+        }
         while i + 32 <= n {
             // SAFETY: bytes i..i+32 are inside the destination range.
             unsafe { _mm256_storeu_si256(d.add(i) as *mut __m256i, v) };
@@ -159,5 +172,52 @@ mod tests {
                 assert!(dst[dofs + n..].iter().all(|&b| b == 0));
             }
         }
+    }
+
+    /// Broadcast runs of every mover width, around the vector threshold and its 128-byte
+    /// unrolled steps, at odd destination offsets: exactly `len` copies of the element.
+    fn fill_writes_exactly<T: Copy + PartialEq + std::fmt::Debug>(v: T) {
+        let w = size_of::<T>();
+        let mut dst = vec![0u8; VECTOR_MIN * 3 + 64];
+        for len in [
+            0,
+            1,
+            VECTOR_MIN / w - 1,
+            VECTOR_MIN / w,
+            VECTOR_MIN / w + 1,
+            161,
+            1024 / w + 3,
+        ] {
+            for at in [0, 1, 7, 32] {
+                if at + len * w > dst.len() {
+                    continue;
+                }
+                dst.fill(0);
+                // SAFETY: at + len * w bytes are inside the vector.
+                let done = unsafe { fill(dst.as_mut_ptr().add(at), v, len) };
+                if !done {
+                    assert!(dst.iter().all(|&b| b == 0), "nothing written when refused");
+                    continue;
+                }
+                for k in 0..len {
+                    // SAFETY: element k is inside the vector.
+                    let got = unsafe {
+                        std::ptr::read_unaligned(dst.as_ptr().add(at + k * w) as *const T)
+                    };
+                    assert_eq!(got, v, "{w}-byte element {k} of {len} at offset {at}");
+                }
+                assert!(dst[..at].iter().all(|&b| b == 0));
+                assert!(dst[at + len * w..].iter().all(|&b| b == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn fill_writes_every_width_exactly() {
+        fill_writes_exactly(0xA5u8);
+        fill_writes_exactly(0xA55Au16);
+        fill_writes_exactly(0x0102_0304u32);
+        fill_writes_exactly(0x0102_0304_0506_0708u64);
+        fill_writes_exactly(0x0102_0304_0506_0708_090A_0B0C_0D0E_0F10u128);
     }
 }

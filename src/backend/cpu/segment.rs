@@ -83,10 +83,10 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
                 if sstep == w {
                     contiguous::copy(d, s, len * w as usize);
                 } else if sstep == 0 {
-                    if contiguous::fill(d, s, w as usize, len) {
+                    let v = read_unaligned(st);
+                    if contiguous::fill(d, v, len) {
                         return;
                     }
-                    let v = read_unaligned(st);
                     for i in 0..len {
                         write_unaligned(dt.add(i), v);
                     }
