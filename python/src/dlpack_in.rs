@@ -1,7 +1,8 @@
 //! Consuming a `__dlpack__` capsule: the protocol's calls (`__dlpack_device__`, then
 //! `__dlpack__(stream=..., max_version=(1, 0))`, falling back to the pre-1.0 signature),
 //! the capsule renamed to `used_dltensor[_versioned]` so that its producer no longer owns
-//! it, and the managed tensor's deleter called exactly once when the import is dropped.
+//! it, and the managed tensor's deleter called exactly once when the import is dropped. A
+//! CPU `torch.Tensor` skips the protocol's Python-level calls ([`crate::torch_fast`]).
 
 use std::ffi::{CStr, c_void};
 
@@ -99,14 +100,20 @@ impl Imported {
         writable: bool,
         what: &str,
     ) -> PyResult<Imported> {
-        if !obj.hasattr("__dlpack__")? {
-            return Err(PyTypeError::new_err(format!(
-                "{what}: {} does not implement __dlpack__",
-                obj.get_type().name()?
-            )));
-        }
-        let (device_type, _id): (i32, i32) = obj.call_method0("__dlpack_device__")?.extract()?;
-        let cap = capsule(obj, stream, is_cuda(device_type), writable)?;
+        let cap = match crate::torch_fast::cpu_capsule(obj, writable)? {
+            Some(cap) => cap,
+            None => {
+                if !obj.hasattr("__dlpack__")? {
+                    return Err(PyTypeError::new_err(format!(
+                        "{what}: {} does not implement __dlpack__",
+                        obj.get_type().name()?
+                    )));
+                }
+                let (device_type, _id): (i32, i32) =
+                    obj.call_method0("__dlpack_device__")?.extract()?;
+                capsule(obj, stream, is_cuda(device_type), writable)?
+            }
+        };
         let p = cap.as_ptr();
         // SAFETY: `p` is a live object; the capsule calls check its type and name.
         let imported = unsafe {

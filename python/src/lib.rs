@@ -7,6 +7,7 @@
 mod array;
 mod dlpack_in;
 mod stream;
+mod torch_fast;
 mod trace;
 
 use pyo3::exceptions::PyRuntimeError;
