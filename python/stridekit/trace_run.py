@@ -6,7 +6,7 @@ import sys
 
 from .trace_lines import Lines as _Lines
 from .trace_lines import error_of as _error_of
-from .tracer import Tracer, _FrameTracer
+from .tracer import Tracer
 
 
 class _Tee:
@@ -55,18 +55,9 @@ def run_file(path: str, argv: list[str], tracer: Tracer, init_globals: dict | No
     sys.stdout = _Tee(stdout, tracer._output)
 
     def body():
-        # The program's module frame is made by exec: it is found by its 'call' event.
-        tracer._start(None, filename, lines, True)
-        sys.settrace(_root_hook)
+        # The program's module frame is made by exec: found as its code starts.
+        tracer._start(None, filename, lines, True, root_code=code)
         exec(code, module.__dict__)
-
-    def _root_hook(frame, event, arg):
-        if event == "call" and frame.f_code is code:
-            tracer._root = frame
-            tracer._root_tracer = _FrameTracer(tracer, True)
-            sys.settrace(tracer._global_trace)
-            return tracer._root_tracer
-        return tracer._global_trace(frame, event, arg)
 
     try:
         body()

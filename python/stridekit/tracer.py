@@ -13,16 +13,17 @@ What the tracer sees, and how:
   (a packed tensor lives as long as the graph node that saved it);
 - ``backward()`` / ``torch.autograd.grad`` without the mode (it would change what the engine
   allocates): the engine's storages from torch.profiler's memory events (trace_backward.py);
-- the program's own lines, through ``sys.settrace`` (every Python version the package
-  supports; only frames of the program's own file get a line tracer). A step is one simple
-  statement of that file that ran to completion, as in ``explain``; with
+- the program's own lines, through ``sys.monitoring`` on Python 3.12 and later, else
+  ``sys.settrace`` (trace_events.py; only frames of the program's own file are seen). A
+  step is one simple statement of that file that ran to completion, as in ``explain``; with
   ``function_steps`` (the default) statements inside the file's functions are steps too,
   and name that frame's tensors as ``FUNCTION:NAME``;
 - ``torch.save``, wrapped while tracing (the ``saves_whole_storage`` warning).
 
-Not seen: operators run in threads the program starts (a dispatch mode and a trace function
-are per thread; the report warns ``untraced_thread``), code under ``no_dispatch``, and memory
-that is no tensor storage (cuBLAS/cuDNN workspaces: ``--device sim`` adds the cuBLAS one).
+Not seen: operators and lines run in threads the program starts (a dispatch mode is per
+thread, line events are taken from the tracing thread; the report warns
+``untraced_thread``), code under ``no_dispatch``, and memory that is no tensor storage
+(cuBLAS/cuDNN workspaces: ``--device sim`` adds the cuBLAS one).
 
 Every total, the steps, the peak, the warnings, the allocator figures and the report's
 text come from stridekit's Rust accounting (``_stridekit.TraceSession``), the code
@@ -41,51 +42,11 @@ import weakref
 from . import cuda_rules
 from ._stridekit import TraceSession
 from .trace_backward import BackwardWatch as _BackwardWatch
-from .trace_lines import EXPRESSION_FRAMES as _EXPRESSION_FRAMES
+from .trace_events import LineEvents as _LineEvents
 from .trace_lines import Lines as _Lines
 from .trace_lines import error_of as _error_of
 from .trace_saved import Packed as _Packed
 from .trace_saved import unpack as _unpack_saved
-
-class _FrameTracer:
-    """The line tracer of one frame of the program's file. It keeps no reference to the
-    frame (the frame's `f_trace` refers to it: a reference back would make a cycle that
-    keeps every local of a returned function alive until the garbage collector runs)."""
-
-    __slots__ = ("tracer", "pending", "is_root")
-
-    def __init__(self, tracer, is_root):
-        self.tracer, self.pending, self.is_root = tracer, None, is_root
-
-    def __call__(self, frame, event, arg):
-        t = self.tracer
-        if not t._active:
-            return None
-        try:
-            if event == "line":
-                lines = t._lines
-                stmt = lines.stmt.get(frame.f_lineno)
-                if self.is_root and frame.f_lineno in lines.top:
-                    t._statement = lines.top[frame.f_lineno]
-                if stmt != self.pending:
-                    self._end(frame)
-                    self.pending = stmt
-                t._line = stmt or frame.f_lineno
-            elif event == "exception":
-                self.pending = None
-            elif event == "return":
-                self._end(frame)
-                self.pending = None
-        except Exception as e:  # the tracer's failure never stops the program
-            t._failed(e)
-        return self
-
-    def _end(self, frame):
-        p = self.pending
-        if p is None or p in self.tracer._lines.no_step:
-            return
-        self.tracer._step(p, frame, self.is_root)
-
 
 class Tracer:
     """A traced run: use :func:`trace` (a block) or ``python -m stridekit trace`` (a file)."""
@@ -421,7 +382,8 @@ class Tracer:
             self.session.warn(
                 self._statement, self._line, "untraced_thread",
                 "the program started a thread: the tracer sees only the main thread's operators "
-                "and lines (a dispatch mode and a trace function are per thread)",
+                "and lines (a dispatch mode is per thread; line events are taken from the thread that "
+                "started the trace)",
             )
 
     def _failed(self, e):
@@ -467,14 +429,9 @@ class Tracer:
                 todo += [(f"{name}.{k}", x) for k, x in v.state_dict(keep_vars=True).items()]
 
     # ---- running ---------------------------------------------------------------------
-    def _global_trace(self, frame, event, arg):
-        if event != "call" or frame.f_code.co_filename != self._filename:
-            return None
-        if frame.f_code.co_name in _EXPRESSION_FRAMES:
-            return None
-        return _FrameTracer(self, False)
-
-    def _start(self, root_frame, filename, lines, root_is_module):
+    def _start(self, root_frame, filename, lines, root_is_module, root_code=None):
+        """Starts seeing the run. `root_frame`: the running frame that names the tensors (a
+        ``with`` block), else `root_code`: the code whose first call is that frame."""
         import torch
         from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -554,17 +511,13 @@ class Tracer:
         self._opt_hooks = (register_optimizer_step_pre_hook(pre), register_optimizer_step_post_hook(post))
         self._backward.install(torch)
         self._active = True
-        self._prev_trace = sys.gettrace()
-        sys.settrace(self._global_trace)
-        self._root_tracer = _FrameTracer(self, True)
-        if root_frame is not None:
-            root_frame.f_trace = self._root_tracer
+        self._events = _LineEvents(self, root_frame, root_code)
+        self._root_tracer = self._events.root
+        self._events.start()
 
     def _stop(self):
         self._active = False
-        sys.settrace(self._prev_trace)
-        if self._root is not None:
-            self._root.f_trace = None
+        self._events.stop()
         self._torch.save = self._orig_save
         threading.Thread.start = self._orig_thread_start
         self._torch.Tensor.__setitem__ = self._orig_setitem
@@ -758,7 +711,7 @@ class Tracer:
     def __exit__(self, et, ev, tb):
         # The last statement of the block ended (normally) or raised.
         if et is None:
-            self._root_tracer._end(self._root)
+            self._root_tracer.end(self._root)
         else:
             self._error = _error_of(ev, self._filename, self._lines, self._statement)
         self._root_tracer.pending = None
