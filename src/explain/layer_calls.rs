@@ -395,34 +395,30 @@ fn layer_method(cx: &Ctx, o: &Rc<Object>, l: &Layer, name: &str, args: Args) -> 
     }
 }
 
+/// A layer's `weight` and `bias` parameters (None where it has none).
+fn weight_and_bias(l: &Layer) -> (Option<Tensor>, Option<Tensor>) {
+    let params = l.params.borrow();
+    let param = |n: &str| {
+        params
+            .iter()
+            .find(|(p, _)| *p == n)
+            .and_then(|(_, t)| t.clone())
+    };
+    (param("weight"), param("bias"))
+}
+
 /// `layer(x)`.
 pub fn call_layer(cx: &Ctx, l: &Layer, args: Args) -> Result<Value> {
     let b = args.bind(&["input"])?;
     let x = tensor_arg(&b, "input")?;
     match l.kind {
         "Linear" => {
-            let params = l.params.borrow();
-            let param = |n: &str| {
-                params
-                    .iter()
-                    .find(|(p, _)| *p == n)
-                    .and_then(|(_, t)| t.clone())
-            };
-            let (weight, bias) = (param("weight"), param("bias"));
-            drop(params);
+            let (weight, bias) = weight_and_bias(l);
             let weight = weight.ok_or_else(|| type_error("'Linear' object has no weight"))?;
             linear(cx, &x, &weight, bias.as_ref()).map(Value::Tensor)
         }
         "LayerNorm" => {
-            let params = l.params.borrow();
-            let param = |n: &str| {
-                params
-                    .iter()
-                    .find(|(p, _)| *p == n)
-                    .and_then(|(_, t)| t.clone())
-            };
-            let (weight, bias) = (param("weight"), param("bias"));
-            drop(params);
+            let (weight, bias) = weight_and_bias(l);
             super::norm_ops::layer_norm(
                 cx.grad,
                 &x,
