@@ -34,22 +34,6 @@ pub(super) fn cpp_name(d: DType) -> &'static str {
     }
 }
 
-/// PyTorch's ScalarType name (`Float`, `Long`, ...).
-pub(super) fn scalar_type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::U8 => "Byte",
-        DType::I8 => "Char",
-        DType::I16 => "Short",
-        DType::I32 => "Int",
-        DType::I64 => "Long",
-        DType::F16 => "Half",
-        DType::BF16 => "BFloat16",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
-}
-
 fn not_for_bool(kernel: &str, d: DType) -> Result<()> {
     if d == DType::Bool {
         return Err(TensorError::new(
@@ -272,8 +256,8 @@ fn scalar_type_check(a: &Tensor, b: &Tensor) -> Result<()> {
             ErrorKind::DtypeUnsupported,
             format!(
                 "expected scalar type {} but found {}",
-                scalar_type_name(a.dtype()),
-                scalar_type_name(b.dtype())
+                a.dtype().scalar_type_name(),
+                b.dtype().scalar_type_name()
             ),
         ));
     }
@@ -394,8 +378,8 @@ pub fn dot(g: &State, a: &Tensor, b: &Tensor) -> Result<Tensor> {
             ErrorKind::DtypeUnsupported,
             format!(
                 "dot : expected both vectors to have same dtype, but found {} and {}",
-                scalar_type_name(a.dtype()),
-                scalar_type_name(b.dtype())
+                a.dtype().scalar_type_name(),
+                b.dtype().scalar_type_name()
             ),
         ));
     }
@@ -445,8 +429,8 @@ pub fn addmm(
             ErrorKind::DtypeUnsupported,
             format!(
                 "self and mat2 must have the same dtype, but got {} and {}",
-                scalar_type_name(input.dtype()),
-                scalar_type_name(m1.dtype())
+                input.dtype().scalar_type_name(),
+                m1.dtype().scalar_type_name()
             ),
         ));
     }

@@ -28,7 +28,7 @@ fn not_implemented(kernel: &str, d: DType) -> TensorError {
         ErrorKind::DtypeUnsupported,
         format!(
             "\"{kernel}\" not implemented for '{}'",
-            super::linalg_ops::scalar_type_name(d)
+            d.scalar_type_name()
         ),
     )
 }

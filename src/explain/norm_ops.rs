@@ -71,7 +71,7 @@ fn check(x: &Tensor, shape: &[i64], w: Option<&Tensor>, b: Option<&Tensor>) -> R
             ErrorKind::DtypeUnsupported,
             format!(
                 "\"LayerNormKernelImpl\" not implemented for '{}'",
-                super::linalg_ops::scalar_type_name(x.dtype())
+                x.dtype().scalar_type_name()
             ),
         ));
     }

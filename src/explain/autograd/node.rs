@@ -145,18 +145,7 @@ pub const BACKWARD_TWICE: &str = "Trying to backward through the graph a second 
 
 /// PyTorch's legacy type name of a tensor (`torch.FloatTensor`, `torch.cuda.LongTensor`).
 pub fn legacy_type_name(t: &Tensor) -> String {
-    let kind = match t.dtype() {
-        DType::Bool => "Bool",
-        DType::U8 => "Byte",
-        DType::I8 => "Char",
-        DType::I16 => "Short",
-        DType::I32 => "Int",
-        DType::I64 => "Long",
-        DType::F16 => "Half",
-        DType::BF16 => "BFloat16",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    };
+    let kind = t.dtype().scalar_type_name();
     match t.device() {
         crate::storage::Device::Cpu => format!("torch.{kind}Tensor"),
         crate::storage::Device::Cuda(_) => format!("torch.cuda.{kind}Tensor"),
