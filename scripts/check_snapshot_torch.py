@@ -15,7 +15,7 @@ and then, with the torch installed in the running Python:
     skipped: the lines must add up to the reserved bytes), `trace`, `trace_plot` and
     `segment_plot` must run without error.
 
-usage: /work/venv-torch/bin/python scripts/check_snapshot_torch.py [path/to/stridekit]
+usage: "$(scripts/python-env)"/bin/python scripts/check_snapshot_torch.py [path/to/stridekit]
 (default target/release/stridekit; build it first with cargo build --release).
 Needs torch (any CUDA or CPU build; no GPU). Not part of scripts/test: CI has no torch.
 """

@@ -13,7 +13,7 @@ for, in stridekit's anchors CSV (`a,ID,BYTES` / `f,ID,0`, one stream):
     bert_serve     BERT-base inference over batches of varying sequence lengths
     resnet50_train ResNet-50 (v1.5 bottlenecks) training, SGD with momentum (foreach)
 
-    /work/venv-torch/bin/python scripts/record_model_traces.py [--out DIR] [--only NAME ...]
+    "$(scripts/python-env)"/bin/python scripts/record_model_traces.py [--out DIR] [--only NAME ...]
     python scripts/record_model_traces.py --device cuda --out DIR [--only NAME ...]
 
 With --device cuda (a GPU and a CUDA build of torch) the same workloads run on the GPU, each
@@ -1035,7 +1035,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    command = "/work/venv-torch/bin/python scripts/record_model_traces.py" + (
+    command = '"$(scripts/python-env)"/bin/python scripts/record_model_traces.py' + (
         f" --only {' '.join(args.only)}" if args.only else ""
     )
     for name in names:

@@ -3,7 +3,7 @@
 
 Writes tests/data/elementwise/layouts.jsonl and promotion.jsonl (deterministic):
 
-    /work/venv-torch/bin/python scripts/torch_elementwise_cases.py --out tests/data/elementwise
+    "$(scripts/python-env)"/bin/python scripts/torch_elementwise_cases.py --out tests/data/elementwise
 
 layouts: random operands (contiguous, permuted, channels_last, sliced with steps, expanded,
 size-1 and size-0 dims, 0-d) of broadcastable shapes, each line
