@@ -27,7 +27,7 @@ enum How {
 use How::*;
 
 /// (page, the command as shown less its trailing comment, what the test does).
-const COMMANDS: [(&str, &str, How); 41] = [
+const COMMANDS: [(&str, &str, How); 42] = [
     (
         "README.md",
         "cargo build --release",
@@ -111,6 +111,11 @@ const COMMANDS: [(&str, &str, How); 41] = [
         "docs/report.md",
         "stridekit report 'results/*/*.json' --json - | jq '.gpus[] | select(.flags != [])'",
         Not("pipes into jq, which a test machine may lack"),
+    ),
+    (
+        "docs/report.md",
+        "stridekit report 'results/**/bench-*.json'",
+        Run(0, &[]),
     ),
     // docs/cuda.md's GPU-check lines.
     (
@@ -382,7 +387,7 @@ fn the_shown_commands_run_as_shown() {
         ran += 1;
         let _ = std::fs::remove_dir_all(&dir);
     }
-    assert_eq!(ran, 18);
+    assert_eq!(ran, 19);
 }
 
 #[test]

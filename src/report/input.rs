@@ -209,4 +209,43 @@ mod tests {
         let e = parse("f.json", "{\"header\": ").unwrap_err().to_string();
         assert!(e.starts_with("f.json: "), "{e}");
     }
+
+    /// A directory is its own `*.json` files; a quoted `**` pattern reaches a rack's
+    /// per-job subdirectories; a directory or pattern with no JSON file is an error.
+    #[test]
+    fn directories_and_recursive_patterns() {
+        let root = std::env::temp_dir().join(format!("stridekit-expand-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for f in [
+            "a.json",
+            "notes.txt",
+            "4242/bench-n1.json",
+            "4243/x/bench-n2.json",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "{}").unwrap();
+        }
+        let names = |args: &[String]| -> Vec<String> {
+            expand(args)
+                .unwrap()
+                .iter()
+                .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
+                .collect()
+        };
+        let r = root.display().to_string();
+        assert_eq!(names(&[r.clone()]), ["a.json"]);
+        assert_eq!(
+            names(&[format!("{r}/**/bench-*.json")]),
+            ["4242/bench-n1.json", "4243/x/bench-n2.json"]
+        );
+        // The same file named twice counts once.
+        assert_eq!(names(&[r.clone(), format!("{r}/*.json")]), ["a.json"]);
+        let empty = root.join("4243");
+        let e = expand(&[empty.display().to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("matches no bench JSON file"), "{e}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
