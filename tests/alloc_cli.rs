@@ -108,6 +108,28 @@ fn small_capacity_reports_ooms_without_failing() {
     assert!(parse_bytes("12 parsecs").is_err());
 }
 
+/// Byte counts are exact: no rounding through f64, no clamping at u64::MAX.
+#[test]
+fn byte_counts_are_exact_and_checked() {
+    let ok = |s: &str| parse_bytes(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    let err = |s: &str| parse_bytes(s).unwrap_err().to_string();
+    assert_eq!(ok("9007199254740993"), 9_007_199_254_740_993); // 2^53 + 1
+    assert_eq!(ok("18446744073709551615"), u64::MAX);
+    assert_eq!(ok("1.5GiB"), 3 << 29);
+    assert_eq!(ok("0.5kib"), 512);
+    assert_eq!(ok("15EiB"), 15 << 60);
+    assert_eq!(ok("2.000PB"), 2_000_000_000_000_000);
+    assert_eq!(ok(" 007 "), 7);
+    assert!(err("16EiB").contains("out of range"));
+    assert!(err("18446744073709551616").contains("out of range"));
+    assert!(err("99999999999999999999999999GiB").contains("out of range"));
+    assert!(err("0.1KiB").contains("not a whole number of bytes"));
+    assert!(err("1.5").contains("not a whole number of bytes"));
+    for s in ["", ".", "1.2.3G", "GiB", "-1G", "1e9"] {
+        assert!(parse_bytes(s).is_err(), "{s:?} parsed");
+    }
+}
+
 #[test]
 fn capacity_beyond_any_device_is_refused_by_name() {
     // 2^64 - 1 bytes once overflowed the expandable reservation's size (capacity + 1/8).

@@ -110,33 +110,58 @@ pub enum AllocCommand {
     },
 }
 
-/// Parse a byte count such as `80000000000`, `80G` or `141GiB`.
+/// Parse a byte count such as `80000000000`, `80G`, `141GiB` or `1.5GiB`, exactly: the
+/// digits are read as integers (no rounding through floating point), a fraction must come
+/// to a whole number of bytes, and a count past `u64::MAX` is refused rather than clamped.
+/// Decimal units are powers of 1000 (`K`/`KB` .. `E`/`EB`), binary ones of 1024 (`KiB` ..
+/// `EiB`); case does not matter.
 pub fn parse_bytes(s: &str) -> AllocResult<u64> {
+    let bad = |why: &str| AllocError::Usage(format!("--capacity: '{s}' {why}"));
     let t = s.trim();
     let split = t
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kb" => 1e3,
-        "m" | "mb" => 1e6,
-        "g" | "gb" => 1e9,
-        "t" | "tb" => 1e12,
-        "kib" => 1024.0,
-        "mib" => 1048576.0,
-        "gib" => 1073741824.0,
-        "tib" => 1099511627776.0,
-        _ => {
-            return Err(AllocError::Usage(format!(
-                "--capacity: unknown unit in '{s}'"
-            )));
-        }
+    let (exp, base): (u32, u128) = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => (0, 1000),
+        "k" | "kb" => (1, 1000),
+        "m" | "mb" => (2, 1000),
+        "g" | "gb" => (3, 1000),
+        "t" | "tb" => (4, 1000),
+        "p" | "pb" => (5, 1000),
+        "e" | "eb" => (6, 1000),
+        "kib" => (1, 1024),
+        "mib" => (2, 1024),
+        "gib" => (3, 1024),
+        "tib" => (4, 1024),
+        "pib" => (5, 1024),
+        "eib" => (6, 1024),
+        _ => return Err(bad("has an unknown unit")),
     };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| AllocError::Usage(format!("--capacity: '{s}' is not a byte count")))?;
-    Ok((n * mult) as u64)
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if (int.is_empty() && frac.is_empty()) || frac.contains('.') {
+        return Err(bad("is not a byte count"));
+    }
+    let int = int.trim_start_matches('0');
+    let frac = frac.trim_end_matches('0');
+    // 20 digits hold any u64; more integer digits cannot fit, and more fraction digits
+    // than 20 cannot come to a whole byte count of a unit of at most 2^60 bytes.
+    if int.len() > 20 || frac.len() > 20 {
+        return Err(bad("is out of range"));
+    }
+    let digits = |d: &str| -> u128 { d.bytes().fold(0, |n, b| n * 10 + u128::from(b - b'0')) };
+    let scale = 10u128.pow(frac.len() as u32);
+    let unit_bytes = base.pow(exp);
+    // Up to 10^40 times a unit of up to 2^60 can pass u128: every step is checked.
+    let value = digits(int)
+        .checked_mul(scale)
+        .and_then(|n| n.checked_add(digits(frac)))
+        .and_then(|n| n.checked_mul(unit_bytes))
+        .ok_or_else(|| bad("is out of range"))?;
+    if value % scale != 0 {
+        return Err(bad("is not a whole number of bytes"));
+    }
+    u64::try_from(value / scale).map_err(|_| bad("is out of range"))
 }
 
 fn split_confs(conf: &[String]) -> AllocResult<Vec<AllocConfig>> {
