@@ -234,7 +234,7 @@ mod tests {
                 .collect()
         };
         let r = root.display().to_string();
-        assert_eq!(names(&[r.clone()]), ["a.json"]);
+        assert_eq!(names(std::slice::from_ref(&r)), ["a.json"]);
         assert_eq!(
             names(&[format!("{r}/**/bench-*.json")]),
             ["4242/bench-n1.json", "4243/x/bench-n2.json"]
