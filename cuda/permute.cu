@@ -105,3 +105,122 @@ SK_TILE_KERNELS(1)
 SK_TILE_KERNELS(2)
 SK_TILE_KERNELS(4)
 SK_TILE_KERNELS(8)
+
+/* The packed tile (sk_tilep_*, cuTT's Packed idea): when the dimensions next to both sides'
+ * innermost ones are small, the block takes whole dimensions on both sides. Group A is the
+ * destination's innermost dimensions (contiguous there: one run of n_a elements), group B
+ * the source's (one run of n_b elements); the tile is n_a x n_b, one per batch index. A
+ * source row (fixed A index) is n_b contiguous elements, a destination run (fixed B index)
+ * n_a. The SkTile fields read differently (choose.rs packed_launch): entries
+ * [0, batch_rank) of the batch arrays are the batch, [batch_rank, batch_rank + tile_a) the
+ * A group (sizes, source strides), the next tile_b entries the B group (sizes, destination
+ * strides), innermost last; n_a and n_b are the groups' products; blockIdx.x walks the
+ * batch (grid-stride). Each warp moves one run at a time in requests aligned to 32-byte
+ * sectors (the run's start offset modulo a sector, from a sector-aligned base as cudaMalloc
+ * gives), lanes outside the run masked, so only a run's first and last request use part
+ * of a sector; a thread issues sk_tilep_ept loads before storing them into the tile (the
+ * source row is a pointer: an offset kept in I made ptxas spill the 8-byte kernels). With
+ * blockDim.x below 32 (the host emulation) a "warp" is the whole block. */
+/* The offset of index x (below n_a or n_b, so int) of a group along `strides`: the
+ * division is 32-bit whatever I is (64-bit division is a call that made ptxas spill). */
+template <typename I>
+__device__ __forceinline__ I sk_tilep_offset(const SkTile& p, int first, int count,
+                                             const int64_t (&strides)[SK_MAX_RANK], int x) {
+    I off = 0;
+#pragma unroll
+    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
+        if (k >= first && k < first + count) {
+            const int n = (int)p.batch_sizes[k];
+            const int q = x / n;
+            off += (I)(x - q * n) * (I)strides[k];
+            x = q;
+        }
+    }
+    return off;
+}
+
+template <typename T, typename I>
+__device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
+    constexpr int ILP = sk_tilep_ept<(int)sizeof(T), I>();
+    constexpr int SEC = 32 / (int)sizeof(T);
+    extern __shared__ sk_v16 sk_smem_raw[];
+    T* tile = (T*)sk_smem_raw;
+    const int na = (int)p.n_a;
+    const int nb = (int)p.n_b;
+    const int pitch = sk_tilep_pitch<T>(nb);
+    const int lanes = blockDim.x < 32 ? (int)blockDim.x : 32;
+    const int warps = (int)blockDim.x / lanes;
+    const int lane = (int)threadIdx.x % lanes;
+    const int warp = (int)threadIdx.x / lanes;
+    const int ga = p.batch_rank;
+    const int gb = p.batch_rank + p.tile_a;
+    for (I bt = (I)blockIdx.x; bt < (I)p.batch; bt += (I)gridDim.x) {
+        I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
+        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
+                         bt, d0, s0);
+        /* Source rows, warp by warp, sk_copy_ept aligned chunks of a row (or of the next
+         * rows) loaded before they are stored. */
+        int a = warp, c = 0, m = 0;
+        const T* row = src;
+        if (a < na) {
+            const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
+            row = src + at;
+            m = (int)(at % (I)SEC);
+        }
+        while (a < na) {
+            T v[ILP];
+            int slot[ILP];
+#pragma unroll
+            for (int k = 0; k < ILP; ++k) {
+                slot[k] = -1;
+                v[k] = 0;
+                if (a < na) {
+                    const int j = c * lanes + lane - m;
+                    if (j >= 0 && j < nb) {
+                        v[k] = SK_LD(&row[j]);
+                        slot[k] = a * pitch + j;
+                    }
+                    if (++c * lanes >= m + nb) {
+                        c = 0;
+                        a += warps;
+                        if (a < na) {
+                            const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
+                            row = src + at;
+                            m = (int)(at % (I)SEC);
+                        }
+                    }
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < ILP; ++k) {
+                if (slot[k] >= 0) SK_ST(&tile[slot[k]], v[k]);
+            }
+        }
+        __syncthreads();
+        /* Destination runs: column b of the tile, n_a contiguous elements. */
+        for (int b = warp; b < nb; b += warps) {
+            const I run = d0 + sk_tilep_offset<I>(p, gb, p.tile_b, p.batch_dst_strides, b);
+            const int mb = (int)(run % (I)SEC);
+            for (int cc = 0; cc * lanes < mb + na; ++cc) {
+                const int i = cc * lanes + lane - mb;
+                if (i >= 0 && i < na) SK_ST(&dst[run + (I)i], SK_LD(&tile[i * pitch + b]));
+            }
+        }
+        __syncthreads();
+    }
+}
+
+#define SK_TILEP_KERNELS(W)                                                                    \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilep_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
+        sk_tilep_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
+    }                                                                                          \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilep_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
+        sk_tilep_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
+    }
+
+SK_TILEP_KERNELS(1)
+SK_TILEP_KERNELS(2)
+SK_TILEP_KERNELS(4)
+SK_TILEP_KERNELS(8)

@@ -18,9 +18,9 @@ mod harness;
 
 use common::ew::{EwArg, EwCase, all_cases};
 use common::{
-    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, out_of_range_gather, random_base,
-    random_bytes, random_destination, random_gather, random_view, storage_len, transpose_cases,
-    widths,
+    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, out_of_range_gather, packed_cases,
+    random_base, random_bytes, random_destination, random_gather, random_view, storage_len,
+    transpose_cases, widths,
 };
 use stridekit::backend::cpu;
 use stridekit::backend::cuda::elementwise::ew_launch;
@@ -164,6 +164,25 @@ fn transposes_run_both_tile_kernels_like_the_cpu_backend() {
         &widths(&[1, 2, 4, 8]),
         &["i32", "i64"],
     );
+}
+
+/// Random permutations of small dimensions run the packed tile (and the scalar one where
+/// it is kept), every width and both index widths, byte for byte.
+#[test]
+fn random_permutations_run_the_packed_tile_like_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 7);
+    let mut jobs = Vec::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        for c in packed_cases(&mut rng, dt, 150) {
+            jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+        }
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!("{} launches emulated; kernels: {used:?}", jobs.len());
+    assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
 #[test]

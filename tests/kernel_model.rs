@@ -16,8 +16,8 @@ mod common;
 mod harness;
 
 use common::{
-    Rng, random_base, random_bytes, random_destination, random_gather, random_view, storage_len,
-    transpose_cases,
+    Rng, packed_cases, random_base, random_bytes, random_destination, random_gather, random_view,
+    storage_len, transpose_cases,
 };
 use stridekit::backend::cuda::choose::BLOCK;
 use stridekit::backend::cuda::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
@@ -188,6 +188,32 @@ fn the_model_makes_the_tile_kernels_accesses() {
         );
         assert!(
             names.contains(format!("sk_tilev_w{w}_i32").as_str()),
+            "{names:?}"
+        );
+    }
+    record_and_check(&launches);
+}
+
+#[test]
+fn the_model_makes_the_packed_tiles_accesses() {
+    let mut rng = Rng::new(0x30de4);
+    let mut launches = Vec::new();
+    // The first four packed launches of each width (both index widths come from them).
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let mut packed = 0;
+        for c in packed_cases(&mut rng, dt, 150) {
+            for l in copy_launches(&c.src, &c.dst, dt, &c.bytes, &c.what) {
+                if l.job.kernel.starts_with("sk_tilep_") && packed < 4 {
+                    packed += 1;
+                    launches.push(l);
+                }
+            }
+        }
+    }
+    let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.job.kernel).collect();
+    for w in [1, 2, 4, 8] {
+        assert!(
+            names.contains(format!("sk_tilep_w{w}_i32").as_str()),
             "{names:?}"
         );
     }

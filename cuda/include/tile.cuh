@@ -110,6 +110,23 @@ __device__ __forceinline__ int sk_tilev_fill_lane(bool swizzled, int k, int bv) 
     return swizzled && sizeof(T) == 8 ? ((k + (bv >> 3)) & 1) : k;
 }
 
+/* Elements per row of the packed tile (permute.cu sk_tilep_*) of n_b-element rows: an odd
+ * number of 4-byte words for T up to 4 bytes, an odd number of elements for 8 bytes, so a
+ * warp reading a column (consecutive rows) hits 32 banks. choose.rs: tile_packed_pitch. */
+/* Loads per thread per step of the packed tile: sk_copy_ept, but 8 for 1-byte words (16
+ * made ptxas spill sk_tilep_w1_i32). choose.rs: tile_packed_ept. */
+template <int W, typename I>
+__device__ __forceinline__ constexpr int sk_tilep_ept() {
+    return W == 1 ? 8 : sk_copy_ept<W, I>();
+}
+
+template <typename T>
+__device__ __forceinline__ int sk_tilep_pitch(int nb) {
+    const int w = (int)sizeof(T);
+    if (w >= 8) return nb | 1;
+    return ((((nb * w + 3) / 4) | 1) * 4) / w;
+}
+
 /* The element-wise tile: load(s) reads source element s (an offset from the source base,
  * read along B) as a value of the destination's type T; the tile is then written out along
  * A. Each thread issues sk_copy_ept<sizeof(T), I>() loads before it stores them into the tile,

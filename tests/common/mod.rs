@@ -268,6 +268,35 @@ pub fn transpose_cases(rng: &mut Rng, st: DType, dt: DType) -> Vec<CopyCase> {
     cases
 }
 
+/// Random permutations of ranks 3 to 7 over small dimensions (2 to 13, about 65000
+/// elements or fewer), at offsets 0, 1 or 5: the transposes the packed tile takes whole
+/// dimensions of on both sides (and some the scalar tile keeps).
+pub fn packed_cases(rng: &mut Rng, dt: DType, count: usize) -> Vec<CopyCase> {
+    let mut cases = Vec::new();
+    for i in 0..count {
+        let rank = rng.range(3, 7) as usize;
+        let mut sizes: Vec<i64> = Vec::new();
+        for _ in 0..rank {
+            let cap = (65536 / sizes.iter().product::<i64>().max(1)).clamp(2, 13);
+            sizes.push(rng.range(2, cap));
+        }
+        let offset = [0, 1, 5][rng.below(3) as usize];
+        let base = Layout::new(&sizes, Layout::contiguous(&sizes).strides(), offset).unwrap();
+        let mut perm: Vec<i64> = (0..rank as i64).collect();
+        for k in (1..rank).rev() {
+            perm.swap(k, rng.below(k as u64 + 1) as usize);
+        }
+        let src = stridekit::layout::view::permute(&base, &perm).unwrap();
+        cases.push(CopyCase {
+            what: format!("packed {i}: {sizes:?} offset {offset} perm {perm:?}"),
+            bytes: random_bytes(rng, storage_len(&base), dt, dt),
+            dst: Layout::contiguous(src.sizes()),
+            src,
+        });
+    }
+    cases
+}
+
 /// A row gather to check: source bytes, indices, the shape, and what the CPU backend writes
 /// into a destination of `want.len()` poisoned bytes.
 pub struct GatherCase {

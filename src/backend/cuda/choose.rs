@@ -21,6 +21,8 @@
 
 use super::error::CudaError;
 use super::kernels::{Family, KernelId};
+pub use super::packed::tile_packed_pitch;
+use super::packed::{packed_tile, run_efficiency};
 use super::params::{SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile};
 use crate::dtype::DType;
 use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
@@ -471,13 +473,84 @@ fn tile_launch_with(
     })
 }
 
+/// Loads per thread per step of the packed tile (sk_tilep_ept in tile.cuh): [`copy_ept`],
+/// but 8 for 1-byte words (16 made ptxas spill).
+pub const fn tile_packed_ept(width: usize, idx64: bool) -> u32 {
+    if width == 1 {
+        8
+    } else {
+        copy_ept(width, idx64)
+    }
+}
+
+/// Blocks a packed launch needs unless the scalar tile has fewer: two per SM of an H200.
+const MIN_PACKED_BLOCKS: u64 = 2 * 132;
+
+/// The packed tile's launch ([`packed_tile`]) and the expected sector efficiency of its
+/// reads and of its writes.
+fn packed_launch(
+    d: &Dims,
+    (a, b): (usize, usize),
+    width: usize,
+) -> Option<(GpuLaunch, (f64, f64))> {
+    let r = d.rank;
+    let t = packed_tile(
+        (&d.sizes[..r], &d.dst[..r], &d.src[..r]),
+        (d.dst_offset, d.src_offset),
+        (a, b),
+        width,
+        MAX_SHARED as i64,
+    )?;
+    let launch = GpuLaunch {
+        kernel: KernelId::copy(Family::TilePacked, width, d.idx64()),
+        grid: (t.params.batch.clamp(1, MAX_BLOCKS) as u32, 1, 1),
+        block: (BLOCK, 1, 1),
+        shared_bytes: t.shared as u32,
+        params: LaunchParams::Tile(t.params),
+    };
+    Some((launch, t.efficiency))
+}
+
+/// The transpose of `width`-byte words: the scalar tile, or the packed one where neither
+/// side's runs promise less of each sector and the worse side's promise more.
+fn transpose_launch(d: &Dims, (a, b): (usize, usize), width: usize) -> Option<GpuLaunch> {
+    let tile = tile_launch(d, a, b, width, d.idx64());
+    let Some(LaunchParams::Tile(t)) = tile.as_ref().map(|l| l.params) else {
+        return packed_launch(d, (a, b), width).map(|p| p.0);
+    };
+    // Scalar tile rows that follow each other in memory (A next outside B in the source,
+    // or B next outside A in the destination) share sectors within a warp's request.
+    let side = |run: i64, adjacent: bool| {
+        let run = if adjacent { i64::MAX / 64 } else { run };
+        run_efficiency(run, 32, width)
+    };
+    let scalar = (
+        side(t.tile_b as i64, d.src[a] == d.sizes[b]),
+        side(t.tile_a as i64, d.dst[b] == d.sizes[a]),
+    );
+    // Enough blocks: as many as the scalar tile's, or two per SM of an H200 (132 SMs).
+    let scalar_blocks = tile.map_or(0, |l| l.grid.0 as u64 * l.grid.1 as u64);
+    let enough = |l: &GpuLaunch| l.grid.0 as u64 >= scalar_blocks.min(MIN_PACKED_BLOCKS);
+    match packed_launch(d, (a, b), width) {
+        Some((l, (rd, wr)))
+            if enough(&l)
+                && rd >= scalar.0
+                && wr >= scalar.1
+                && rd.min(wr) > scalar.0.min(scalar.1) + 0.02 =>
+        {
+            Some(l)
+        }
+        _ => tile,
+    }
+}
+
 /// A pure copy of `width`-byte words over `d`.
 fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
     let idx64 = d.idx64();
     // (Widened 16-byte words share the innermost dimension, so they are never a transpose.)
-    if let Some((a, b)) = d.transpose_dims()
+    if let Some(ab) = d.transpose_dims()
         && width < 16
-        && let Some(l) = tile_launch(d, a, b, width, idx64)
+        && let Some(l) = transpose_launch(d, ab, width)
     {
         return l;
     }

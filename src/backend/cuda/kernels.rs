@@ -38,6 +38,9 @@ pub enum Family {
     Tile,
     /// The tiled transpose with 16-byte accesses on both sides (widths 1 to 8).
     TileVec,
+    /// The packed tile: whole small dimensions on both sides, one long run each way
+    /// (widths 1 to 8).
+    TilePacked,
 }
 
 /// Converting-copy kernels: the generic one and compiled specialisations.
@@ -125,6 +128,18 @@ const CONVERT: [&str; 14] = [
     "sk_convert_f32_f64_i64",
 ];
 
+/// The packed tile (permute.cu sk_tilep_*).
+const TILEP: [&str; 8] = [
+    "sk_tilep_w1_i32",
+    "sk_tilep_w1_i64",
+    "sk_tilep_w2_i32",
+    "sk_tilep_w2_i64",
+    "sk_tilep_w4_i32",
+    "sk_tilep_w4_i64",
+    "sk_tilep_w8_i32",
+    "sk_tilep_w8_i64",
+];
+
 /// The element-wise family: one kernel per computation class
 /// ([`super::elementwise::EW_CLASSES`]) and index width.
 const EW: [&str; 8] = [
@@ -139,13 +154,13 @@ const EW: [&str; 8] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 90;
+pub const KERNEL_COUNT: usize = 98;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
     let mut all = [""; KERNEL_COUNT];
-    let groups: [&[&str]; 9] = [
-        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW,
+    let groups: [&[&str]; 10] = [
+        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW, &TILEP,
     ];
     let mut n = 0;
     let mut g = 0;
@@ -180,9 +195,13 @@ impl KernelId {
             Family::Strided => 0,
             Family::Gather => 10,
             Family::Scatter => 20,
-            Family::Tile | Family::TileVec => {
+            Family::Tile | Family::TileVec | Family::TilePacked => {
                 assert!(width < 16, "no tile kernel for {width}-byte elements");
-                if family == Family::Tile { 30 } else { 62 }
+                match family {
+                    Family::Tile => 30,
+                    Family::TileVec => 62,
+                    _ => 90,
+                }
             }
         };
         KernelId(base + width_index(width) * 2 + idx64 as u16)
@@ -239,6 +258,10 @@ mod tests {
         assert_eq!(
             KernelId::copy(Family::TileVec, 8, true).name(),
             "sk_tilev_w8_i64"
+        );
+        assert_eq!(
+            KernelId::copy(Family::TilePacked, 4, true).name(),
+            "sk_tilep_w4_i64"
         );
         assert_eq!(KernelId::rows(2, true).name(), "sk_rows_w2_idx64");
         assert_eq!(KernelId::elementwise(0, false).name(), "sk_ew_bool_i32");

@@ -16,6 +16,7 @@ pub mod kernels;
 pub mod launch;
 pub mod memory;
 pub mod module;
+mod packed;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
 pub mod params;

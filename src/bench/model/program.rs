@@ -5,8 +5,8 @@
 
 use super::error::ModelError;
 use crate::backend::cuda::choose::{
-    BLOCK, ROWS_PER_WARP, copy_ept, tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_pitch,
-    tile_vec_swizzled,
+    BLOCK, MAX_RANK, ROWS_PER_WARP, copy_ept, tile_packed_ept, tile_packed_pitch, tile_pitch,
+    tile_vec_col, tile_vec_fill_lane, tile_vec_pitch, tile_vec_swizzled,
 };
 use crate::backend::cuda::params::SkTile;
 use crate::backend::cuda::{GpuLaunch, LaunchParams};
@@ -34,6 +34,10 @@ pub struct Access {
     /// The address depends on an earlier load (the row gather's rows on their index): the
     /// loads before it had to arrive first.
     pub after_wait: bool,
+    /// The warp-uniform step that issues the access, for kernels whose guards also drop
+    /// leading lanes (the packed tile's aligned requests): requests are grouped by (site,
+    /// issue) and ordered by issue. None: the n-th access of a site is its n-th request.
+    pub issue: Option<u32>,
 }
 
 /// The kernel families the model follows.
@@ -43,6 +47,8 @@ enum Shape {
     Linear,
     Tile,
     TileVec,
+    /// The packed tile (sk_tilep_*).
+    TilePacked,
     Rows,
 }
 
@@ -80,6 +86,8 @@ impl<'a> Program<'a> {
             .any(|p| name.starts_with(p))
         {
             Shape::Linear
+        } else if name.starts_with("sk_tilep_") {
+            Shape::TilePacked
         } else if name.starts_with("sk_tilev_") {
             Shape::TileVec
         } else if name.starts_with("sk_tile_") {
@@ -117,6 +125,7 @@ impl<'a> Program<'a> {
             (Shape::Linear, p) => self.linear(bx, t, &Linear::of(p), out),
             (Shape::Tile, LaunchParams::Tile(p)) => self.tile(bx, by, t, p, out),
             (Shape::TileVec, LaunchParams::Tile(p)) => self.tile_vec(bx, by, t, p, out),
+            (Shape::TilePacked, LaunchParams::Tile(p)) => self.tile_packed(bx, by, t, p, out),
             (Shape::Rows, LaunchParams::Rows(p)) => self.rows(bx, t, p, out),
             _ => {}
         }
@@ -267,6 +276,97 @@ impl<'a> Program<'a> {
         });
     }
 
+    /// sk_tilep_body (permute.cu): warps on whole source rows, then on whole destination
+    /// runs, each in requests aligned to 32-byte sectors.
+    fn tile_packed(&self, bx: u64, _by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
+        let w = self.width as i64;
+        let ilp = tile_packed_ept(self.width, self.idx64) as i64;
+        let sec = 32 / w;
+        let (na, nb) = (p.n_a, p.n_b);
+        let pitch = tile_packed_pitch(nb, self.width);
+        let lanes = 32i64.min(BLOCK as i64);
+        let warps = BLOCK as i64 / lanes;
+        let (lane, warp) = (t as i64 % lanes, t as i64 / lanes);
+        let ranks = |x: i32| x.clamp(0, MAX_RANK as i32) as usize;
+        let (ga, gb) = (ranks(p.batch_rank), ranks(p.batch_rank + p.tile_a));
+        let (ca, cb) = (ranks(p.tile_a), ranks(p.tile_b));
+        let group = |first: usize, count: usize, strides: &[i64; MAX_RANK], mut x: i64| {
+            let mut off = 0;
+            for k in (first..(first + count).min(MAX_RANK)).rev() {
+                let n = p.batch_sizes[k].max(1);
+                off += (x % n) * strides[k];
+                x /= n;
+            }
+            off
+        };
+        let mut bt = bx as i64;
+        let mut issue = 0u32;
+        let mut put = |site: u8, buf: Buffer, store: bool, at: i64, issue: u32| {
+            let mut a = access(site, buf, store, (at * w) as u64, w as u64);
+            a.issue = Some(issue);
+            out.push(a);
+        };
+        for _ in 0..self.max_steps {
+            if bt >= p.batch {
+                break;
+            }
+            let (mut d0, mut s0) = (p.dst_offset, p.src_offset);
+            let mut rest = bt;
+            for k in (0..ranks(p.batch_rank)).rev() {
+                let n = p.batch_sizes[k].max(1);
+                d0 += (rest % n) * p.batch_dst_strides[k];
+                s0 += (rest % n) * p.batch_src_strides[k];
+                rest /= n;
+            }
+            let (mut a, mut c) = (warp, 0i64);
+            let row_of = |a: i64| s0 + group(ga, ca, &p.batch_src_strides, a);
+            let mut row = if a < na { row_of(a) } else { 0 };
+            let mut m = row % sec;
+            while a < na {
+                let mut slots = Vec::with_capacity(ilp as usize);
+                for k in 0..ilp {
+                    if a >= na {
+                        break;
+                    }
+                    let j = c * lanes + lane - m;
+                    if (0..nb).contains(&j) {
+                        put(0, Buffer::Src, false, row + j, issue + k as u32);
+                        slots.push((k, a * pitch + j));
+                    }
+                    c += 1;
+                    if c * lanes >= m + nb {
+                        (c, a) = (0, a + warps);
+                        if a < na {
+                            row = row_of(a);
+                            m = row % sec;
+                        }
+                    }
+                }
+                for (k, slot) in slots {
+                    put(1, Buffer::Shared, true, slot, issue + (ilp + k) as u32);
+                }
+                issue += 2 * ilp as u32;
+            }
+            let mut b = warp;
+            while b < nb {
+                let run = d0 + group(gb, cb, &p.batch_dst_strides, b);
+                let mb = run % sec;
+                let mut cc = 0;
+                while cc * lanes < mb + na {
+                    let i = cc * lanes + lane - mb;
+                    if (0..na).contains(&i) {
+                        put(2, Buffer::Shared, false, i * pitch + b, issue);
+                        put(3, Buffer::Dst, true, run + i, issue + 1);
+                    }
+                    issue += 2;
+                    cc += 1;
+                }
+                b += warps;
+            }
+            bt += self.grid.0 as i64;
+        }
+    }
+
     fn rows(
         &self,
         bx: u64,
@@ -327,6 +427,7 @@ fn access(site: u8, buffer: Buffer, store: bool, byte: u64, bytes: u64) -> Acces
         byte,
         bytes: bytes as u32,
         after_wait: false,
+        issue: None,
     }
 }
 

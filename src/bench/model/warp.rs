@@ -221,9 +221,13 @@ fn count_warp(lanes: &[Vec<Access>], c: &mut Counts, merged: &mut [Vec<(Buffer, 
         for (i, a) in acc.iter().enumerate() {
             let occ = seen[a.site as usize % 8];
             seen[a.site as usize % 8] += 1;
+            let (occ, at) = match a.issue {
+                Some(n) => (n, n as usize),
+                None => (occ, i),
+            };
             let g = groups.entry((a.site, occ)).or_default();
             if g.is_empty() {
-                order.push((i, (a.site, occ)));
+                order.push((at, (a.site, occ)));
             }
             g.push((lane, a));
         }
@@ -286,6 +290,7 @@ mod tests {
             byte,
             bytes,
             after_wait: false,
+            issue: None,
         }
     }
 
