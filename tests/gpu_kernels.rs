@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 
 mod common;
 use common::{
-    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, gpu, out_of_range_gather, random_base,
-    random_bytes, random_destination, random_gather, random_view, storage_len, transpose_cases,
-    widths,
+    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, gpu, out_of_range_gather, packed_cases,
+    random_base, random_bytes, random_destination, random_gather, random_view, storage_len,
+    transpose_cases, widths,
 };
 
 use stridekit::backend::cuda::{DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
@@ -221,6 +221,42 @@ fn shared_memory_tiles_in_both_index_widths() {
         &["i32", "i64"],
     );
     assert_ran(&used, &["tilecvt"], &convert_variants(1), &["i32", "i64"]);
+}
+
+/// The packed tile (`sk_tilep_*`, whole small dimensions on both sides, sector-aligned
+/// runs): random permutations of ranks 3-7 that the plan sends to it, in every width and
+/// both index widths, as tests/kernel_emulation.rs runs them on the host. A few cases per
+/// width, so compute-sanitizer's racecheck over it stays short.
+#[test]
+fn packed_tiles_match_the_cpu_backend() {
+    let Some(_gpu) = gpu("packed_tiles_match_the_cpu_backend") else {
+        return;
+    };
+    let mut rng = Rng::new(0x5EED_0009);
+    let mut used = BTreeSet::new();
+    // Aligned stand-in pointers (as cudaMalloc's): the plan's choice on them.
+    let picks_packed = |c: &common::CopyCase, dt: DType| {
+        let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
+        match GpuPlan::new(&plan).unwrap() {
+            GpuPlan::Empty | GpuPlan::Memcpy { .. } => false,
+            p => p
+                .launch_for(1 << 20, 1 << 21)
+                .unwrap()
+                .kernel
+                .name()
+                .starts_with("sk_tilep_"),
+        }
+    };
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let cases = packed_cases(&mut rng, dt, 400);
+        for c in cases.into_iter().filter(|c| picks_packed(c, dt)).take(6) {
+            let storages = twin(c.bytes);
+            used.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
+            used.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
+        }
+    }
+    eprintln!("kernels used: {used:?}");
+    assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and
