@@ -238,8 +238,14 @@ mod tests {
         let e = "gpu".parse::<AllocDevice>().unwrap_err();
         assert!(e.message.starts_with("allocator device 'gpu'"), "{e}");
         assert!("sim:lots".parse::<AllocDevice>().is_err());
+        // Past u64: refused by the parser, not clamped.
+        assert!(
+            "sim:99999999999999999999999"
+                .parse::<AllocDevice>()
+                .is_err()
+        );
         // Parsed, but larger than any host: refused when the allocator is made.
-        let e = Allocator::new("sim:99999999999999999999999".parse().unwrap(), Some(""))
+        let e = Allocator::new("sim:16000000TB".parse().unwrap(), Some(""))
             .err()
             .unwrap();
         assert!(e.message.contains("at most 281474976710656 bytes"), "{e}");
