@@ -56,7 +56,9 @@ pub(super) fn packed_tile(
     let mut used = [false; MAX_RANK];
     used[a] = true;
     used[b] = true;
-    let (mut ga, mut gb) = (vec![a], vec![b]);
+    // The groups, fixed arrays (planning allocates nothing): ga[..la], gb[..lb].
+    let (mut ga, mut gb) = ([a; MAX_RANK], [b; MAX_RANK]);
+    let (mut la, mut lb) = (1usize, 1usize);
     let (mut na, mut nb) = (sizes[a], sizes[b]);
     let fits = |na: i64, nb: i64| {
         na.checked_mul(tile_packed_pitch(nb, width))
@@ -72,20 +74,22 @@ pub(super) fn packed_tile(
         (0..r).find(|&j| !used[j] && strides[j] == want)
     };
     loop {
-        let grow_a = next(&ga, dst, &used)
+        let grow_a = next(&ga[..la], dst, &used)
             .and_then(|j| Some((j, na.checked_mul(sizes[j])?)))
             .filter(|&(_, n)| fits(n, nb));
-        let grow_b = next(&gb, src, &used)
+        let grow_b = next(&gb[..lb], src, &used)
             .and_then(|j| Some((j, nb.checked_mul(sizes[j])?)))
             .filter(|&(_, n)| fits(na, n));
         match (grow_a, grow_b) {
             (Some((j, n)), other) if na <= nb || other.is_none() => {
                 (used[j], na) = (true, n);
-                ga.push(j);
+                ga[la] = j;
+                la += 1;
             }
             (_, Some((j, n))) => {
                 (used[j], nb) = (true, n);
-                gb.push(j);
+                gb[lb] = j;
+                lb += 1;
             }
             _ => break,
         }
@@ -95,17 +99,17 @@ pub(super) fn packed_tile(
         src_offset,
         n_a: na,
         n_b: nb,
-        tile_a: ga.len() as i32,
-        tile_b: gb.len() as i32,
+        tile_a: la as i32,
+        tile_b: lb as i32,
         tiles_b: 1,
-        batch_rank: (r - ga.len() - gb.len()) as i32,
+        batch_rank: (r - la - lb) as i32,
         ..Default::default()
     };
     let mut batch = 1i64;
     let batch_dims = (0..r).filter(|&k| !used[k]);
     let order = batch_dims
-        .chain(ga.iter().rev().copied())
-        .chain(gb.iter().rev().copied());
+        .chain(ga[..la].iter().rev().copied())
+        .chain(gb[..lb].iter().rev().copied());
     for (n, k) in order.enumerate() {
         p.batch_sizes[n] = sizes[k];
         p.batch_dst_strides[n] = dst[k];
