@@ -16,18 +16,20 @@ mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
 
+use std::collections::BTreeSet;
+
 use common::ew::{EwArg, EwCase, all_cases};
 use common::{
-    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, out_of_range_gather, packed_cases,
-    random_base, random_bytes, random_destination, random_gather, random_view, storage_len,
-    transpose_cases, widths,
+    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, large_packed_cases,
+    out_of_range_gather, packed_cases, random_base, random_bytes, random_destination,
+    random_gather, random_view, storage_len, transpose_cases, widths,
 };
 use stridekit::backend::cpu;
 use stridekit::backend::cuda::elementwise::ew_launch;
 use stridekit::backend::cuda::params::{
     SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile,
 };
-use stridekit::backend::cuda::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
+use stridekit::backend::cuda::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 use stridekit::plan::CopyPlan;
 use stridekit::{DType, Layout, Storage};
 
@@ -87,7 +89,9 @@ fn copy_jobs(
     let dst_bytes = vec![POISON; storage_len(dst) * dt.itemsize()];
     let mut want = dst_bytes.clone();
     cpu::copy(&plan, &mut want, src_bytes);
-    let launches = match GpuPlan::new(&plan).unwrap() {
+    // Planned for an H200 (227 KB of shared memory per block by opt-in: the packed tile's
+    // large sizes; the harness's shared array is that large).
+    let launches = match GpuPlan::for_device(&plan, DeviceLimits::H200).unwrap() {
         GpuPlan::Kernel { narrow, wide } => {
             let mut v = vec![narrow];
             v.extend(wide.map(|(w, _)| w));
@@ -183,6 +187,51 @@ fn random_permutations_run_the_packed_tile_like_the_cpu_backend() {
     let used = run_jobs(&exe, &jobs).unwrap();
     eprintln!("{} launches emulated; kernels: {used:?}", jobs.len());
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+}
+
+/// Packed tiles past 48 KB of shared memory (planned for an H200's 227 KB): the cases of
+/// [`large_packed_cases`] the plan gives such a tile, one per width where there is one
+/// (none for 1-byte elements, whose tiles cannot keep 20 KB in flight per SM past 48 KB),
+/// both index widths, byte for byte.
+#[test]
+fn packed_tiles_past_48_kb_match_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 9);
+    let mut jobs = Vec::new();
+    let mut large = BTreeSet::new();
+    for dt in [DType::F16, DType::F32, DType::F64] {
+        let mut taken = 0;
+        for c in large_packed_cases(&mut rng, dt, 30) {
+            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
+            let GpuPlan::Kernel { narrow, .. } =
+                GpuPlan::for_device(&plan, DeviceLimits::H200).unwrap()
+            else {
+                continue;
+            };
+            if taken == 1
+                || !narrow.kernel.name().starts_with("sk_tilep_")
+                || narrow.shared_bytes <= 48 * 1024
+            {
+                continue;
+            }
+            taken += 1;
+            large.insert(narrow.kernel.name());
+            jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+        }
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!(
+        "{} launches emulated; packed past 48 KB: {large:?}; kernels: {used:?}",
+        jobs.len()
+    );
+    for w in [4, 8] {
+        assert!(
+            large.contains(format!("sk_tilep_w{w}_i32").as_str()),
+            "no {w}-byte tile past 48 KB: {large:?}"
+        );
+    }
 }
 
 #[test]
