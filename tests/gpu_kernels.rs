@@ -15,7 +15,7 @@ use common::{
     random_gather, random_view, storage_len, transpose_cases, widths,
 };
 
-use stridekit::backend::cuda::{DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
+use stridekit::backend::cuda::{DeviceBuffer, Gpu, GpuPlan, LaunchParams, RowGatherPlan};
 use stridekit::plan::CopyPlan;
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
@@ -228,8 +228,8 @@ fn shared_memory_tiles_in_both_index_widths() {
 /// The packed tile (`sk_tilep_*`, whole small dimensions on both sides, sector-aligned
 /// runs): random permutations of ranks 3-7 that the plan sends to it, in every width and
 /// both index widths, as tests/kernel_emulation.rs runs them on the host; then tiles past
-/// 48 KB of shared memory (the device's opt-in limit: cuFuncSetAttribute on first launch),
-/// two per width of 2, 4 and 8 bytes where the plan makes one. A few cases per width, so
+/// 48 KB of shared memory (the device's opt-in limit: cuFuncSetAttribute on first launch)
+/// or with a split dimension (PackedSplit), two per width where the plan makes one. A few cases per width, so
 /// compute-sanitizer's racecheck over it stays short.
 #[test]
 fn packed_tiles_match_the_cpu_backend() {
@@ -241,16 +241,19 @@ fn packed_tiles_match_the_cpu_backend() {
     let mut used = BTreeSet::new();
     // Aligned stand-in pointers (as cudaMalloc's): the plan's choice on them, and its
     // shared memory.
+    // Whether a group's outermost dimension is split (PackedSplit) too.
     let packed_shared = |c: &common::CopyCase, dt: DType| {
         let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
         match GpuPlan::for_device(&plan, limits).unwrap() {
             GpuPlan::Empty | GpuPlan::Memcpy { .. } => None,
             p => {
                 let l = p.launch_for(1 << 20, 1 << 21).unwrap();
-                l.kernel
-                    .name()
-                    .starts_with("sk_tilep_")
-                    .then_some(l.shared_bytes)
+                let LaunchParams::Tile(t) = l.params else {
+                    return None;
+                };
+                let split = (t.batch_rank + t.tile_a + t.tile_b) as usize > plan.sizes.len();
+                let packed = l.kernel.name().starts_with("sk_tilep_");
+                packed.then_some((l.shared_bytes, split))
             }
         }
     };
@@ -269,20 +272,21 @@ fn packed_tiles_match_the_cpu_backend() {
     eprintln!("kernels used: {used:?}");
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
     let mut large = BTreeSet::new();
-    for dt in [DType::F16, DType::F32, DType::F64] {
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
         let cases = large_packed_cases(&mut rng, dt, 60);
-        let past_48k = |c: &common::CopyCase| packed_shared(c, dt).is_some_and(|s| s > 48 * 1024);
-        for c in cases.into_iter().filter(past_48k).take(2) {
+        let past_48k_or_split = |c: &common::CopyCase| {
+            packed_shared(c, dt).is_some_and(|(s, split)| s > 48 * 1024 || split)
+        };
+        for c in cases.into_iter().filter(past_48k_or_split).take(2) {
             let storages = twin(c.bytes);
             large.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
             large.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
         }
     }
-    eprintln!("packed tiles past 48 KB: {large:?}");
-    // An H200 (227 KB per block): 4- and 8-byte tiles past 48 KB in both index widths.
-    if limits.max_shared_per_block >= 200 * 1024 {
-        assert_ran(&large, &["tilep"], &widths(&[4, 8]), &["i32", "i64"]);
-    }
+    eprintln!("packed tiles past 48 KB or split: {large:?}");
+    // Every width (splits within 48 KB come on any device; on an H200 some 4- and 8-byte
+    // cases are tiles past 48 KB), both index widths.
+    assert_ran(&large, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and

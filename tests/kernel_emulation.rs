@@ -189,49 +189,54 @@ fn random_permutations_run_the_packed_tile_like_the_cpu_backend() {
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
-/// Packed tiles past 48 KB of shared memory (planned for an H200's 227 KB): the cases of
-/// [`large_packed_cases`] the plan gives such a tile, one per width where there is one
-/// (none for 1-byte elements, whose tiles cannot keep 20 KB in flight per SM past 48 KB),
-/// both index widths, byte for byte.
+/// Packed tiles past 48 KB of shared memory (planned for an H200's 227 KB) and packed tiles
+/// with a split dimension (cuTT's PackedSplit: a group takes a divisor of its outermost
+/// dimension, the batch walks the chunks): of the cases of [`large_packed_cases`], the first
+/// of each kind per width (none past 48 KB for 1-byte elements, whose tiles cannot keep
+/// 20 KB in flight per SM there), both index widths, byte for byte.
 #[test]
-fn packed_tiles_past_48_kb_match_the_cpu_backend() {
+fn large_and_split_packed_tiles_match_the_cpu_backend() {
     let Some(exe) = harness() else {
         return;
     };
     let mut rng = Rng::new(0xE3u64 << 32 | 9);
     let mut jobs = Vec::new();
-    let mut large = BTreeSet::new();
-    for dt in [DType::F16, DType::F32, DType::F64] {
-        let mut taken = 0;
+    let (mut large, mut split) = (BTreeSet::new(), BTreeSet::new());
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let (mut took_large, mut took_split) = (false, false);
         for c in large_packed_cases(&mut rng, dt, 30) {
             let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
-            let GpuPlan::Kernel { narrow, .. } =
-                GpuPlan::for_device(&plan, DeviceLimits::H200).unwrap()
+            let Ok(GpuPlan::Kernel { narrow, .. }) = GpuPlan::for_device(&plan, DeviceLimits::H200)
             else {
                 continue;
             };
-            if taken == 1
-                || !narrow.kernel.name().starts_with("sk_tilep_")
-                || narrow.shared_bytes <= 48 * 1024
-            {
+            let LaunchParams::Tile(p) = narrow.params else {
+                continue;
+            };
+            let name = narrow.kernel.name();
+            if !name.starts_with("sk_tilep_") {
                 continue;
             }
-            taken += 1;
-            large.insert(narrow.kernel.name());
-            jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+            let is_large = narrow.shared_bytes > 48 * 1024;
+            let is_split = (p.batch_rank + p.tile_a + p.tile_b) as usize > plan.sizes.len();
+            if (is_large && !took_large) || (is_split && !took_split) {
+                if is_large {
+                    (took_large, _) = (true, large.insert(name));
+                }
+                if is_split {
+                    (took_split, _) = (true, split.insert(name));
+                }
+                jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+            }
         }
     }
     let used = run_jobs(&exe, &jobs).unwrap();
     eprintln!(
-        "{} launches emulated; packed past 48 KB: {large:?}; kernels: {used:?}",
+        "{} launches emulated; past 48 KB: {large:?}; split: {split:?}; kernels: {used:?}",
         jobs.len()
     );
-    for w in [4, 8] {
-        assert!(
-            large.contains(format!("sk_tilep_w{w}_i32").as_str()),
-            "no {w}-byte tile past 48 KB: {large:?}"
-        );
-    }
+    assert_ran(&large, &["tilep"], &widths(&[4, 8]), &["i32"]);
+    assert_ran(&split, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32"]);
 }
 
 #[test]

@@ -107,6 +107,8 @@ pub(super) struct PackedBudget {
 }
 
 /// A packed tile's groups: A is ga[..la] (product na), B gb[..lb] (nb), innermost first.
+/// A group's outermost dimension may be split (cuTT's PackedSplit): the group takes `part`
+/// of its size, a divisor, and the batch walks the size / part chunks.
 #[derive(Debug, Clone, Copy)]
 struct Groups {
     ga: [usize; MAX_RANK],
@@ -116,6 +118,8 @@ struct Groups {
     na: i64,
     nb: i64,
     used: [bool; MAX_RANK],
+    part: [i64; MAX_RANK],
+    splits: usize,
 }
 
 /// Group A takes whole dimensions contiguous in the destination from `a` (destination
@@ -125,8 +129,12 @@ struct Groups {
 /// growth up to that limit passes through larger tiles: the last of them past 48 KB that
 /// keeps [`FLIGHT_PER_SM`] in flight (by [`packed_flight`]) and at least
 /// `budget.min_blocks` batch indices replaces the 48 KB tile when neither side's runs
-/// promise less of each sector and both together (harmonic mean) more. `dims` are (sizes, destination strides,
-/// source strides), innermost last. None when even the two dimensions do not fit.
+/// promise less of each sector and both together (harmonic mean) more. When neither group
+/// can take its next dimension whole, the shorter one takes the largest divisor of its
+/// size that fits (PackedSplit; see [`grow`]); a split tile within 48 KB that leaves fewer
+/// than `budget.min_blocks` batch indices gives way to the tile before the split. `dims`
+/// are (sizes, destination strides, source strides), innermost last. None when even the two
+/// dimensions do not fit.
 pub(super) fn packed_tile(
     (sizes, dst, src): (&[i64], &[i64], &[i64]),
     (dst_offset, src_offset): (i64, i64),
@@ -158,24 +166,40 @@ pub(super) fn packed_tile(
         let ((lr, lw), (pr, pw)) = (promise(l), promise(p));
         lr >= pr && lw >= pw && 1.0 / lr + 1.0 / lw < 1.0 / pr + 1.0 / pw
     };
+    let portable_max = budget.max_shared.min(PORTABLE_SHARED);
+    // Within 48 KB: the last tile of the growth, but not a split one that leaves fewer
+    // than `budget.min_blocks` batch indices (the last before the split then).
+    let mut unsplit_or_enough: Option<Groups> = None;
     let portable = grow(
         (sizes, dst, src),
         (a, b),
-        r,
-        |na, nb| shared_of(na, nb).is_some_and(|x| x <= budget.max_shared.min(PORTABLE_SHARED)),
-        |_| {},
+        (r, portable_max / w),
+        |na, nb| shared_of(na, nb).is_some_and(|x| x <= portable_max),
+        |g| {
+            if g.splits == 0 || total / (g.na * g.nb).max(1) >= budget.min_blocks {
+                unsplit_or_enough = Some(*g);
+            }
+        },
     );
+    let portable = unsplit_or_enough.or(portable);
     let mut large: Option<Groups> = None;
     if budget.max_shared > PORTABLE_SHARED {
         let fits = |na: i64, nb: i64| shared_of(na, nb).is_some_and(|x| x <= budget.max_shared);
-        grow((sizes, dst, src), (a, b), r, fits, |g| {
-            let shared = shared_of(g.na, g.nb).unwrap_or(i64::MAX);
-            let batch = total / (g.na * g.nb).max(1);
-            let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
-            if shared > PORTABLE_SHARED && batch >= budget.min_blocks && flight >= FLIGHT_PER_SM {
-                large = Some(*g);
-            }
-        });
+        grow(
+            (sizes, dst, src),
+            (a, b),
+            (r, budget.max_shared / w),
+            fits,
+            |g| {
+                let shared = shared_of(g.na, g.nb).unwrap_or(i64::MAX);
+                let batch = total / (g.na * g.nb).max(1);
+                let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
+                if shared > PORTABLE_SHARED && batch >= budget.min_blocks && flight >= FLIGHT_PER_SM
+                {
+                    large = Some(*g);
+                }
+            },
+        );
     }
     let g = match (portable, large) {
         (Some(p), Some(l)) if better(&l, &p) => l,
@@ -190,7 +214,13 @@ pub(super) fn packed_tile(
         na,
         nb,
         used,
+        part,
+        splits,
     } = g;
+    let batch_rank = r + splits - la - lb;
+    if r + splits > MAX_RANK {
+        return None;
+    }
     let mut p = SkTile {
         dst_offset,
         src_offset,
@@ -199,21 +229,28 @@ pub(super) fn packed_tile(
         tile_a: la as i32,
         tile_b: lb as i32,
         tiles_b: 1,
-        batch_rank: (r - la - lb) as i32,
+        batch_rank: batch_rank as i32,
         ..Default::default()
     };
+    // The batch: the dimensions no group takes, and the chunks of the split ones (a chunk
+    // index steps `part` elements of its dimension), in dimension order; then the groups.
     let mut batch = 1i64;
-    let batch_dims = (0..r).filter(|&k| !used[k]);
-    let order = batch_dims
-        .chain(ga[..la].iter().rev().copied())
-        .chain(gb[..lb].iter().rev().copied());
-    for (n, k) in order.enumerate() {
-        p.batch_sizes[n] = sizes[k];
+    let mut n = 0;
+    for k in 0..r {
+        if !used[k] || part[k] < sizes[k] {
+            let q = if used[k] { part[k] } else { 1 };
+            p.batch_sizes[n] = sizes[k] / q;
+            p.batch_dst_strides[n] = dst[k].checked_mul(q)?;
+            p.batch_src_strides[n] = src[k].checked_mul(q)?;
+            batch = batch.checked_mul(sizes[k] / q)?;
+            n += 1;
+        }
+    }
+    for &k in ga[..la].iter().rev().chain(gb[..lb].iter().rev()) {
+        p.batch_sizes[n] = part[k];
         p.batch_dst_strides[n] = dst[k];
         p.batch_src_strides[n] = src[k];
-        if !used[k] {
-            batch = batch.checked_mul(sizes[k])?;
-        }
+        n += 1;
     }
     p.batch = batch;
     Some(PackedTile {
@@ -223,12 +260,15 @@ pub(super) fn packed_tile(
     })
 }
 
-/// The growth of [`packed_tile`] while `fits(na, nb)`: `visit` sees every tile it passes
-/// through (the first included); returns the last, None when the first does not fit.
+/// The growth of [`packed_tile`] while `fits(na, nb)`: whole dimensions, shorter run first;
+/// when neither group's next dimension fits whole, the largest divisor of its size that
+/// fits (the group's last step; `max_elems` bounds the divisors tried). `visit` sees every
+/// tile it passes through (the first included); returns the last, None when the first does
+/// not fit.
 fn grow(
     (sizes, dst, src): (&[i64], &[i64], &[i64]),
     (a, b): (usize, usize),
-    r: usize,
+    (r, max_elems): (usize, i64),
     fits: impl Fn(i64, i64) -> bool,
     mut visit: impl FnMut(&Groups),
 ) -> Option<Groups> {
@@ -240,32 +280,80 @@ fn grow(
         na: sizes[a],
         nb: sizes[b],
         used: [false; MAX_RANK],
+        part: [0; MAX_RANK],
+        splits: 0,
     };
     (g.used[a], g.used[b]) = (true, true);
+    (g.part[a], g.part[b]) = (sizes[a], sizes[b]);
     if !fits(g.na, g.nb) {
         return None;
     }
     visit(&g);
-    let next = |grp: &[usize], strides: &[i64], used: &[bool; MAX_RANK]| {
+    // The dimension that continues a group's run (none past a split one).
+    let next = |grp: &[usize], strides: &[i64], g: &Groups| {
         let k = *grp.last()?;
+        if g.part[k] < sizes[k] {
+            return None;
+        }
         let want = strides[k].checked_mul(sizes[k])?;
-        (0..r).find(|&j| !used[j] && strides[j] == want)
+        (0..r).find(|&j| !g.used[j] && strides[j] == want)
+    };
+    // The largest proper divisor of dimension j's size that keeps the tile within `fits`
+    // when the group's product `n` takes it (`other` the other group's), while a split
+    // dimension still fits in the kernels' arrays.
+    let split = |j: usize, n: i64, other: i64, a_side: bool, g: &Groups| {
+        if r + g.splits >= MAX_RANK {
+            return None;
+        }
+        // No tile holds more elements than `max_elems`: larger divisors cannot fit.
+        let size = sizes[j];
+        let cap = (max_elems / n.max(1) / other.max(1)).min(size - 1);
+        (2..=cap).rev().filter(|c| size % c == 0).find_map(|c| {
+            let m = n.checked_mul(c)?;
+            let ok = if a_side {
+                fits(m, other)
+            } else {
+                fits(other, m)
+            };
+            ok.then_some((j, c))
+        })
     };
     loop {
-        let grow_a = next(&g.ga[..g.la], dst, &g.used)
-            .and_then(|j| Some((j, g.na.checked_mul(sizes[j])?)))
-            .filter(|&(_, n)| fits(n, g.nb));
-        let grow_b = next(&g.gb[..g.lb], src, &g.used)
-            .and_then(|j| Some((j, g.nb.checked_mul(sizes[j])?)))
-            .filter(|&(_, n)| fits(g.na, n));
+        let (ja, jb) = (next(&g.ga[..g.la], dst, &g), next(&g.gb[..g.lb], src, &g));
+        let whole_a = ja
+            .and_then(|j| Some((j, sizes[j], g.na.checked_mul(sizes[j])?)))
+            .filter(|&(_, _, n)| fits(n, g.nb));
+        let whole_b = jb
+            .and_then(|j| Some((j, sizes[j], g.nb.checked_mul(sizes[j])?)))
+            .filter(|&(_, _, n)| fits(g.na, n));
+        // Whole dimensions first; a split (the group's last step) only when neither fits.
+        let (grow_a, grow_b) = if whole_a.is_some() || whole_b.is_some() {
+            (whole_a, whole_b)
+        } else {
+            let sa = ja.and_then(|j| split(j, g.na, g.nb, true, &g));
+            let sb = jb.and_then(|j| split(j, g.nb, g.na, false, &g));
+            (
+                sa.map(|(j, c)| (j, c, g.na * c)),
+                sb.map(|(j, c)| (j, c, g.nb * c)),
+            )
+        };
+        let take = |g: &mut Groups, j: usize, c: i64| {
+            g.used[j] = true;
+            g.part[j] = c;
+            if c < sizes[j] {
+                g.splits += 1;
+            }
+        };
         match (grow_a, grow_b) {
-            (Some((j, n)), other) if g.na <= g.nb || other.is_none() => {
-                (g.used[j], g.na) = (true, n);
+            (Some((j, c, n)), other) if g.na <= g.nb || other.is_none() => {
+                take(&mut g, j, c);
+                g.na = n;
                 g.ga[g.la] = j;
                 g.la += 1;
             }
-            (_, Some((j, n))) => {
-                (g.used[j], g.nb) = (true, n);
+            (_, Some((j, c, n))) => {
+                take(&mut g, j, c);
+                g.nb = n;
                 g.gb[g.lb] = j;
                 g.lb += 1;
             }
@@ -330,6 +418,27 @@ mod tests {
         assert!(packed_tile(dims, (0, 0), (3, 0), 4, few).is_none());
         let shallow = PackedBudget { ept: 4, ..h200 };
         assert!(packed_tile(dims, (0, 0), (3, 0), 4, shallow).is_none());
+        // A split (PackedSplit): sizes (20, 64, 64), A = dim 2 (destination stride 1), B =
+        // dim 1 (source stride 1); A's next destination dimension, dim 0 (20), does not fit
+        // whole (1280 x 65 x 4 bytes), its divisor 2 does (128 x 65 x 4 = 33280; 4 would
+        // not): the batch walks its 10 chunks of 2.
+        let sizes = [20, 64, 64];
+        let (dst, src) = ([64, 1280, 1], [4096, 1, 64]);
+        let dims = (&sizes[..], &dst[..], &src[..]);
+        let t = packed_tile(dims, (0, 0), (2, 1), 4, budget(48 * 1024)).unwrap();
+        let q = t.params;
+        assert_eq!((q.n_a, q.n_b, t.shared), (128, 64, 33_280));
+        assert_eq!((q.batch, q.batch_rank, q.tile_a, q.tile_b), (10, 1, 2, 1));
+        assert_eq!(&q.batch_sizes[..4], &[10, 2, 64, 64]);
+        assert_eq!(&q.batch_dst_strides[..4], &[128, 64, 1, 1280]);
+        assert_eq!(&q.batch_src_strides[..4], &[8192, 4096, 64, 1]);
+        // A split leaving fewer batch indices than wanted is not taken.
+        let few = PackedBudget {
+            min_blocks: 11,
+            ..budget(48 * 1024)
+        };
+        let t = packed_tile(dims, (0, 0), (2, 1), 4, few).unwrap();
+        assert_eq!((t.params.n_a, t.params.batch), (64, 20));
         assert_eq!(tile_packed_pitch(42, 4), 43);
         assert_eq!(tile_packed_pitch(42, 2), 42);
         assert_eq!(tile_packed_pitch(40, 2), 42);
