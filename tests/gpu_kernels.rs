@@ -10,12 +10,12 @@ use std::collections::BTreeSet;
 
 mod common;
 use common::{
-    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, gpu, out_of_range_gather, packed_cases,
-    random_base, random_bytes, random_destination, random_gather, random_view, storage_len,
-    transpose_cases, widths,
+    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, gpu, large_packed_cases,
+    out_of_range_gather, packed_cases, random_base, random_bytes, random_destination,
+    random_gather, random_view, storage_len, transpose_cases, widths,
 };
 
-use stridekit::backend::cuda::{DeviceBuffer, Gpu, GpuPlan, RowGatherPlan};
+use stridekit::backend::cuda::{DeviceBuffer, Gpu, GpuPlan, LaunchParams, RowGatherPlan};
 use stridekit::plan::CopyPlan;
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
@@ -29,7 +29,9 @@ fn twin(bytes: Vec<u8>) -> (Storage, Storage) {
 /// The kernel a copy launches (for coverage), from the same plan the tensor code builds.
 fn kernel_name(dst: &Tensor, src: &Tensor, dptr: u64, sptr: u64) -> &'static str {
     let plan = CopyPlan::copy(dst.layout(), dst.dtype(), src.layout(), src.dtype());
-    match GpuPlan::new(&plan).unwrap() {
+    // Planned for the device, as the tensor code plans (its opt-in shared memory).
+    let limits = Gpu::shared(0).unwrap().limits();
+    match GpuPlan::for_device(&plan, limits).unwrap() {
         GpuPlan::Empty => "empty",
         GpuPlan::Memcpy { .. } => "memcpy",
         p => p.launch_for(dptr, sptr).unwrap().kernel.name(),
@@ -88,7 +90,7 @@ fn compare_64bit(
 ) -> &'static str {
     let gpu = Gpu::shared(0).unwrap();
     let plan = CopyPlan::copy(dst_layout, dt, src_layout, st);
-    let g = GpuPlan::with_64bit_indices(&plan).unwrap();
+    let g = GpuPlan::with_64bit_indices_for(&plan, gpu.limits()).unwrap();
     let mut want = vec![POISON; storage_len(dst_layout) * dt.itemsize()];
     stridekit::backend::cpu::copy(&plan, &mut want, &src_h.to_host().unwrap());
     let dst = DeviceBuffer::from_host(&gpu, &vec![POISON; want.len()]).unwrap();
@@ -225,31 +227,43 @@ fn shared_memory_tiles_in_both_index_widths() {
 
 /// The packed tile (`sk_tilep_*`, whole small dimensions on both sides, sector-aligned
 /// runs): random permutations of ranks 3-7 that the plan sends to it, in every width and
-/// both index widths, as tests/kernel_emulation.rs runs them on the host. A few cases per
-/// width, so compute-sanitizer's racecheck over it stays short.
+/// both index widths, as tests/kernel_emulation.rs runs them on the host; then tiles past
+/// 48 KB of shared memory (the device's opt-in limit: cuFuncSetAttribute on first launch)
+/// or with a split dimension (PackedSplit), two per width where the plan makes one. A few cases per width, so
+/// compute-sanitizer's racecheck over it stays short.
 #[test]
 fn packed_tiles_match_the_cpu_backend() {
-    let Some(_gpu) = gpu("packed_tiles_match_the_cpu_backend") else {
+    let Some(gpu) = gpu("packed_tiles_match_the_cpu_backend") else {
         return;
     };
+    let limits = gpu.limits();
     let mut rng = Rng::new(0x5EED_0009);
     let mut used = BTreeSet::new();
-    // Aligned stand-in pointers (as cudaMalloc's): the plan's choice on them.
-    let picks_packed = |c: &common::CopyCase, dt: DType| {
+    // Aligned stand-in pointers (as cudaMalloc's): the plan's choice on them, and its
+    // shared memory.
+    // Whether a group's outermost dimension is split (PackedSplit) too.
+    let packed_shared = |c: &common::CopyCase, dt: DType| {
         let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
-        match GpuPlan::new(&plan).unwrap() {
-            GpuPlan::Empty | GpuPlan::Memcpy { .. } => false,
-            p => p
-                .launch_for(1 << 20, 1 << 21)
-                .unwrap()
-                .kernel
-                .name()
-                .starts_with("sk_tilep_"),
+        match GpuPlan::for_device(&plan, limits).unwrap() {
+            GpuPlan::Empty | GpuPlan::Memcpy { .. } => None,
+            p => {
+                let l = p.launch_for(1 << 20, 1 << 21).unwrap();
+                let LaunchParams::Tile(t) = l.params else {
+                    return None;
+                };
+                let split = (t.batch_rank + t.tile_a + t.tile_b) as usize > plan.sizes.len();
+                let packed = l.kernel.name().starts_with("sk_tilep_");
+                packed.then_some((l.shared_bytes, split))
+            }
         }
     };
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
         let cases = packed_cases(&mut rng, dt, 400);
-        for c in cases.into_iter().filter(|c| picks_packed(c, dt)).take(6) {
+        for c in cases
+            .into_iter()
+            .filter(|c| packed_shared(c, dt).is_some())
+            .take(6)
+        {
             let storages = twin(c.bytes);
             used.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
             used.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
@@ -257,6 +271,22 @@ fn packed_tiles_match_the_cpu_backend() {
     }
     eprintln!("kernels used: {used:?}");
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+    let mut large = BTreeSet::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let cases = large_packed_cases(&mut rng, dt, 60);
+        let past_48k_or_split = |c: &common::CopyCase| {
+            packed_shared(c, dt).is_some_and(|(s, split)| s > 48 * 1024 || split)
+        };
+        for c in cases.into_iter().filter(past_48k_or_split).take(2) {
+            let storages = twin(c.bytes);
+            large.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
+            large.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
+        }
+    }
+    eprintln!("packed tiles past 48 KB or split: {large:?}");
+    // Every width (splits within 48 KB come on any device; on an H200 some 4- and 8-byte
+    // cases are tiles past 48 KB), both index widths.
+    assert_ran(&large, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and

@@ -55,6 +55,9 @@ fn planning_does_not_allocate() {
                 p.src_dtype,
             );
             std::hint::black_box(GpuPlan::new(&again).unwrap());
+            // The device-sized plan too (packed tiles past 48 KB on an H200).
+            let h200 = stridekit::backend::cuda::DeviceLimits::H200;
+            std::hint::black_box(GpuPlan::for_device(&again, h200).unwrap());
         });
         assert_eq!(n, 0, "{p:?}: {n} heap allocations");
     }

@@ -16,18 +16,20 @@ mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
 
+use std::collections::BTreeSet;
+
 use common::ew::{EwArg, EwCase, all_cases};
 use common::{
-    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, out_of_range_gather, packed_cases,
-    random_base, random_bytes, random_destination, random_gather, random_view, storage_len,
-    transpose_cases, widths,
+    FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, large_packed_cases,
+    out_of_range_gather, packed_cases, random_base, random_bytes, random_destination,
+    random_gather, random_view, storage_len, transpose_cases, widths,
 };
 use stridekit::backend::cpu;
 use stridekit::backend::cuda::elementwise::ew_launch;
 use stridekit::backend::cuda::params::{
     SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile,
 };
-use stridekit::backend::cuda::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
+use stridekit::backend::cuda::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 use stridekit::plan::CopyPlan;
 use stridekit::{DType, Layout, Storage};
 
@@ -87,7 +89,9 @@ fn copy_jobs(
     let dst_bytes = vec![POISON; storage_len(dst) * dt.itemsize()];
     let mut want = dst_bytes.clone();
     cpu::copy(&plan, &mut want, src_bytes);
-    let launches = match GpuPlan::new(&plan).unwrap() {
+    // Planned for an H200 (227 KB of shared memory per block by opt-in: the packed tile's
+    // large sizes; the harness's shared array is that large).
+    let launches = match GpuPlan::for_device(&plan, DeviceLimits::H200).unwrap() {
         GpuPlan::Kernel { narrow, wide } => {
             let mut v = vec![narrow];
             v.extend(wide.map(|(w, _)| w));
@@ -183,6 +187,56 @@ fn random_permutations_run_the_packed_tile_like_the_cpu_backend() {
     let used = run_jobs(&exe, &jobs).unwrap();
     eprintln!("{} launches emulated; kernels: {used:?}", jobs.len());
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+}
+
+/// Packed tiles past 48 KB of shared memory (planned for an H200's 227 KB) and packed tiles
+/// with a split dimension (cuTT's PackedSplit: a group takes a divisor of its outermost
+/// dimension, the batch walks the chunks): of the cases of [`large_packed_cases`], the first
+/// of each kind per width (none past 48 KB for 1-byte elements, whose tiles cannot keep
+/// 20 KB in flight per SM there), both index widths, byte for byte.
+#[test]
+fn large_and_split_packed_tiles_match_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 9);
+    let mut jobs = Vec::new();
+    let (mut large, mut split) = (BTreeSet::new(), BTreeSet::new());
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let (mut took_large, mut took_split) = (false, false);
+        for c in large_packed_cases(&mut rng, dt, 30) {
+            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
+            let Ok(GpuPlan::Kernel { narrow, .. }) = GpuPlan::for_device(&plan, DeviceLimits::H200)
+            else {
+                continue;
+            };
+            let LaunchParams::Tile(p) = narrow.params else {
+                continue;
+            };
+            let name = narrow.kernel.name();
+            if !name.starts_with("sk_tilep_") {
+                continue;
+            }
+            let is_large = narrow.shared_bytes > 48 * 1024;
+            let is_split = (p.batch_rank + p.tile_a + p.tile_b) as usize > plan.sizes.len();
+            if (is_large && !took_large) || (is_split && !took_split) {
+                if is_large {
+                    (took_large, _) = (true, large.insert(name));
+                }
+                if is_split {
+                    (took_split, _) = (true, split.insert(name));
+                }
+                jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+            }
+        }
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!(
+        "{} launches emulated; past 48 KB: {large:?}; split: {split:?}; kernels: {used:?}",
+        jobs.len()
+    );
+    assert_ran(&large, &["tilep"], &widths(&[4, 8]), &["i32"]);
+    assert_ran(&split, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32"]);
 }
 
 #[test]

@@ -21,7 +21,7 @@ use common::{
 };
 use stridekit::backend::cuda::choose::BLOCK;
 use stridekit::backend::cuda::params::{SkRowGather, SkStrided32, SkStrided64, SkTile};
-use stridekit::backend::cuda::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
+use stridekit::backend::cuda::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 use stridekit::bench::model::program::{Access, Buffer, Program};
 use stridekit::bench::model::{self, ModelRecord};
 use stridekit::plan::CopyPlan;
@@ -62,7 +62,8 @@ fn job(l: &GpuLaunch, dst_len: usize, src: Vec<u8>, index: Vec<u8>, what: String
 
 fn copy_launches(src: &Layout, dst: &Layout, dt: DType, bytes: &[u8], what: &str) -> Vec<Launch> {
     let plan = CopyPlan::copy(dst, dt, src, dt);
-    let GpuPlan::Kernel { narrow, wide } = GpuPlan::new(&plan).unwrap() else {
+    let GpuPlan::Kernel { narrow, wide } = GpuPlan::for_device(&plan, DeviceLimits::H200).unwrap()
+    else {
         return Vec::new();
     };
     let dst_len = storage_len(dst) * dt.itemsize();

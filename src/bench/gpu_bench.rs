@@ -205,7 +205,9 @@ impl Bench<'_> {
         let src = DeviceBuffer::from_host(&self.gpu, &host.src).map_err(&err)?;
         let dst = DeviceBuffer::alloc(&self.gpu, host.dst.len()).map_err(&err)?;
         let dw = match &work.kind {
-            WorkKind::Copy { plan, .. } => DeviceWork::Copy(GpuPlan::new(plan).map_err(&err)?),
+            WorkKind::Copy { plan, .. } => {
+                DeviceWork::Copy(GpuPlan::for_device(plan, self.gpu.limits()).map_err(&err)?)
+            }
             WorkKind::Gather { shape, index } => {
                 let bytes: Vec<u8> = index.iter().flat_map(|i| i.to_le_bytes()).collect();
                 let flag = DeviceBuffer::alloc(&self.gpu, 4).map_err(&err)?;

@@ -156,11 +156,11 @@ impl CopyOp {
         let gpu = match gpu_of(dst.device)? {
             None => None,
             Some(gpu) => Some(GpuCopy {
-                gpu,
                 launches: plan
                     .split_outer(MAX_RANK)
-                    .map(|p| GpuPlan::new(&p))
+                    .map(|p| GpuPlan::for_device(&p, gpu.limits()))
                     .collect::<Result<_, _>>()?,
+                gpu,
             }),
         };
         Ok(CopyOp {

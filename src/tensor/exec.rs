@@ -373,7 +373,7 @@ unsafe fn run_on_gpu(
     stream: Option<CUstream>,
 ) -> Result<()> {
     for sub in plan.split_outer(crate::backend::cuda::choose::MAX_RANK) {
-        let g = GpuPlan::new(&sub)?;
+        let g = GpuPlan::for_device(&sub, gpu.limits())?;
         // SAFETY: forwarded to the caller; a sub-plan addresses a subset of the plan.
         match stream {
             None => unsafe { gpu.copy(&g, dst, src) }?,

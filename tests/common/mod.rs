@@ -297,6 +297,32 @@ pub fn packed_cases(rng: &mut Rng, dt: DType, count: usize) -> Vec<CopyCase> {
     cases
 }
 
+/// Rank-4 permutations with two long dimensions (about 600 bytes of elements of `dt`,
+/// give or take half) and two of 12 to 24 between them, at offsets 0, 1 or 5: the
+/// transposes whose packed tile can pass 48 KB of shared memory (the plan takes it where
+/// the device allows it; an H200: 227 KB per block). Each case is a few MB.
+pub fn large_packed_cases(rng: &mut Rng, dt: DType, count: usize) -> Vec<CopyCase> {
+    let run = 608 / dt.itemsize() as i64;
+    let mut cases = Vec::new();
+    for i in 0..count {
+        let long = |rng: &mut Rng| rng.range(run / 2, run + run / 2);
+        let sizes = [long(rng), rng.range(12, 24), rng.range(12, 24), long(rng)];
+        let offset = [0, 1, 5][rng.below(3) as usize];
+        let base = Layout::new(&sizes, Layout::contiguous(&sizes).strides(), offset).unwrap();
+        let perm: &[i64] = [[3, 2, 1, 0], [3, 1, 2, 0], [0, 3, 2, 1], [2, 3, 0, 1]]
+            [rng.below(4) as usize]
+            .as_slice();
+        let src = stridekit::layout::view::permute(&base, perm).unwrap();
+        cases.push(CopyCase {
+            what: format!("large packed {i}: {sizes:?} offset {offset} perm {perm:?}"),
+            bytes: random_bytes(rng, storage_len(&base), dt, dt),
+            dst: Layout::contiguous(src.sizes()),
+            src,
+        });
+    }
+    cases
+}
+
 /// A row gather to check: source bytes, indices, the shape, and what the CPU backend writes
 /// into a destination of `want.len()` poisoned bytes.
 pub struct GatherCase {

@@ -190,7 +190,7 @@ template <typename T, typename V> static inline void sk_rec_st(T* p, const V& v)
 #include "{convert}"
 #include "{elementwise}"
 
-sk_v16 sk_smem_raw[(64 * 1024) / sizeof(sk_v16)];
+sk_v16 sk_smem_raw[232448 / sizeof(sk_v16)]; /* an H200 block's opt-in shared memory */
 
 template <typename F>
 static void run(unsigned gx, unsigned gy, unsigned threads, F f) {{

@@ -21,8 +21,8 @@
 
 use super::error::CudaError;
 use super::kernels::{Family, KernelId};
-pub use super::packed::tile_packed_pitch;
-use super::packed::{packed_tile, run_efficiency};
+pub use super::packed::{DeviceLimits, TILEP_REGISTERS, tile_packed_pitch};
+use super::packed::{PackedBudget, packed_tile, run_efficiency};
 use super::params::{SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile};
 use crate::dtype::DType;
 use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
@@ -139,6 +139,8 @@ struct Dims {
     src_offset: i64,
     /// Take the 64-bit index kernels even when 32 bits would do.
     force64: bool,
+    /// Shared memory one block of the packed tile may use (the device's opt-in limit).
+    max_shared: i64,
 }
 
 impl Dims {
@@ -155,6 +157,7 @@ impl Dims {
             dst_offset: plan.dst_offset,
             src_offset: plan.src_offset,
             force64: false,
+            max_shared: MAX_SHARED as i64,
         };
         d.sizes[..rank].copy_from_slice(&plan.sizes);
         d.dst[..rank].copy_from_slice(&plan.dst_strides);
@@ -473,13 +476,13 @@ fn tile_launch_with(
     })
 }
 
-/// Loads per thread per step of the packed tile (sk_tilep_ept in tile.cuh): [`copy_ept`],
-/// but 8 for 1-byte words (16 made ptxas spill).
-pub const fn tile_packed_ept(width: usize, idx64: bool) -> u32 {
-    if width == 1 {
-        8
-    } else {
-        copy_ept(width, idx64)
+/// Loads per thread per step of the packed tile (sk_tilep_ept in tile.cuh): 8 / 12 / 12 / 8
+/// for 1 / 2 / 4 / 8-byte words, either index width (more 1- and 2-byte loads spilled), so
+/// that a tile past 48 KB, with few blocks per SM, keeps ~20 KB in flight per SM.
+pub const fn tile_packed_ept(width: usize, _idx64: bool) -> u32 {
+    match width {
+        2 | 4 => 12,
+        _ => 8,
     }
 }
 
@@ -492,14 +495,21 @@ fn packed_launch(
     d: &Dims,
     (a, b): (usize, usize),
     width: usize,
+    min_blocks: u64,
 ) -> Option<(GpuLaunch, (f64, f64))> {
     let r = d.rank;
+    let budget = PackedBudget {
+        max_shared: d.max_shared,
+        ept: tile_packed_ept(width, d.idx64()),
+        threads: BLOCK,
+        min_blocks: min_blocks.min(i64::MAX as u64) as i64,
+    };
     let t = packed_tile(
         (&d.sizes[..r], &d.dst[..r], &d.src[..r]),
         (d.dst_offset, d.src_offset),
         (a, b),
         width,
-        MAX_SHARED as i64,
+        budget,
     )?;
     let launch = GpuLaunch {
         kernel: KernelId::copy(Family::TilePacked, width, d.idx64()),
@@ -516,7 +526,7 @@ fn packed_launch(
 fn transpose_launch(d: &Dims, (a, b): (usize, usize), width: usize) -> Option<GpuLaunch> {
     let tile = tile_launch(d, a, b, width, d.idx64());
     let Some(LaunchParams::Tile(t)) = tile.as_ref().map(|l| l.params) else {
-        return packed_launch(d, (a, b), width).map(|p| p.0);
+        return packed_launch(d, (a, b), width, 1).map(|p| p.0);
     };
     // Scalar tile rows that follow each other in memory (A next outside B in the source,
     // or B next outside A in the destination) share sectors within a warp's request.
@@ -531,7 +541,7 @@ fn transpose_launch(d: &Dims, (a, b): (usize, usize), width: usize) -> Option<Gp
     // Enough blocks: as many as the scalar tile's, or two per SM of an H200 (132 SMs).
     let scalar_blocks = tile.map_or(0, |l| l.grid.0 as u64 * l.grid.1 as u64);
     let enough = |l: &GpuLaunch| l.grid.0 as u64 >= scalar_blocks.min(MIN_PACKED_BLOCKS);
-    match packed_launch(d, (a, b), width) {
+    match packed_launch(d, (a, b), width, scalar_blocks.min(MIN_PACKED_BLOCKS)) {
         Some((l, (rd, wr)))
             if enough(&l)
                 && rd >= scalar.0
@@ -580,17 +590,33 @@ fn convert_variant(src: DType, dst: DType) -> usize {
 
 impl GpuPlan {
     /// Decides kernel, geometry and arguments for `plan` (once; launches reuse them).
+    /// Shared memory per block stays within the 48 KB every device allows; see
+    /// [`GpuPlan::for_device`].
     pub fn new(plan: &CopyPlan) -> Result<GpuPlan, CudaError> {
-        Self::planned(plan, false)
+        Self::planned(plan, false, DeviceLimits::PORTABLE)
+    }
+
+    /// The decision for a device of `limits` (the packed tile may use its opt-in shared
+    /// memory: [`crate::backend::cuda::Gpu::limits`], or [`DeviceLimits::H200`]).
+    pub fn for_device(plan: &CopyPlan, limits: DeviceLimits) -> Result<GpuPlan, CudaError> {
+        Self::planned(plan, false, limits)
     }
 
     /// The same decision through the 64-bit index kernels whatever the sizes, so tests
     /// (and compute-sanitizer) can run those kernels on small tensors.
     pub fn with_64bit_indices(plan: &CopyPlan) -> Result<GpuPlan, CudaError> {
-        Self::planned(plan, true)
+        Self::planned(plan, true, DeviceLimits::PORTABLE)
     }
 
-    fn planned(plan: &CopyPlan, force64: bool) -> Result<GpuPlan, CudaError> {
+    /// [`GpuPlan::with_64bit_indices`] for a device of `limits`.
+    pub fn with_64bit_indices_for(
+        plan: &CopyPlan,
+        limits: DeviceLimits,
+    ) -> Result<GpuPlan, CudaError> {
+        Self::planned(plan, true, limits)
+    }
+
+    fn planned(plan: &CopyPlan, force64: bool, limits: DeviceLimits) -> Result<GpuPlan, CudaError> {
         let (dsz, ssz) = (plan.dst_dtype.itemsize(), plan.src_dtype.itemsize());
         match plan.kind {
             PlanKind::Empty => return Ok(GpuPlan::Empty),
@@ -605,6 +631,7 @@ impl GpuPlan {
         }
         let mut d = Dims::from_plan(plan)?;
         d.force64 = force64;
+        d.max_shared = (limits.max_shared_per_block as i64).max(MAX_SHARED as i64);
         if plan.dst_dtype != plan.src_dtype {
             let idx64 = d.idx64();
             let codes = (dtype_code(plan.dst_dtype), dtype_code(plan.src_dtype));

@@ -10,7 +10,7 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{CUdeviceptr, CUevent_flags, CUevent_wait_flags, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 
-use super::choose::{GpuLaunch, GpuPlan, RowGatherPlan};
+use super::choose::{DeviceLimits, GpuLaunch, GpuPlan, RowGatherPlan};
 use super::error::{Call, CudaError};
 use super::launch::{launch_elementwise, launch_plan, launch_row_gather};
 use super::module::Kernels;
@@ -90,7 +90,8 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal).call("cuDevicePrimaryCtxRetain")?;
         let stream = ctx.new_stream().call("cuStreamCreate")?;
-        let kernels = Kernels::load(&ctx)?;
+        let limits = Kernels::query_limits(&ctx)?;
+        let kernels = Kernels::load(&ctx, limits)?;
         let allocator =
             CachingAllocator::new(CudaDevice::new(ordinal as i32)?, AllocConfig::from_env()?)?;
         Ok(Gpu {
@@ -99,6 +100,12 @@ impl Gpu {
             kernels,
             allocator,
         })
+    }
+
+    /// What plans for this device may use ([`GpuPlan::for_device`]): its opt-in shared
+    /// memory per block, queried when it was opened.
+    pub fn limits(&self) -> DeviceLimits {
+        self.kernels.limits()
     }
 
     /// Runs a planned copy on this GPU's stream (asynchronously).

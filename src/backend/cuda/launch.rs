@@ -28,7 +28,7 @@ unsafe fn launch(
     args: &mut [*mut c_void],
     stream: CUstream,
 ) -> Result<(), CudaError> {
-    let f = kernels.function(l.kernel)?;
+    let f = kernels.function_for_shared(l.kernel, l.shared_bytes)?;
     // SAFETY: the caller guarantees the pointers address the plan's elements on this
     // context; `args` matches the kernel's signature (pointers, then the params struct).
     unsafe { result::launch_kernel(f, l.grid, l.block, l.shared_bytes, stream, args) }

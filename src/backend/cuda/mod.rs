@@ -23,7 +23,7 @@ pub mod params;
 pub mod storage;
 
 pub use crate::plan::RowGatherShape;
-pub use choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
+pub use choose::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 pub use context::{Gpu, device_count, driver_available};
 pub use elementwise::{EwInput, EwSpec};
 pub use error::CudaError;

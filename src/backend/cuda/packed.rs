@@ -8,6 +8,66 @@ use super::params::{SK_MAX_RANK, SkTile};
 
 const MAX_RANK: usize = SK_MAX_RANK as usize;
 
+/// What planning needs to know of the device: the most shared memory one block may use,
+/// by opt-in (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, queried where the
+/// device is opened; a launch past 48 KB sets the kernel's
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first). Only the packed tile uses more
+/// than 48 KB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceLimits {
+    pub max_shared_per_block: u32,
+}
+
+impl DeviceLimits {
+    /// What every device allows without opt-in: 48 KB.
+    pub const PORTABLE: DeviceLimits = DeviceLimits {
+        max_shared_per_block: 48 * 1024,
+    };
+    /// An H200 (sm_90): 227 KB by opt-in. `stridekit model` and the CPU-side plan tests
+    /// plan for it.
+    pub const H200: DeviceLimits = DeviceLimits {
+        max_shared_per_block: 232_448,
+    };
+}
+
+/// Registers per thread of sk_tilep_w1/w2/w4/w8 (the larger of the two index widths;
+/// src/bench/model/sm90_resources.tsv, which the model's tests check this against): the
+/// plan's estimate of how many packed blocks an SM holds.
+pub const TILEP_REGISTERS: [u32; 4] = [40, 48, 48, 48];
+
+/// Per-SM limits of sm_90 the estimate uses (src/bench/model/occupancy.rs has the model's).
+const SM_SHARED: u64 = 228 * 1024;
+const SM_SHARED_RESERVED: u64 = 1024;
+const SM_THREADS: u64 = 2048;
+const SM_REGISTERS: u64 = 65536;
+const SMS: u64 = 132;
+/// Bytes in flight per SM the copy rate needs (Little's law; the model's target).
+const FLIGHT_PER_SM: f64 = 20.0 * 1024.0;
+
+/// The plan's estimate of the bytes a full SM of packed blocks has in flight: resident
+/// blocks (from shared memory, registers, threads and the batch, as `stridekit model`
+/// counts them) x `threads` x `ept` loads of `width` bytes.
+fn packed_flight(shared: i64, batch: i64, (width, ept, threads): (usize, u32, u32)) -> f64 {
+    let regs = TILEP_REGISTERS[width.trailing_zeros().min(3) as usize] as u64;
+    let threads = threads.max(32) as u64;
+    let per_warp = (regs * 32).div_ceil(256) * 256;
+    let (shared, batch) = (shared.max(0) as u64, batch.max(1) as u64);
+    let blocks = [
+        SM_SHARED / (shared.div_ceil(128) * 128 + SM_SHARED_RESERVED),
+        SM_THREADS / threads,
+        SM_REGISTERS / per_warp / threads.div_ceil(32),
+        batch.div_ceil(SMS),
+    ]
+    .into_iter()
+    .min()
+    .unwrap_or(1)
+    .max(1);
+    (blocks * threads * ept as u64 * width as u64) as f64
+}
+
+/// Shared memory every device gives a block without opt-in.
+const PORTABLE_SHARED: i64 = 48 * 1024;
+
 /// Elements per row of the packed tile of `nb`-element rows (sk_tilep_pitch in tile.cuh):
 /// an odd number of 4-byte words up to 4-byte elements, an odd number of 8-byte ones, so a
 /// warp reading a column hits 32 banks.
@@ -36,63 +96,130 @@ pub(super) struct PackedTile {
     pub efficiency: (f64, f64),
 }
 
+/// How a packed tile is sized: the device's shared memory per block, the loads per thread
+/// per step and threads per block of the launch, and the fewest batch blocks it may leave.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PackedBudget {
+    pub max_shared: i64,
+    pub ept: u32,
+    pub threads: u32,
+    pub min_blocks: i64,
+}
+
+/// A packed tile's groups: A is ga[..la] (product na), B gb[..lb] (nb), innermost first.
+/// A group's outermost dimension may be split (cuTT's PackedSplit): the group takes `part`
+/// of its size, a divisor, and the batch walks the size / part chunks.
+#[derive(Debug, Clone, Copy)]
+struct Groups {
+    ga: [usize; MAX_RANK],
+    gb: [usize; MAX_RANK],
+    la: usize,
+    lb: usize,
+    na: i64,
+    nb: i64,
+    used: [bool; MAX_RANK],
+    part: [i64; MAX_RANK],
+    splits: usize,
+}
+
 /// Group A takes whole dimensions contiguous in the destination from `a` (destination
 /// stride 1), group B whole dimensions contiguous in the source from `b` (source stride 1),
-/// growing the shorter run first while the n_a x n_b tile fits in `max_shared` bytes; the
-/// other dimensions are the batch. `dims` are (sizes, destination strides, source strides),
-/// innermost last. None when even the two dimensions do not fit.
+/// growing the shorter run first while the n_a x n_b tile fits in 48 KB; the other
+/// dimensions are the batch. Where the device allows more (`budget.max_shared`), the same
+/// growth up to that limit passes through larger tiles: the last of them past 48 KB that
+/// keeps [`FLIGHT_PER_SM`] in flight (by [`packed_flight`]) and at least
+/// `budget.min_blocks` batch indices replaces the 48 KB tile when neither side's runs
+/// promise less of each sector and both together (harmonic mean) more. When neither group
+/// can take its next dimension whole, the shorter one takes the largest divisor of its
+/// size that fits (PackedSplit; see [`grow`]); a split tile within 48 KB that leaves fewer
+/// than `budget.min_blocks` batch indices gives way to the tile before the split. `dims`
+/// are (sizes, destination strides, source strides), innermost last. None when even the two
+/// dimensions do not fit.
 pub(super) fn packed_tile(
     (sizes, dst, src): (&[i64], &[i64], &[i64]),
     (dst_offset, src_offset): (i64, i64),
     (a, b): (usize, usize),
     width: usize,
-    max_shared: i64,
+    budget: PackedBudget,
 ) -> Option<PackedTile> {
     let r = sizes.len().min(MAX_RANK);
     if a >= r || b >= r || dst.len() < r || src.len() < r {
         return None;
     }
     let w = width as i64;
-    let mut used = [false; MAX_RANK];
-    used[a] = true;
-    used[b] = true;
-    // The groups, fixed arrays (planning allocates nothing): ga[..la], gb[..lb].
-    let (mut ga, mut gb) = ([a; MAX_RANK], [b; MAX_RANK]);
-    let (mut la, mut lb) = (1usize, 1usize);
-    let (mut na, mut nb) = (sizes[a], sizes[b]);
-    let fits = |na: i64, nb: i64| {
+    let mut total = 1i64;
+    for &n in &sizes[..r] {
+        total = total.checked_mul(n)?;
+    }
+    let shared_of = |na: i64, nb: i64| {
         na.checked_mul(tile_packed_pitch(nb, width))
             .and_then(|x| x.checked_mul(w))
-            .is_some_and(|x| x <= max_shared)
     };
-    if !fits(na, nb) {
-        return None;
+    let promise = |g: &Groups| {
+        (
+            run_efficiency(g.nb, g.nb, width),
+            run_efficiency(g.na, g.na, width),
+        )
+    };
+    // Neither side promises less, and both together (harmonic mean) more.
+    let better = |l: &Groups, p: &Groups| {
+        let ((lr, lw), (pr, pw)) = (promise(l), promise(p));
+        lr >= pr && lw >= pw && 1.0 / lr + 1.0 / lw < 1.0 / pr + 1.0 / pw
+    };
+    let portable_max = budget.max_shared.min(PORTABLE_SHARED);
+    // Within 48 KB: the last tile of the growth, but not a split one that leaves fewer
+    // than `budget.min_blocks` batch indices (the last before the split then).
+    let mut unsplit_or_enough: Option<Groups> = None;
+    let portable = grow(
+        (sizes, dst, src),
+        (a, b),
+        (r, portable_max / w),
+        |na, nb| shared_of(na, nb).is_some_and(|x| x <= portable_max),
+        |g| {
+            if g.splits == 0 || total / (g.na * g.nb).max(1) >= budget.min_blocks {
+                unsplit_or_enough = Some(*g);
+            }
+        },
+    );
+    let portable = unsplit_or_enough.or(portable);
+    let mut large: Option<Groups> = None;
+    if budget.max_shared > PORTABLE_SHARED {
+        let fits = |na: i64, nb: i64| shared_of(na, nb).is_some_and(|x| x <= budget.max_shared);
+        grow(
+            (sizes, dst, src),
+            (a, b),
+            (r, budget.max_shared / w),
+            fits,
+            |g| {
+                let shared = shared_of(g.na, g.nb).unwrap_or(i64::MAX);
+                let batch = total / (g.na * g.nb).max(1);
+                let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
+                if shared > PORTABLE_SHARED && batch >= budget.min_blocks && flight >= FLIGHT_PER_SM
+                {
+                    large = Some(*g);
+                }
+            },
+        );
     }
-    let next = |g: &[usize], strides: &[i64], used: &[bool; MAX_RANK]| {
-        let k = *g.last()?;
-        let want = strides[k].checked_mul(sizes[k])?;
-        (0..r).find(|&j| !used[j] && strides[j] == want)
+    let g = match (portable, large) {
+        (Some(p), Some(l)) if better(&l, &p) => l,
+        (None, Some(l)) => l,
+        (p, _) => p?,
     };
-    loop {
-        let grow_a = next(&ga[..la], dst, &used)
-            .and_then(|j| Some((j, na.checked_mul(sizes[j])?)))
-            .filter(|&(_, n)| fits(n, nb));
-        let grow_b = next(&gb[..lb], src, &used)
-            .and_then(|j| Some((j, nb.checked_mul(sizes[j])?)))
-            .filter(|&(_, n)| fits(na, n));
-        match (grow_a, grow_b) {
-            (Some((j, n)), other) if na <= nb || other.is_none() => {
-                (used[j], na) = (true, n);
-                ga[la] = j;
-                la += 1;
-            }
-            (_, Some((j, n))) => {
-                (used[j], nb) = (true, n);
-                gb[lb] = j;
-                lb += 1;
-            }
-            _ => break,
-        }
+    let Groups {
+        ga,
+        gb,
+        la,
+        lb,
+        na,
+        nb,
+        used,
+        part,
+        splits,
+    } = g;
+    let batch_rank = r + splits - la - lb;
+    if r + splits > MAX_RANK {
+        return None;
     }
     let mut p = SkTile {
         dst_offset,
@@ -102,21 +229,28 @@ pub(super) fn packed_tile(
         tile_a: la as i32,
         tile_b: lb as i32,
         tiles_b: 1,
-        batch_rank: (r - la - lb) as i32,
+        batch_rank: batch_rank as i32,
         ..Default::default()
     };
+    // The batch: the dimensions no group takes, and the chunks of the split ones (a chunk
+    // index steps `part` elements of its dimension), in dimension order; then the groups.
     let mut batch = 1i64;
-    let batch_dims = (0..r).filter(|&k| !used[k]);
-    let order = batch_dims
-        .chain(ga[..la].iter().rev().copied())
-        .chain(gb[..lb].iter().rev().copied());
-    for (n, k) in order.enumerate() {
-        p.batch_sizes[n] = sizes[k];
+    let mut n = 0;
+    for k in 0..r {
+        if !used[k] || part[k] < sizes[k] {
+            let q = if used[k] { part[k] } else { 1 };
+            p.batch_sizes[n] = sizes[k] / q;
+            p.batch_dst_strides[n] = dst[k].checked_mul(q)?;
+            p.batch_src_strides[n] = src[k].checked_mul(q)?;
+            batch = batch.checked_mul(sizes[k] / q)?;
+            n += 1;
+        }
+    }
+    for &k in ga[..la].iter().rev().chain(gb[..lb].iter().rev()) {
+        p.batch_sizes[n] = part[k];
         p.batch_dst_strides[n] = dst[k];
         p.batch_src_strides[n] = src[k];
-        if !used[k] {
-            batch = batch.checked_mul(sizes[k])?;
-        }
+        n += 1;
     }
     p.batch = batch;
     Some(PackedTile {
@@ -124,6 +258,109 @@ pub(super) fn packed_tile(
         shared: na * tile_packed_pitch(nb, width) * w,
         efficiency: (run_efficiency(nb, nb, width), run_efficiency(na, na, width)),
     })
+}
+
+/// The growth of [`packed_tile`] while `fits(na, nb)`: whole dimensions, shorter run first;
+/// when neither group's next dimension fits whole, the largest divisor of its size that
+/// fits (the group's last step; `max_elems` bounds the divisors tried). `visit` sees every
+/// tile it passes through (the first included); returns the last, None when the first does
+/// not fit.
+fn grow(
+    (sizes, dst, src): (&[i64], &[i64], &[i64]),
+    (a, b): (usize, usize),
+    (r, max_elems): (usize, i64),
+    fits: impl Fn(i64, i64) -> bool,
+    mut visit: impl FnMut(&Groups),
+) -> Option<Groups> {
+    let mut g = Groups {
+        ga: [a; MAX_RANK],
+        gb: [b; MAX_RANK],
+        la: 1,
+        lb: 1,
+        na: sizes[a],
+        nb: sizes[b],
+        used: [false; MAX_RANK],
+        part: [0; MAX_RANK],
+        splits: 0,
+    };
+    (g.used[a], g.used[b]) = (true, true);
+    (g.part[a], g.part[b]) = (sizes[a], sizes[b]);
+    if !fits(g.na, g.nb) {
+        return None;
+    }
+    visit(&g);
+    // The dimension that continues a group's run (none past a split one).
+    let next = |grp: &[usize], strides: &[i64], g: &Groups| {
+        let k = *grp.last()?;
+        if g.part[k] < sizes[k] {
+            return None;
+        }
+        let want = strides[k].checked_mul(sizes[k])?;
+        (0..r).find(|&j| !g.used[j] && strides[j] == want)
+    };
+    // The largest proper divisor of dimension j's size that keeps the tile within `fits`
+    // when the group's product `n` takes it (`other` the other group's), while a split
+    // dimension still fits in the kernels' arrays.
+    let split = |j: usize, n: i64, other: i64, a_side: bool, g: &Groups| {
+        if r + g.splits >= MAX_RANK {
+            return None;
+        }
+        // No tile holds more elements than `max_elems`: larger divisors cannot fit.
+        let size = sizes[j];
+        let cap = (max_elems / n.max(1) / other.max(1)).min(size - 1);
+        (2..=cap).rev().filter(|c| size % c == 0).find_map(|c| {
+            let m = n.checked_mul(c)?;
+            let ok = if a_side {
+                fits(m, other)
+            } else {
+                fits(other, m)
+            };
+            ok.then_some((j, c))
+        })
+    };
+    loop {
+        let (ja, jb) = (next(&g.ga[..g.la], dst, &g), next(&g.gb[..g.lb], src, &g));
+        let whole_a = ja
+            .and_then(|j| Some((j, sizes[j], g.na.checked_mul(sizes[j])?)))
+            .filter(|&(_, _, n)| fits(n, g.nb));
+        let whole_b = jb
+            .and_then(|j| Some((j, sizes[j], g.nb.checked_mul(sizes[j])?)))
+            .filter(|&(_, _, n)| fits(g.na, n));
+        // Whole dimensions first; a split (the group's last step) only when neither fits.
+        let (grow_a, grow_b) = if whole_a.is_some() || whole_b.is_some() {
+            (whole_a, whole_b)
+        } else {
+            let sa = ja.and_then(|j| split(j, g.na, g.nb, true, &g));
+            let sb = jb.and_then(|j| split(j, g.nb, g.na, false, &g));
+            (
+                sa.map(|(j, c)| (j, c, g.na * c)),
+                sb.map(|(j, c)| (j, c, g.nb * c)),
+            )
+        };
+        let take = |g: &mut Groups, j: usize, c: i64| {
+            g.used[j] = true;
+            g.part[j] = c;
+            if c < sizes[j] {
+                g.splits += 1;
+            }
+        };
+        match (grow_a, grow_b) {
+            (Some((j, c, n)), other) if g.na <= g.nb || other.is_none() => {
+                take(&mut g, j, c);
+                g.na = n;
+                g.ga[g.la] = j;
+                g.la += 1;
+            }
+            (_, Some((j, c, n))) => {
+                take(&mut g, j, c);
+                g.nb = n;
+                g.gb[g.lb] = j;
+                g.lb += 1;
+            }
+            _ => return Some(g),
+        }
+        visit(&g);
+    }
 }
 
 #[cfg(test)]
@@ -139,7 +376,13 @@ mod tests {
         let sizes = [4, 6, 7, 5];
         let dst = [210, 35, 5, 1];
         let src = [210, 7, 1, 42];
-        let t = packed_tile((&sizes, &dst, &src), (0, 0), (3, 2), 4, 48 * 1024).unwrap();
+        let budget = |max_shared| PackedBudget {
+            max_shared,
+            ept: 4,
+            threads: 256,
+            min_blocks: 1,
+        };
+        let t = packed_tile((&sizes, &dst, &src), (0, 0), (3, 2), 4, budget(48 * 1024)).unwrap();
         assert_eq!((t.params.n_a, t.params.n_b), (5, 42));
         assert_eq!(
             (t.params.batch_rank, t.params.tile_a, t.params.tile_b),
@@ -149,7 +392,53 @@ mod tests {
         assert_eq!(&t.params.batch_sizes[..4], &[4, 5, 6, 7]);
         assert_eq!(t.shared, 5 * 43 * 4);
         // Nothing fits: None.
-        assert!(packed_tile((&sizes, &dst, &src), (0, 0), (3, 2), 4, 16).is_none());
+        assert!(packed_tile((&sizes, &dst, &src), (0, 0), (3, 2), 4, budget(16)).is_none());
+        // Past 48 KB: (135, 30, 10, 194) f32 reversed. 135 x 194 needs 105300 bytes (no
+        // tile within 48 KB); on an H200 two such blocks per SM keep 24 KB in flight
+        // (12 loads of 4 bytes per thread) over 300 batch indices: taken, and it cannot
+        // grow (the next dimensions make it too large).
+        let sizes = [194, 10, 30, 135];
+        let (dst, src) = ([40500, 4050, 135, 1], [1, 194, 1940, 58200]);
+        let h200 = PackedBudget {
+            max_shared: 232_448,
+            ept: 12,
+            threads: 256,
+            min_blocks: 264,
+        };
+        let dims = (&sizes[..], &dst[..], &src[..]);
+        let t = packed_tile(dims, (0, 0), (3, 0), 4, h200).unwrap();
+        assert_eq!((t.params.n_a, t.params.n_b, t.shared), (135, 194, 105_300));
+        assert_eq!((t.params.batch, t.params.batch_rank), (300, 2));
+        assert!(packed_tile(dims, (0, 0), (3, 0), 4, budget(48 * 1024)).is_none());
+        // Too few batch indices, or too few bytes in flight (4 loads per thread): none.
+        let few = PackedBudget {
+            min_blocks: 301,
+            ..h200
+        };
+        assert!(packed_tile(dims, (0, 0), (3, 0), 4, few).is_none());
+        let shallow = PackedBudget { ept: 4, ..h200 };
+        assert!(packed_tile(dims, (0, 0), (3, 0), 4, shallow).is_none());
+        // A split (PackedSplit): sizes (20, 64, 64), A = dim 2 (destination stride 1), B =
+        // dim 1 (source stride 1); A's next destination dimension, dim 0 (20), does not fit
+        // whole (1280 x 65 x 4 bytes), its divisor 2 does (128 x 65 x 4 = 33280; 4 would
+        // not): the batch walks its 10 chunks of 2.
+        let sizes = [20, 64, 64];
+        let (dst, src) = ([64, 1280, 1], [4096, 1, 64]);
+        let dims = (&sizes[..], &dst[..], &src[..]);
+        let t = packed_tile(dims, (0, 0), (2, 1), 4, budget(48 * 1024)).unwrap();
+        let q = t.params;
+        assert_eq!((q.n_a, q.n_b, t.shared), (128, 64, 33_280));
+        assert_eq!((q.batch, q.batch_rank, q.tile_a, q.tile_b), (10, 1, 2, 1));
+        assert_eq!(&q.batch_sizes[..4], &[10, 2, 64, 64]);
+        assert_eq!(&q.batch_dst_strides[..4], &[128, 64, 1, 1280]);
+        assert_eq!(&q.batch_src_strides[..4], &[8192, 4096, 64, 1]);
+        // A split leaving fewer batch indices than wanted is not taken.
+        let few = PackedBudget {
+            min_blocks: 11,
+            ..budget(48 * 1024)
+        };
+        let t = packed_tile(dims, (0, 0), (2, 1), 4, few).unwrap();
+        assert_eq!((t.params.n_a, t.params.batch), (64, 20));
         assert_eq!(tile_packed_pitch(42, 4), 43);
         assert_eq!(tile_packed_pitch(42, 2), 42);
         assert_eq!(tile_packed_pitch(40, 2), 42);

@@ -26,7 +26,7 @@ use serde::Serialize;
 
 pub use error::ModelError;
 
-use crate::backend::cuda::{GpuLaunch, GpuPlan, RowGatherPlan};
+use crate::backend::cuda::{DeviceLimits, GpuLaunch, GpuPlan, RowGatherPlan};
 use crate::bench::cases::{Case, WorkKind};
 use occupancy::{NEEDED_FLIGHT_PER_SM, occupancy, resources};
 use program::Program;
@@ -113,10 +113,12 @@ fn case_launch(case: &Case) -> Result<(Option<GpuLaunch>, Vec<i64>, u64, u64), M
         message: e.to_string(),
     };
     Ok(match work.kind {
-        WorkKind::Copy { plan, .. } => match GpuPlan::new(&plan).map_err(bad)? {
-            p @ GpuPlan::Kernel { .. } => (p.launch_for(0, 0).copied(), Vec::new(), r, w),
-            _ => (None, Vec::new(), r, w),
-        },
+        WorkKind::Copy { plan, .. } => {
+            match GpuPlan::for_device(&plan, DeviceLimits::H200).map_err(bad)? {
+                p @ GpuPlan::Kernel { .. } => (p.launch_for(0, 0).copied(), Vec::new(), r, w),
+                _ => (None, Vec::new(), r, w),
+            }
+        }
         WorkKind::Gather { shape, index } => {
             let p = RowGatherPlan::new(case.dtype, shape, true);
             (Some(*p.launch_for(0, 0)), index, r, w)

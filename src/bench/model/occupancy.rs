@@ -150,4 +150,25 @@ mod tests {
         }
         assert!(parse_table("sk_x\t1\tno\t2\n").is_err());
     }
+
+    #[test]
+    fn the_plans_packed_tile_registers_are_the_tables() {
+        // choose.rs sizes packed tiles past 48 KB by their occupancy: its register counts
+        // must be the compiled kernels' (the larger of the two index widths).
+        let t = parse_table(SM90_TABLE).unwrap();
+        for (k, w) in [1, 2, 4, 8].into_iter().enumerate() {
+            let regs = ["i32", "i64"]
+                .iter()
+                .filter_map(|i| {
+                    let name = format!("sk_tilep_w{w}_{i}");
+                    t.iter().find(|r| r.kernel == name).map(|r| r.registers)
+                })
+                .max();
+            assert_eq!(
+                regs,
+                Some(crate::backend::cuda::choose::TILEP_REGISTERS[k]),
+                "w{w}"
+            );
+        }
+    }
 }
