@@ -24,6 +24,42 @@ fn check(w: &why::Waste, what: &str) {
         w.attributed()
     );
     assert!(w.requested <= w.allocated);
+    // The per-pool-and-stream figures add up to the whole: reserved, and the free bytes
+    // split into idle ones and free bytes of partly used chunks.
+    let sum = |f: fn(&why::PlaceWaste) -> u64| w.places.iter().map(f).sum::<u64>();
+    assert_eq!(sum(|p| p.reserved), w.reserved, "{what}: places' reserved");
+    assert_eq!(
+        sum(|p| p.idle),
+        w.free_cached_segments,
+        "{what}: places' idle bytes"
+    );
+    assert_eq!(
+        sum(|p| p.in_partly_used),
+        w.inactive_split + w.page_rounding,
+        "{what}: places' bytes in partly used chunks"
+    );
+    for p in &w.places {
+        assert_eq!(
+            p.reserved,
+            p.active + p.idle + p.in_partly_used,
+            "{what}: {p:?}"
+        );
+    }
+    let chunks: usize = w.partly_used_chunks.iter().map(|c| c.chunks).sum();
+    assert_eq!(
+        chunks,
+        w.places.iter().map(|p| p.partly_used_chunks).sum::<usize>()
+    );
+    assert_eq!(
+        w.partly_used_chunks.iter().map(|c| c.free).sum::<u64>(),
+        w.inactive_split + w.page_rounding,
+        "{what}: partly used chunks' free bytes"
+    );
+    assert!(
+        w.partly_used_chunks
+            .iter()
+            .all(|c| c.free < c.chunk_size * c.chunks as u64)
+    );
 }
 
 #[test]
@@ -103,5 +139,11 @@ fn why_reports_the_peak_and_the_oom_in_json_and_table() {
     assert!(
         table.contains("inactive split blocks")
             && table.contains("segments with the most free bytes")
+            && table.contains("per pool and stream")
+    );
+    assert!(
+        w["peak"]["places"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty())
     );
 }

@@ -17,7 +17,7 @@
 
 use serde::Serialize;
 
-use super::block::{NIL, PoolKind};
+use super::block::{Block, NIL, PoolKind};
 use super::device::RawDevice;
 use super::state::DeviceCachingAllocator;
 
@@ -50,6 +50,32 @@ pub struct SizeWaste {
     pub stranded: u64,
 }
 
+/// Reserved minus allocated bytes of one pool on one stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlaceWaste {
+    pub pool: &'static str,
+    pub stream: u64,
+    pub reserved: u64,
+    /// Bytes of active (and pending) blocks.
+    pub active: u64,
+    /// Free bytes in idle chunks and free cached segments (what `empty_cache()` returns).
+    pub idle: u64,
+    /// Free bytes in chunks (or cudaMalloc'd segments) that also hold an active block.
+    pub in_partly_used: u64,
+    /// Those chunks (or segments).
+    pub partly_used_chunks: usize,
+}
+
+/// Chunks (cudaMalloc'd segments under PyTorch's policy) of one size that hold an active
+/// block and free bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChunkWaste {
+    pub chunk_size: u64,
+    pub chunks: usize,
+    /// Their free bytes.
+    pub free: u64,
+}
+
 /// The breakdown of one state.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Waste {
@@ -66,6 +92,10 @@ pub struct Waste {
     pub top_segments: Vec<SegmentWaste>,
     /// The requested sizes whose allocations strand the most bytes, most first.
     pub top_sizes: Vec<SizeWaste>,
+    /// Per pool and stream, by (pool, stream).
+    pub places: Vec<PlaceWaste>,
+    /// Partly used chunks by size, largest size first.
+    pub partly_used_chunks: Vec<ChunkWaste>,
 }
 
 impl Waste {
@@ -93,6 +123,8 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
         request_rounding: 0,
         top_segments: Vec::new(),
         top_sizes: Vec::new(),
+        places: Vec::new(),
+        partly_used_chunks: Vec::new(),
     };
     let mut sizes: Vec<(u64, usize, u64)> = Vec::new();
     for head in a.segment_heads() {
@@ -108,11 +140,7 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
             address: h.ptr,
             size: 0,
             is_expandable: expandable,
-            pool: if h.pool == PoolKind::Small {
-                "small"
-            } else {
-                "large"
-            },
+            pool: pool_name(h.pool),
             active: 0,
             free: 0,
             largest_free_block: 0,
@@ -140,17 +168,46 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
             }
             i = b.next;
         }
+        let mut idle = 0;
         if expandable {
             for &(ptr, size) in &free_blocks {
-                let whole = whole(ptr, size);
-                w.free_cached_segments += whole;
-                w.page_rounding += size - whole;
+                idle += whole(ptr, size);
             }
+            // Free bytes per mapped chunk of this run of blocks (the free blocks are in
+            // address order): a chunk with some but not all of its bytes free is partly used.
+            let es = &a.segs[h.seg as usize];
+            let mut fb = 0;
+            for &(cp, cs) in es.chunks.range(&h.ptr, &(h.ptr + seg.size)) {
+                let ce = cp + cs;
+                while fb < free_blocks.len() && free_blocks[fb].0 + free_blocks[fb].1 <= cp {
+                    fb += 1;
+                }
+                let mut free = 0;
+                let mut k = fb;
+                while k < free_blocks.len() && free_blocks[k].0 < ce {
+                    let (p, z) = free_blocks[k];
+                    free += (p + z).min(ce) - p.max(cp);
+                    k += 1;
+                }
+                if free > 0 && free < cs {
+                    add_chunk(&mut w.partly_used_chunks, cs, free);
+                    add_place(&mut w.places, h, 0, 0, 0, free, 1);
+                }
+            }
+        } else if seg.active_blocks > 0 && seg.free > 0 {
+            add_chunk(&mut w.partly_used_chunks, seg.size, seg.free);
+            add_place(&mut w.places, h, 0, 0, 0, seg.free, 1);
+        }
+        if expandable {
+            w.free_cached_segments += idle;
+            w.page_rounding += seg.free - idle;
         } else if seg.active_blocks == 0 {
+            idle = seg.free;
             w.free_cached_segments += seg.free;
         } else {
             w.inactive_split += seg.free;
         }
+        add_place(&mut w.places, h, seg.size, seg.active, idle, 0, 0);
         // What the live blocks of a partly used segment strand: its free bytes that are not
         // releasable (all of them in a cudaMalloc'd segment, the page remainders in an
         // expandable one).
@@ -180,6 +237,9 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
         }
     }
     w.request_rounding = w.allocated.saturating_sub(w.requested);
+    w.places.sort_by_key(|p| (p.pool, p.stream));
+    w.partly_used_chunks
+        .sort_by_key(|c| std::cmp::Reverse(c.chunk_size));
     w.top_segments
         .sort_by_key(|s| (std::cmp::Reverse(s.free), s.address));
     w.top_segments.truncate(top);
@@ -194,6 +254,65 @@ pub fn waste<D: RawDevice>(a: &DeviceCachingAllocator<D>, top: usize) -> Waste {
         })
         .collect();
     w
+}
+
+fn pool_name(p: PoolKind) -> &'static str {
+    if p == PoolKind::Small {
+        "small"
+    } else {
+        "large"
+    }
+}
+
+/// Add to the figures of `h`'s pool and stream.
+fn add_place(
+    places: &mut Vec<PlaceWaste>,
+    h: &Block,
+    reserved: u64,
+    active: u64,
+    idle: u64,
+    in_partly_used: u64,
+    chunks: usize,
+) {
+    let pool = pool_name(h.pool);
+    let i = match places
+        .iter()
+        .position(|p| p.pool == pool && p.stream == h.stream)
+    {
+        Some(i) => i,
+        None => {
+            places.push(PlaceWaste {
+                pool,
+                stream: h.stream,
+                reserved: 0,
+                active: 0,
+                idle: 0,
+                in_partly_used: 0,
+                partly_used_chunks: 0,
+            });
+            places.len() - 1
+        }
+    };
+    let p = &mut places[i];
+    p.reserved += reserved;
+    p.active += active;
+    p.idle += idle;
+    p.in_partly_used += in_partly_used;
+    p.partly_used_chunks += chunks;
+}
+
+fn add_chunk(chunks: &mut Vec<ChunkWaste>, size: u64, free: u64) {
+    match chunks.iter_mut().find(|c| c.chunk_size == size) {
+        Some(c) => {
+            c.chunks += 1;
+            c.free += free;
+        }
+        None => chunks.push(ChunkWaste {
+            chunk_size: size,
+            chunks: 1,
+            free,
+        }),
+    }
 }
 
 const MIB: f64 = 1048576.0;
@@ -230,6 +349,30 @@ pub fn table(w: &Waste, when: &str) -> String {
         "  besides: allocated - requested (request rounding) {:.1} MiB\n",
         w.request_rounding as f64 / MIB
     ));
+    s.push_str("  per pool and stream: reserved, active, idle chunks/segments, free in partly used chunks (chunks):\n");
+    for p in &w.places {
+        s.push_str(&format!(
+            "    {:<5} stream {:<6} {:>10.1} {:>10.1} {:>10.1} {:>10.1} MiB ({})\n",
+            p.pool,
+            p.stream,
+            p.reserved as f64 / MIB,
+            p.active as f64 / MIB,
+            p.idle as f64 / MIB,
+            p.in_partly_used as f64 / MIB,
+            p.partly_used_chunks
+        ));
+    }
+    if !w.partly_used_chunks.is_empty() {
+        s.push_str("  partly used chunks by size: size x count, free:\n");
+        for c in &w.partly_used_chunks {
+            s.push_str(&format!(
+                "    {:>8.1} MiB x{:<5} free {:>9.1} MiB\n",
+                c.chunk_size as f64 / MIB,
+                c.chunks,
+                c.free as f64 / MIB
+            ));
+        }
+    }
     if !w.top_segments.is_empty() {
         s.push_str("  segments with the most free bytes:\n");
         for g in &w.top_segments {
