@@ -106,6 +106,24 @@ fn whole_line_tiles_of_every_width_match_the_reference() {
 }
 
 #[test]
+fn large_walks_cut_into_enough_whole_line_tiles_for_threads() {
+    // A 64 MiB u8 transpose is one 4 KiB x 16 KiB tile at the default edges.
+    let t = view::t(&Layout::contiguous(&[8192, 8192])).unwrap();
+    let out = Layout::contiguous(t.sizes());
+    let plan = CopyPlan::copy(&out, DType::U8, &t, DType::U8);
+    let w = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+    let tiling = Tiling::of(&w).unwrap();
+    assert_eq!(tiling.lines, lines::available(1));
+    if tiling.lines {
+        assert!(
+            tiling.count(&w) >= 16,
+            "{tiling:?}: {} tiles",
+            tiling.count(&w)
+        );
+    }
+}
+
+#[test]
 fn long_broadcast_runs_of_every_width_match_the_reference() {
     // Columns of stride 0 at least 512 bytes long (the vector fill of contiguous.rs), with
     // tails that are not a whole vector, into dense and offset destinations; a pair of f32

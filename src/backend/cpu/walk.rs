@@ -34,6 +34,9 @@ pub(super) struct Tiling {
 const LINE_TILE_A: usize = 4096;
 const LINE_TILE_B: usize = 16384;
 
+/// The fewest whole-line tiles a walk is cut into (the units split over threads).
+const LINE_TILES_AT_LEAST: usize = 16;
+
 /// Destination rows (along `a`) at least this many bytes apart take whole-line tiles.
 const LINE_ROWS_APART: usize = 4096;
 
@@ -83,13 +86,19 @@ impl Tiling {
         } else {
             (square_edge(wide), square_edge(wide))
         };
-        Some(Tiling {
+        let mut t = Tiling {
             a,
             b,
             ta: ea.min(w.sizes[a]),
             tb: eb.min(w.sizes[b]),
             lines,
-        })
+        };
+        // A walk of few whole-line tiles (a 64 MiB u8 transpose is one) gives them narrower
+        // destination runs, so that it still splits over threads.
+        while t.lines && t.count(w) < LINE_TILES_AT_LEAST && t.tb >= 2 * lines::LINE {
+            t.tb /= 2;
+        }
+        Some(t)
     }
 
     /// Tiles per index of the other dimensions.
