@@ -251,7 +251,8 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per case and thread count")
     ap.add_argument("--min-time", type=float, default=0.02, help="seconds per timed sample (at least one call)")
-    ap.add_argument("--only", default="", help="substring a case name must contain")
+    ap.add_argument("--only", default="",
+                    help="comma-separated substrings; a case runs when its name contains any (memcpy always runs)")
     ap.add_argument("--via", choices=("module", "capi"), default="module",
                     help="stridekit's copies through the Python module's copy_ (DLPack import per call) "
                          "or the C ABI's stridekit_copy (ctypes, DLTensors built once; row gathers always)")
@@ -259,6 +260,7 @@ def main(argv=None):
     ap.add_argument("--markdown", help="write the table here")
     a = ap.parse_args(argv)
     threads = [int(x) for x in a.threads.split(",")]
+    only = [o for o in a.only.split(",") if o]
     capi = _CAbi()
     results = {}  # (size, name, threads) -> list of (torch_s, ours_s, memcpy_rate_torch, memcpy_rate_ours)
     nbytes = {}
@@ -266,7 +268,7 @@ def main(argv=None):
         for size in a.sizes.split(","):
             memcpy = {}
             for name, (nb, build) in _cases(size).items():
-                if a.only and a.only not in name and not name.startswith("memcpy"):
+                if only and not any(o in name for o in only) and not name.startswith("memcpy"):
                     continue
                 t0 = time.perf_counter()
                 out, same = _measure(build, threads, a.rounds, a.min_time, capi, a.via)

@@ -151,6 +151,7 @@ impl Segment for Convert {
             let into = Tile {
                 da: row,
                 db: sw as isize,
+                lines: false,
                 ..t
             };
             with_mover(sw, TileRun { d: b, s, t: into });

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
 use super::contiguous;
+use super::lines::{self, Corner};
 
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
 /// innermost): element `(i, j)`, `i < na`, `j < nb`, moves from `s + i*sa + j*sb` to
@@ -20,6 +21,9 @@ pub(super) struct Tile {
     pub db: isize,
     pub sa: isize,
     pub sb: isize,
+    /// The walk is far larger than the caches: the tile's full blocks go through
+    /// [`lines`]' whole-line blocks where they apply.
+    pub lines: bool,
 }
 
 /// One way of moving elements from the source bytes to the destination bytes.
@@ -115,6 +119,24 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             // SAFETY: forwarded.
             return unsafe { tile_in_runs(self, d, s, t) };
         }
+        if t.lines {
+            // SAFETY: forwarded.
+            let c = Corner {
+                na: t.na,
+                nb: t.nb,
+                da: t.da,
+                sb: t.sb,
+            };
+            let (fa, j0, j1) = unsafe { lines::tile(w as usize, d, s, c) };
+            if fa > 0 {
+                // SAFETY: the rest of the tile, as the caller vouches for the whole.
+                return unsafe { around(self, d, s, t, fa, j0, j1) };
+            }
+            // Lines do not apply here (an unaligned destination): the tile, sized for
+            // them, goes in square cache-sized tiles instead.
+            // SAFETY: forwarded, piece by piece.
+            return unsafe { in_square_tiles(self, d, s, t) };
+        }
         let row = t.na * w as usize;
         if t.sb.unsigned_abs().is_multiple_of(CONFLICT_STEP) && row * t.nb <= STAGE_BYTES {
             // Source rows a multiple of 1 KiB apart share at most 4 of L1's 64 sets: the
@@ -162,16 +184,99 @@ impl<T: Copy, const B: usize> Move<T, B> {
                 unsafe { block::<T, B>(d.offset(j * w), s.offset(j * t.sb), t.da, t.sb) };
             }
         }
-        if fb < t.nb {
-            let (dd, ss) = unsafe { (d.offset(fb as isize * w), s.offset(fb as isize * t.sb)) };
-            let nb = t.nb - fb;
-            unsafe { tile_in_runs(self, dd, ss, Tile { nb, ..t }) };
+        // SAFETY: the rest of the tile.
+        unsafe { strips(self, d, s, t, fa, fb) }
+    }
+}
+
+/// Bytes of one square tile at most (half of a 32 KiB L1 data cache: a tile's destination
+/// bytes and the source lines it reads fit together).
+const TILE_BYTES: usize = 16 * 1024;
+
+/// The edge of the square tiles of elements of `wide` bytes: at most [`TILE_BYTES`], a
+/// multiple of 8 in 8..=64 (64x64 for 2 and 4 bytes, 40x40 for 8, 32x32 for 16), and
+/// 128x128 for 1 byte (a 64-byte edge would read a single cache line of each source row
+/// per tile).
+pub(super) fn square_edge(wide: usize) -> usize {
+    let edge = (TILE_BYTES / wide.max(1)).isqrt() / 8 * 8;
+    edge.clamp(8, if wide == 1 { 128 } else { 64 })
+}
+
+/// A tile as square tiles of [`square_edge`] (and narrower at its edges), each moved
+/// by `op` as a walk's tiles are.
+///
+/// # Safety
+/// As [`Segment::tile`].
+unsafe fn in_square_tiles<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile) {
+    let e = square_edge(t.db.unsigned_abs());
+    for i0 in (0..t.na).step_by(e) {
+        for j0 in (0..t.nb).step_by(e) {
+            let (i, j) = (i0 as isize, j0 as isize);
+            let part = Tile {
+                na: e.min(t.na - i0),
+                nb: e.min(t.nb - j0),
+                lines: false,
+                ..t
+            };
+            // SAFETY: the part is inside the tile.
+            unsafe {
+                op.tile(
+                    d.offset(i * t.da + j * t.db),
+                    s.offset(i * t.sa + j * t.sb),
+                    part,
+                )
+            };
         }
-        if fa < t.na {
-            let (dd, ss) = unsafe { (d.offset(fa as isize * t.da), s.offset(fa as isize * w)) };
-            let (na, nb) = (t.na - fa, fb);
-            unsafe { tile_in_runs(self, dd, ss, Tile { na, nb, ..t }) };
-        }
+    }
+}
+
+/// The parts of tile `t` outside rows `0..fa` x columns `j0..j1` (moved as runs): the
+/// columns before `j0`, then those from `j1`, then the rows from `fa` under the rest.
+///
+/// # Safety
+/// As [`Segment::tile`]; `fa <= t.na`, `j0 <= j1 <= t.nb`.
+unsafe fn around<S: Segment>(
+    op: &S,
+    d: *mut u8,
+    s: *const u8,
+    t: Tile,
+    fa: usize,
+    j0: usize,
+    j1: usize,
+) {
+    // SAFETY (all): the parts are inside the tile.
+    unsafe {
+        tile_in_runs(op, d, s, Tile { nb: j0, ..t });
+        let (j, w) = (j0 as isize, t.db);
+        strips(
+            op,
+            d.offset(j * w),
+            s.offset(j * t.sb),
+            Tile { nb: t.nb - j0, ..t },
+            fa,
+            j1 - j0,
+        );
+    }
+}
+
+/// The parts of tile `t` outside its `fa` x `fb` corner (moved as runs): the columns from
+/// `fb` along `b`, then the rows from `fa` along `a` under the corner.
+///
+/// # Safety
+/// As [`Segment::tile`]; `fa <= t.na`, `fb <= t.nb`.
+#[inline(always)]
+unsafe fn strips<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+    let w = t.db;
+    // SAFETY (both strips): inside the tile.
+    if fb < t.nb {
+        let (dd, ss) = unsafe { (d.offset(fb as isize * w), s.offset(fb as isize * t.sb)) };
+        let nb = t.nb - fb;
+        unsafe { tile_in_runs(op, dd, ss, Tile { nb, ..t }) };
+    }
+    if fa < t.na {
+        let (dd, ss) = unsafe { (d.offset(fa as isize * t.da), s.offset(fa as isize * t.sa)) };
+        let (na, nb) = (t.na - fa, fb);
+        unsafe { tile_in_runs(op, dd, ss, Tile { na, nb, ..t }) };
     }
 }
 

@@ -72,6 +72,58 @@ fn transposes_with_power_of_two_source_steps_are_staged_and_match_the_reference(
 }
 
 #[test]
+fn whole_line_tiles_of_every_width_match_the_reference() {
+    // The whole-line blocks of lines.rs (where the CPU has them; elsewhere the same cases
+    // check the fallback): transposes and a permute with destination rows a page apart,
+    // the destination starting at several skews from a line (the blocks start at the first
+    // aligned column), partial blocks at both edges; rows not a whole number of lines
+    // apart (square tiles instead); and a destination row step under a page (no lines).
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        let w = dt.itemsize() as i64;
+        let (rows, cols) = (150, 1100 / w + 37);
+        let input = counting((rows * cols) as usize * 2);
+        let t = view::t(&Layout::contiguous(&[rows, cols])).unwrap();
+        let walk = ByteWalk::new(&CopyPlan::copy(&t, dt, &t, dt), usize::MAX, usize::MAX);
+        assert!(walk.is_some());
+        for pitch in [4096 / w + 64 / w, 4096 / w + 1, 256 / w] {
+            for skew in [0, 1, 3, 17] {
+                let out = Layout::new(&[cols, rows], &[pitch, 1], skew).unwrap();
+                check(&out, dt, &t, dt, &input);
+            }
+        }
+        let p = view::permute(&Layout::contiguous(&[3, rows, 70]), &[2, 0, 1]).unwrap();
+        let input = counting((3 * rows * 70) as usize * 2);
+        check(
+            &Layout::new(&[70, 3, rows], &[3 * 4096 / w, 4096 / w, 1], 5).unwrap(),
+            dt,
+            &p,
+            dt,
+            &input,
+        );
+    }
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
+fn large_walks_cut_into_enough_whole_line_tiles_for_threads() {
+    // A 64 MiB u8 transpose is one 4 KiB x 16 KiB tile at the default edges.
+    let t = view::t(&Layout::contiguous(&[8192, 8192])).unwrap();
+    let out = Layout::contiguous(t.sizes());
+    let plan = CopyPlan::copy(&out, DType::U8, &t, DType::U8);
+    let w = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+    let tiling = Tiling::of(&w).unwrap();
+    assert_eq!(tiling.lines, lines::available(1));
+    if tiling.lines {
+        assert!(
+            tiling.count(&w) >= 16,
+            "{tiling:?}: {} tiles",
+            tiling.count(&w)
+        );
+    }
+}
+
+#[test]
 fn long_broadcast_runs_of_every_width_match_the_reference() {
     // Columns of stride 0 at least 512 bytes long (the vector fill of contiguous.rs), with
     // tails that are not a whole vector, into dense and offset destinations; a pair of f32

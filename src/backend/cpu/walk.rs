@@ -3,7 +3,9 @@
 //! innermost dimension is strided in the source and another is contiguous there (a
 //! transpose or a permute that moves the innermost dimension).
 
-use super::segment::{Segment, Tile};
+use super::contiguous::STREAM_MIN;
+use super::lines;
+use super::segment::{Segment, Tile, square_edge};
 use super::shape::{ByteWalk, Sizes};
 
 /// The two dimensions a tiled walk blocks: `a` (small source stride) and `b` (innermost),
@@ -14,11 +16,47 @@ pub(super) struct Tiling {
     pub b: usize,
     pub ta: usize,
     pub tb: usize,
+    /// Tiles of whole-line blocks ([`lines`]): the walk is at least [`STREAM_MIN`] bytes,
+    /// one width on both sides, dense along both tile dimensions, its destination rows (along
+    /// `a`) at least a page apart, and the CPU has the blocks for the width. (Rows closer
+    /// than a page, as NCHW -> NHWC writes them, share pages and lines between tiles: the
+    /// square tiles measured faster there.)
+    pub lines: bool,
 }
 
-/// Bytes of one square tile at most (half of a 32 KiB L1 data cache: a tile's destination
-/// bytes and the source lines it reads fit together).
-const TILE_BYTES: usize = 16 * 1024;
+/// A whole-line tile's bytes along `a` (each source row's run: a page) and along `b` (each
+/// destination row's run: 4 pages). Measured at 1 GiB on the development Xeon (1 thread,
+/// share of the same run's memcpy rate, u8 / f16 / f32 / f64 transposes): 4 KiB x 4 KiB
+/// tiles 25 / 42 / 57-66 / 69%, 8 x 8 KiB 32-36 / 44-47 / 59-63 / 79-83%, 4 x 16 KiB
+/// 34 / 53 / 75 / 80%; longer source runs with shorter destination runs (16 x 4, 32 x 2,
+/// 16 x 1 KiB) were slower, 13-45%: the tile's bands revisit its destination rows, and the
+/// longer those runs, the fewer pages and lines each band opens.
+const LINE_TILE_A: usize = 4096;
+const LINE_TILE_B: usize = 16384;
+
+/// The fewest whole-line tiles a walk is cut into (the units split over threads).
+const LINE_TILES_AT_LEAST: usize = 16;
+
+/// Destination rows (along `a`) at least this many bytes apart take whole-line tiles.
+const LINE_ROWS_APART: usize = 4096;
+
+/// The least walk, in bytes, whose tiles are whole-line tiles: [`STREAM_MIN`] (tests lower
+/// it to reach the blocks with small tensors; every path writes what the reference writes,
+/// so a test running meanwhile checks the same bytes).
+fn lines_from() -> usize {
+    #[cfg(test)]
+    {
+        LINES_FROM.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    #[cfg(not(test))]
+    {
+        STREAM_MIN
+    }
+}
+
+#[cfg(test)]
+pub(super) static LINES_FROM: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(STREAM_MIN);
 
 impl Tiling {
     /// The tiling for a walk whose destination elements are disjoint, when its innermost
@@ -36,18 +74,31 @@ impl Tiling {
         if w.src[a].unsigned_abs() >= sb || sb <= w.sw {
             return None;
         }
-        // Square tiles of at most TILE_BYTES, edges a multiple of 8 in 8..=64 (64x64 for
-        // 2 and 4 bytes, 40x40 for 8, 32x32 for 16), and 128x128 for 1 byte (a 64-byte
-        // edge would read a single cache line of each source row per tile).
         let wide = w.sw.max(w.dw);
-        let edge = (TILE_BYTES / wide).isqrt() / 8 * 8;
-        let edge = edge.clamp(8, if wide == 1 { 128 } else { 64 });
-        Some(Tiling {
+        let dense = w.src[a] == wide as isize && w.dst[b] == wide as isize;
+        let lines = w.sw == w.dw
+            && dense
+            && w.dst[a].unsigned_abs() >= LINE_ROWS_APART
+            && w.numel().saturating_mul(wide) >= lines_from()
+            && lines::available(wide);
+        let (ea, eb) = if lines {
+            (LINE_TILE_A / wide, LINE_TILE_B / wide)
+        } else {
+            (square_edge(wide), square_edge(wide))
+        };
+        let mut t = Tiling {
             a,
             b,
-            ta: edge.min(w.sizes[a]),
-            tb: edge.min(w.sizes[b]),
-        })
+            ta: ea.min(w.sizes[a]),
+            tb: eb.min(w.sizes[b]),
+            lines,
+        };
+        // A walk of few whole-line tiles (a 64 MiB u8 transpose is one) gives them narrower
+        // destination runs, so that it still splits over threads.
+        while t.lines && t.count(w) < LINE_TILES_AT_LEAST && t.tb >= 2 * lines::LINE {
+            t.tb /= 2;
+        }
+        Some(t)
     }
 
     /// Tiles per index of the other dimensions.
@@ -136,6 +187,7 @@ pub(super) unsafe fn tiles<S: Segment>(
             db: w.dst[t.b],
             sa: w.src[t.a],
             sb: w.src[t.b],
+            lines: t.lines,
         };
         // SAFETY: the tile's elements are the walk's, inside the checked slices.
         unsafe { op.tile(d.add(dp), s.add(sp), shape) };

@@ -1,0 +1,267 @@
+//! Whole-line transposes for walks far larger than the caches: a tile of a transpose or
+//! permute moved in blocks of `L` x `L` elements of `64 / L` bytes (64 x 64 bytes, 32 x 32
+//! 2-byte, 16 x 16 4-byte, 8 x 8 8-byte), so that each block reads `L` whole 64-byte
+//! source lines and writes `L` whole destination lines, each with one non-temporal store.
+//!
+//! Why: at 1 GiB a transpose's destination lines are far apart (one source row step), and
+//! stores of 16 bytes fill each line over several blocks; the core reads every line before
+//! writing it (or holds a partly written non-temporal line), and the copy ran at about a
+//! fifth of the same run's memcpy rate on this project's Xeon host. A line written whole by
+//! one store skips the read and goes out at once. The blocks need AVX-512 (F and BW; VBMI
+//! for bytes), detected at run time once; without it, or where the destination lines are
+//! not 64-byte aligned, tiles go through [`super::segment`]'s register blocks.
+//!
+//! One generic body serves every width: `log2(L)` rounds of the same lane interleave
+//! (`vpermt2b/w/d/q` with a low and a high index vector) over register pairs `L/2`, `L/4`,
+//! ..., 1 apart, in place; after them register `i` holds lane `i` of every source row.
+
+/// The bytes of a line, the unit each block reads and writes whole.
+pub(super) const LINE: usize = 64;
+
+/// Whether whole-line blocks can move elements of `width` bytes on this CPU.
+pub(super) fn available(width: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::supports(width)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = width;
+        false
+    }
+}
+
+/// The tile of a transpose that [`tile`] moves: element `(i, j)`, `i < na`, `j < nb`, from
+/// `s + i*width + j*sb` to `d + i*da + j*width` (byte steps).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Corner {
+    pub na: usize,
+    pub nb: usize,
+    pub da: isize,
+    pub sb: isize,
+}
+
+/// Moves the part of tile `t` (elements of `width` bytes) that whole-line blocks cover:
+/// rows `0..fa` along `a` and columns `j0..j1` along `b`, returned as `(fa, j0, j1)`
+/// (`fa == 0`: nothing moved; the caller moves the rest). The columns start at the first
+/// element whose destination starts a line; nothing is moved unless [`available`], the
+/// destination rows are whole lines apart and an element boundary falls on a line.
+///
+/// # Safety
+/// Every element of the tile is inside the caller's slices, and no other thread writes the
+/// destination meanwhile.
+pub(super) unsafe fn tile(
+    width: usize,
+    d: *mut u8,
+    s: *const u8,
+    t: Corner,
+) -> (usize, usize, usize) {
+    let lanes = LINE / width.max(1);
+    let skew = (LINE - (d as usize) % LINE) % LINE;
+    let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE);
+    if !available(width) || !rows_on_lines || !skew.is_multiple_of(width) {
+        return (0, 0, 0);
+    }
+    let j0 = skew / width;
+    let (fa, cols) = (
+        t.na / lanes * lanes,
+        t.nb.saturating_sub(j0) / lanes * lanes,
+    );
+    if fa == 0 || cols == 0 {
+        return (0, 0, 0);
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract covers the tile, and the blocks lie inside it; the CPU
+    // has the features (available); destination rows from column j0 start on lines.
+    unsafe {
+        let c = Corner {
+            na: fa,
+            nb: cols,
+            ..t
+        };
+        x86::blocks(
+            width,
+            d.add(skew),
+            s.offset(j0 as isize * t.sb),
+            c,
+            fa,
+            cols,
+        )
+    };
+    (fa, j0, j0 + cols)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+    use std::sync::OnceLock;
+
+    use super::{Corner as Tile, LINE};
+
+    /// Features of this CPU, detected once: (AVX-512 F and BW, VBMI).
+    fn features() -> (bool, bool) {
+        static HAS: OnceLock<(bool, bool)> = OnceLock::new();
+        *HAS.get_or_init(|| {
+            let fbw = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw");
+            (fbw, fbw && is_x86_feature_detected!("avx512vbmi"))
+        })
+    }
+
+    pub fn supports(width: usize) -> bool {
+        let (fbw, vbmi) = features();
+        match width {
+            1 => vbmi,
+            2 | 4 | 8 => fbw,
+            _ => false,
+        }
+    }
+
+    /// The `fa` x `fb` corner of the tile in `L` x `L` blocks, `L = 64 / width`: for each
+    /// band of `L` source rows (along `b`), the blocks along `a`, so that the band's `L`
+    /// source rows are read as sequential streams; then a store fence (the lines are
+    /// visible, in order, before another thread reads them).
+    ///
+    /// # Safety
+    /// As [`super::tile`], with `fa`, `fb` multiples of `L` inside the tile and the CPU
+    /// supporting `width`.
+    pub unsafe fn blocks(width: usize, d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+        // SAFETY (each arm): forwarded; `supports(width)` holds for the arm's features.
+        unsafe {
+            match width {
+                1 => band_bytes(d, s, t, fa, fb),
+                2 => band::<32>(d, s, t, fa, fb),
+                4 => band::<16>(d, s, t, fa, fb),
+                _ => band::<8>(d, s, t, fa, fb),
+            }
+            _mm_sfence();
+        }
+    }
+
+    /// [`blocks`] for 1-byte elements (`vpermt2b` needs VBMI).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    unsafe fn band_bytes(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+        // SAFETY: forwarded.
+        unsafe { walk::<64>(d, s, t, fa, fb) }
+    }
+
+    /// [`blocks`] for 2-, 4- and 8-byte elements.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn band<const L: usize>(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+        // SAFETY: forwarded.
+        unsafe { walk::<L>(d, s, t, fa, fb) }
+    }
+
+    /// The loop over blocks, inlined into each entry point (and so compiled with its
+    /// features).
+    #[inline(always)]
+    unsafe fn walk<const L: usize>(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+        let w = (LINE / L) as isize;
+        let (lo, hi) = (index::<L>(false), index::<L>(true));
+        for j0 in (0..fb).step_by(L) {
+            let j = j0 as isize;
+            for i0 in (0..fa).step_by(L) {
+                let i = i0 as isize;
+                // SAFETY: block (i0, j0) is inside the tile: source rows j0..j0+L from
+                // element i0 (L contiguous elements each: one line), destination rows
+                // i0..i0+L from element j0 (line-aligned, the caller checked).
+                unsafe {
+                    block::<L>(
+                        d.offset(i * t.da + j * w),
+                        s.offset(j * t.sb + i * w),
+                        t.da,
+                        t.sb,
+                        lo,
+                        hi,
+                    )
+                };
+            }
+        }
+    }
+
+    /// The index vector of one interleave of `L` lanes of `64 / L` bytes: lane `2m` takes
+    /// lane `m` of the first operand (plus `L / 2` for the high half), lane `2m + 1` the
+    /// same lane of the second (index `L + ...`).
+    #[inline(always)]
+    fn index<const L: usize>(high: bool) -> __m512i {
+        let w = LINE / L;
+        let mut bytes = [0u8; LINE];
+        for lane in 0..L {
+            let from = (lane / 2 + if high { L / 2 } else { 0 } + (lane % 2) * L) as u64;
+            bytes[lane * w..(lane + 1) * w].copy_from_slice(&from.to_le_bytes()[..w]);
+        }
+        // SAFETY: the array is 64 bytes.
+        unsafe { _mm512_loadu_si512(bytes.as_ptr() as *const __m512i) }
+    }
+
+    /// Lane `i` of the result is lane `ix[i]` of `x` (under `L`) or of `y` (`L` and up).
+    ///
+    /// # Safety
+    /// The CPU has the lane width's instruction (VBMI for bytes, BW for 2-byte lanes).
+    #[inline(always)]
+    unsafe fn permute<const L: usize>(x: __m512i, ix: __m512i, y: __m512i) -> __m512i {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match L {
+                64 => _mm512_permutex2var_epi8(x, ix, y),
+                32 => _mm512_permutex2var_epi16(x, ix, y),
+                16 => _mm512_permutex2var_epi32(x, ix, y),
+                _ => _mm512_permutex2var_epi64(x, ix, y),
+            }
+        }
+    }
+
+    /// One block: `L` source lines `sb` bytes apart, transposed, stored as `L` destination
+    /// lines `da` bytes apart with non-temporal stores.
+    ///
+    /// # Safety
+    /// Every line is inside the caller's slices; the destination lines are 64-byte
+    /// aligned; the CPU has the features the lane width needs.
+    #[inline(always)]
+    unsafe fn block<const L: usize>(
+        d: *mut u8,
+        s: *const u8,
+        da: isize,
+        sb: isize,
+        lo: __m512i,
+        hi: __m512i,
+    ) {
+        // Plain loops, not closures: a closure would not share the caller's features.
+        // SAFETY: zeroing a vector needs AVX-512 F, which every caller has.
+        let mut r = [unsafe { _mm512_setzero_si512() }; L];
+        for (j, v) in r.iter_mut().enumerate() {
+            // SAFETY: the lines are inside the slices (the caller's contract).
+            *v = unsafe { _mm512_loadu_si512(s.offset(j as isize * sb) as *const __m512i) };
+        }
+        if L >= 32 {
+            // In place, pairs `h` registers apart, `h` halving each round (a butterfly):
+            // no second array of 32 or 64 registers to spill. Measured at 1 GiB on the
+            // development Xeon: 1-byte 22% -> 26% of memcpy, 2-byte 39% -> 45%.
+            let mut h = L / 2;
+            while h >= 1 {
+                for p in (0..L).filter(|p| p & h == 0) {
+                    let (a, b) = (r[p], r[p + h]);
+                    // SAFETY: the caller's features cover the lane width's instruction.
+                    (r[p], r[p + h]) = unsafe { (permute::<L>(a, lo, b), permute::<L>(a, hi, b)) };
+                }
+                h /= 2;
+            }
+        } else {
+            // Register `k` of a round from registers `k/2` and `k/2 + L/2` (the perfect
+            // shuffle; the same transpose): for 4- and 8-byte lanes 10-15 points of memcpy
+            // faster than the butterfly, measured as above.
+            for _ in 0..L.trailing_zeros() {
+                let mut next = r;
+                for (k, v) in next.iter_mut().enumerate() {
+                    let ix = if k % 2 == 0 { lo } else { hi };
+                    // SAFETY: as above.
+                    *v = unsafe { permute::<L>(r[k / 2], ix, r[k / 2 + L / 2]) };
+                }
+                r = next;
+            }
+        }
+        for (i, v) in r.into_iter().enumerate() {
+            // SAFETY: line i of the destination, 64-byte aligned (the caller's contract).
+            unsafe { _mm512_stream_si512(d.offset(i as isize * da) as *mut __m512i, v) };
+        }
+    }
+}
