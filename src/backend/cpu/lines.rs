@@ -8,12 +8,15 @@
 //! writing it (or holds a partly written non-temporal line), and the copy ran at about a
 //! fifth of the same run's memcpy rate on this project's Xeon host. A line written whole by
 //! one store skips the read and goes out at once. The blocks need AVX-512 (F and BW; VBMI
-//! for bytes), detected at run time once; without it, or where the destination lines are
-//! not 64-byte aligned, tiles go through [`super::segment`]'s register blocks.
+//! for bytes), detected at run time once; they start at the first destination column that
+//! starts a line, and the columns before it and the partial blocks at the edges are left to
+//! the caller ([`super::segment`]'s runs). Without AVX-512, or where no column starts a line
+//! or the rows are not whole lines apart, the caller moves the whole tile.
 //!
 //! One generic body serves every width: `log2(L)` rounds of the same lane interleave
-//! (`vpermt2b/w/d/q` with a low and a high index vector) over register pairs `L/2`, `L/4`,
-//! ..., 1 apart, in place; after them register `i` holds lane `i` of every source row.
+//! (`vpermt2b/w/d/q` with a low and a high index vector); after them register `i` holds
+//! lane `i` of every source row. For 4- and 8-byte lanes the rounds are a perfect shuffle
+//! into a second array; for 1- and 2-byte lanes (64 and 32 registers) a butterfly in place.
 
 /// The bytes of a line, the unit each block reads and writes whole.
 pub(super) const LINE: usize = 64;
