@@ -120,13 +120,13 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             return unsafe { tile_in_runs(self, d, s, t) };
         }
         if t.lines {
-            // SAFETY: forwarded.
             let c = Corner {
                 na: t.na,
                 nb: t.nb,
                 da: t.da,
                 sb: t.sb,
             };
+            // SAFETY: forwarded (the corner is the tile's own).
             let (fa, j0, j1) = unsafe { lines::tile(w as usize, d, s, c) };
             if fa > 0 {
                 // SAFETY: the rest of the tile, as the caller vouches for the whole.
