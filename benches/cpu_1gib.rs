@@ -5,6 +5,8 @@
 //! so a load that changes slowly moves both sides alike. Not criterion: one 1 GiB copy
 //! takes a fraction of a second, and the comparison that matters is within one round.
 //!
+//! Each row also gives both sides' CPU time (all threads, from /proc) and the share by it.
+//!
 //! `cargo bench --bench cpu_1gib [-- [--threads 1,2] [--rounds N] [NAME-SUBSTRING...]]`
 //! (about 3 GiB resident: source, destination and the memcpy's destination).
 
@@ -75,6 +77,20 @@ fn cases() -> Vec<Case> {
     v
 }
 
+/// Nanoseconds this process's threads have spent on a CPU (Linux: the first field of each
+/// task's schedstat), or `None` where that is not readable. On a shared machine a copy's
+/// wall time includes the time its threads waited for a core; its CPU time does not, so
+/// the share by CPU time is the steadier figure under load (memory contention still
+/// counts in both).
+fn cpu_ns() -> Option<u64> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -119,8 +135,10 @@ fn main() {
     let src: Vec<u8> = (0..GIB).map(|i| (i * 7 + (i >> 12)) as u8).collect();
     let mut dst = vec![0u8; GIB];
     let mut out = vec![0u8; GIB];
-    println!("| case | threads | memcpy ms | case ms | share of memcpy rate |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| case | threads | memcpy ms | case ms | share of memcpy rate | memcpy CPU ms | case CPU ms | share by CPU time |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     for case in cases() {
         if !only.is_empty() && !only.iter().any(|o| case.name.contains(o.as_str())) {
             continue;
@@ -131,23 +149,34 @@ fn main() {
                 grain_bytes: GRAIN_BYTES,
             };
             let (mut m, mut c) = (Vec::new(), Vec::new());
+            let (mut mc, mut cc) = (Vec::new(), Vec::new());
             for r in 0..rounds {
-                let time = |plan: &CopyPlan, into: &mut [u8]| {
-                    let t0 = Instant::now();
+                let time = |plan: &CopyPlan, into: &mut [u8], cpu: &mut Vec<f64>| {
+                    let (t0, c0) = (Instant::now(), cpu_ns());
                     cpu::copy_with(black_box(plan), into, &src, par);
-                    t0.elapsed().as_secs_f64() * 1e3
+                    let wall = t0.elapsed().as_secs_f64() * 1e3;
+                    if let (Some(c0), Some(c1)) = (c0, cpu_ns()) {
+                        cpu.push((c1 - c0) as f64 / 1e6);
+                    }
+                    wall
                 };
                 if r % 2 == 0 {
-                    m.push(time(&memcpy, &mut out));
-                    c.push(time(&case.plan, &mut dst));
+                    m.push(time(&memcpy, &mut out, &mut mc));
+                    c.push(time(&case.plan, &mut dst, &mut cc));
                 } else {
-                    c.push(time(&case.plan, &mut dst));
-                    m.push(time(&memcpy, &mut out));
+                    c.push(time(&case.plan, &mut dst, &mut cc));
+                    m.push(time(&memcpy, &mut out, &mut mc));
                 }
             }
             let (m, c) = (median(m), median(c));
+            let by_cpu = if mc.len() == rounds && cc.len() == rounds {
+                let (mc, cc) = (median(mc), median(cc));
+                format!("{mc:.1} | {cc:.1} | {:.0}%", 100.0 * mc / cc)
+            } else {
+                "n/a | n/a | n/a".to_string()
+            };
             println!(
-                "| {} | {t} | {m:.1} | {c:.1} | {:.0}% |",
+                "| {} | {t} | {m:.1} | {c:.1} | {:.0}% | {by_cpu} |",
                 case.name,
                 100.0 * m / c
             );

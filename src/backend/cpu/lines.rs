@@ -13,10 +13,12 @@
 //! the caller ([`super::segment`]'s runs). Without AVX-512, or where no column starts a line
 //! or the rows are not whole lines apart, the caller moves the whole tile.
 //!
-//! One generic body serves every width: `log2(L)` rounds of the same lane interleave
-//! (`vpermt2b/w/d/q` with a low and a high index vector); after them register `i` holds
-//! lane `i` of every source row. For 4- and 8-byte lanes the rounds are a perfect shuffle
-//! into a second array; for 1- and 2-byte lanes (64 and 32 registers) a butterfly in place.
+//! One generic body serves every width. 4- and 8-byte blocks (16 and 8 registers) are
+//! transposed in registers: `log2(L)` rounds of one lane interleave (`vpermt2d/q` with a
+//! low and a high index vector), after which register `i` holds lane `i` of every source
+//! row. 1- and 2-byte blocks would need 64 and 32 registers (they spilled): they go in
+//! passes of 16 destination lines, each packing the lanes of 4 or 2 source rows into
+//! dwords (`vpermb/w`) and transposing those as a 4-byte block is.
 
 /// The bytes of a line, the unit each block reads and writes whole.
 pub(super) const LINE: usize = 64;
@@ -159,7 +161,7 @@ mod x86 {
     #[inline(always)]
     unsafe fn walk<const L: usize>(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
         let w = (LINE / L) as isize;
-        let (lo, hi) = (index::<L>(false), index::<L>(true));
+        let ix = Indices::new::<L>();
         for j0 in (0..fb).step_by(L) {
             let j = j0 as isize;
             for i0 in (0..fa).step_by(L) {
@@ -168,17 +170,61 @@ mod x86 {
                 // element i0 (L contiguous elements each: one line), destination rows
                 // i0..i0+L from element j0 (line-aligned, the caller checked).
                 unsafe {
-                    block::<L>(
-                        d.offset(i * t.da + j * w),
-                        s.offset(j * t.sb + i * w),
-                        t.da,
-                        t.sb,
-                        lo,
-                        hi,
-                    )
+                    let (d, s) = (d.offset(i * t.da + j * w), s.offset(j * t.sb + i * w));
+                    if L > 16 {
+                        block_in_dwords::<L>(d, s, t.da, t.sb, &ix)
+                    } else {
+                        block::<L>(d, s, t.da, t.sb, ix.lo, ix.hi)
+                    }
                 };
             }
         }
+    }
+
+    /// The index vectors a block needs: the interleave of its lanes (`lo`, `hi`: of
+    /// dwords for 1- and 2-byte lanes, which [`block_in_dwords`] transposes as dwords),
+    /// and for those the gather of each dword's lanes (`pack`).
+    struct Indices {
+        lo: __m512i,
+        hi: __m512i,
+        pack: __m512i,
+    }
+
+    impl Indices {
+        #[inline(always)]
+        fn new<const L: usize>() -> Indices {
+            if L > 16 {
+                Indices {
+                    lo: index::<16>(false),
+                    hi: index::<16>(true),
+                    pack: pack_index::<L>(),
+                }
+            } else {
+                Indices {
+                    lo: index::<L>(false),
+                    hi: index::<L>(true),
+                    pack: index::<L>(false),
+                }
+            }
+        }
+    }
+
+    /// The lane permutation that turns `g = L / 16` pieces of 16 lanes (one piece per
+    /// source row, row `j` in lanes `16j..16j + 16`) into 16 dwords, dword `c` holding lane
+    /// `c` of each piece in row order: result lane `g*c + j` is lane `16j + c`.
+    #[inline(always)]
+    fn pack_index<const L: usize>() -> __m512i {
+        let (w, g) = (LINE / L, L / 16);
+        let mut bytes = [0u8; LINE];
+        for c in 0..16 {
+            for j in 0..g {
+                let lane = g * c + j;
+                let from = (16 * j + c) as u64;
+                bytes[lane * w..(lane + 1) * w].copy_from_slice(&from.to_le_bytes()[..w]);
+            }
+        }
+        // SAFETY: the array is 64 bytes.
+        unsafe { _mm512_loadu_si512(bytes.as_ptr() as *const __m512i) }
     }
 
     /// The index vector of one interleave of `L` lanes of `64 / L` bytes: lane `2m` takes
@@ -196,19 +242,19 @@ mod x86 {
         unsafe { _mm512_loadu_si512(bytes.as_ptr() as *const __m512i) }
     }
 
-    /// Lane `i` of the result is lane `ix[i]` of `x` (under `L`) or of `y` (`L` and up).
+    /// Lane `i` of the result is lane `ix[i]` of `x` (under `L`) or of `y` (`L` and up), for
+    /// 16 dword or 8 quadword lanes.
     ///
     /// # Safety
-    /// The CPU has the lane width's instruction (VBMI for bytes, BW for 2-byte lanes).
+    /// The CPU has AVX-512 F.
     #[inline(always)]
     unsafe fn permute<const L: usize>(x: __m512i, ix: __m512i, y: __m512i) -> __m512i {
         // SAFETY: the caller's contract.
         unsafe {
-            match L {
-                64 => _mm512_permutex2var_epi8(x, ix, y),
-                32 => _mm512_permutex2var_epi16(x, ix, y),
-                16 => _mm512_permutex2var_epi32(x, ix, y),
-                _ => _mm512_permutex2var_epi64(x, ix, y),
+            if L == 16 {
+                _mm512_permutex2var_epi32(x, ix, y)
+            } else {
+                _mm512_permutex2var_epi64(x, ix, y)
             }
         }
     }
@@ -235,36 +281,109 @@ mod x86 {
             // SAFETY: the lines are inside the slices (the caller's contract).
             *v = unsafe { _mm512_loadu_si512(s.offset(j as isize * sb) as *const __m512i) };
         }
-        if L >= 32 {
-            // In place, pairs `h` registers apart, `h` halving each round (a butterfly):
-            // no second array of 32 or 64 registers to spill. Measured at 1 GiB on the
-            // development Xeon: 1-byte 22% -> 26% of memcpy, 2-byte 39% -> 45%.
-            let mut h = L / 2;
-            while h >= 1 {
-                for p in (0..L).filter(|p| p & h == 0) {
-                    let (a, b) = (r[p], r[p + h]);
-                    // SAFETY: the caller's features cover the lane width's instruction.
-                    (r[p], r[p + h]) = unsafe { (permute::<L>(a, lo, b), permute::<L>(a, hi, b)) };
-                }
-                h /= 2;
-            }
-        } else {
-            // Register `k` of a round from registers `k/2` and `k/2 + L/2` (the perfect
-            // shuffle; the same transpose): for 4- and 8-byte lanes 10-15 points of memcpy
-            // faster than the butterfly, measured as above.
-            for _ in 0..L.trailing_zeros() {
-                let mut next = r;
-                for (k, v) in next.iter_mut().enumerate() {
-                    let ix = if k % 2 == 0 { lo } else { hi };
-                    // SAFETY: as above.
-                    *v = unsafe { permute::<L>(r[k / 2], ix, r[k / 2 + L / 2]) };
-                }
-                r = next;
-            }
-        }
+        // SAFETY: the caller's features cover the lane width.
+        let r = unsafe { transpose::<L>(r, lo, hi) };
         for (i, v) in r.into_iter().enumerate() {
             // SAFETY: line i of the destination, 64-byte aligned (the caller's contract).
             unsafe { _mm512_stream_si512(d.offset(i as isize * da) as *mut __m512i, v) };
         }
+    }
+
+    /// One block of 1- or 2-byte lanes (`L` = 64 or 32) without holding all `L` source
+    /// lines in registers (64 or 32 of them: more than the core's 32, so they spilled):
+    /// the block goes in `L / 16` passes of 16 destination lines. Each pass reads, for each
+    /// of 16 groups of `g = L / 16` source rows, the pass's 16 lanes of each row (one
+    /// `64 / g`-byte piece per row, broadcast into its place), packs them into 16 dwords
+    /// (dword `c`: lane `c` of the group's rows, in row order), and transposes the 16
+    /// registers as dwords; register `c` is then destination line `16 * pass + c`, whole.
+    ///
+    /// # Safety
+    /// As [`block`]; `L` is 64 (the CPU has VBMI) or 32.
+    #[inline(always)]
+    unsafe fn block_in_dwords<const L: usize>(
+        d: *mut u8,
+        s: *const u8,
+        da: isize,
+        sb: isize,
+        ix: &Indices,
+    ) {
+        let (w, g) = (LINE / L, L / 16);
+        let piece = 16 * w;
+        // The block's source lines, copied once into a dense buffer: each pass reads every
+        // line again, and lines a power of two apart (as a square matrix's rows are) share
+        // an L1 set, so that read straight from the source the passes evicted each other's
+        // lines.
+        // SAFETY: zeroing needs AVX-512 F; each line is inside the block (the caller's
+        // contract).
+        let mut lines = [unsafe { _mm512_setzero_si512() }; L];
+        for (j, v) in lines.iter_mut().enumerate() {
+            *v = unsafe { _mm512_loadu_si512(s.offset(j as isize * sb) as *const __m512i) };
+        }
+        let (s, sb) = (lines.as_ptr() as *const u8, LINE as isize);
+        for pass in 0..L / 16 {
+            let from = (pass * piece) as isize;
+            // SAFETY: zeroing a vector needs AVX-512 F, which every caller has.
+            let mut r = [unsafe { _mm512_setzero_si512() }; 16];
+            for (q, v) in r.iter_mut().enumerate() {
+                for j in 0..g {
+                    let row = (g * q + j) as isize;
+                    // SAFETY: bytes `from..from + piece` of source row `row` are inside
+                    // the block's line of that row (the caller's contract); the mask
+                    // writes the piece to bytes `piece*j..` of the register.
+                    *v = unsafe {
+                        let p = s.offset(row * sb + from);
+                        let m = 0xF << (4 * j);
+                        if w == 1 {
+                            let x = _mm_loadu_si128(p as *const __m128i);
+                            _mm512_mask_broadcast_i32x4(*v, m as __mmask16, x)
+                        } else {
+                            let x = _mm256_loadu_si256(p as *const __m256i);
+                            _mm512_mask_broadcast_i64x4(*v, m as __mmask8, x)
+                        }
+                    };
+                }
+                // SAFETY: the caller's features cover the lane width's instruction.
+                *v = unsafe {
+                    if w == 1 {
+                        _mm512_permutexvar_epi8(ix.pack, *v)
+                    } else {
+                        _mm512_permutexvar_epi16(ix.pack, *v)
+                    }
+                };
+            }
+            // SAFETY: dword lanes need AVX-512 F only.
+            let r = unsafe { transpose::<16>(r, ix.lo, ix.hi) };
+            for (c, v) in r.into_iter().enumerate() {
+                let line = (pass * 16 + c) as isize;
+                // SAFETY: destination line `line` of the block, 64-byte aligned (the
+                // caller's contract).
+                unsafe { _mm512_stream_si512(d.offset(line * da) as *mut __m512i, v) };
+            }
+        }
+    }
+
+    /// `L` registers of `L` lanes (16 dwords or 8 quadwords) transposed: `log2(L)` rounds,
+    /// register `k` of a round from registers `k/2` and `k/2 + L/2` interleaved (a perfect
+    /// shuffle into a second array: measured 10-15 points of memcpy faster than an
+    /// in-place butterfly at 1 GiB on the development Xeon).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F.
+    #[inline(always)]
+    unsafe fn transpose<const L: usize>(
+        mut r: [__m512i; L],
+        lo: __m512i,
+        hi: __m512i,
+    ) -> [__m512i; L] {
+        for _ in 0..L.trailing_zeros() {
+            let mut next = r;
+            for (k, v) in next.iter_mut().enumerate() {
+                let ix = if k % 2 == 0 { lo } else { hi };
+                // SAFETY: the caller's contract.
+                *v = unsafe { permute::<L>(r[k / 2], ix, r[k / 2 + L / 2]) };
+            }
+            r = next;
+        }
+        r
     }
 }
