@@ -7,7 +7,7 @@ from .vocabulary import ALL_DTYPES, dt, factorizations, fmt_shape, MAX_NUMEL, Sk
 
 
 class ViewOps:
-    """Builder's view and copy ops (its `rng`, `ns` and `eval`)."""
+    """Builder's view and copy ops, over its state (`rng`, `ns`, `eval`, `live`) and guards."""
 
     # ---- view / copy ops on an expression -----------------------------------------------
     def op_suffix(self, t: torch.Tensor) -> str:
