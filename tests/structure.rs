@@ -1,17 +1,24 @@
-//! The crate's structure: no import circle between files of src/, no src file over 800
-//! lines, and no import from a layer to one above it. The graph is read from the
-//! source text (tests/structure/graph.rs, the layer check in tests/structure/layers.rs);
-//! the checkers are tested here on synthetic trees, so that a pass on src/ means something.
+//! The crate's structure: no import circle between files of src/, no import from a layer to
+//! one above it, and no text source file of the repository over 800 lines (src/, tests/,
+//! scripts/, docs/, ...; data excluded). The graph is read from the source text
+//! (tests/structure/graph.rs, the layer check in tests/structure/layers.rs, what the line
+//! limit covers in tests/structure/lengths.rs); the checkers are tested here on synthetic
+//! trees, so that a pass on the repository means something.
 
 #[path = "structure/graph.rs"]
 mod graph;
 #[path = "structure/layers.rs"]
 mod layers;
+#[path = "structure/lengths.rs"]
+mod lengths;
+
+use std::path::{Path, PathBuf};
 
 use graph::{Graph, SourceFile, read_tree};
 use layers::Layers;
+use lengths::{COVERED_DIRS, COVERED_FILES, is_data, long_files, read_covered};
 
-/// The most lines a source file may have.
+/// The most lines a text source file may have, anywhere in the repository.
 const MAX_LINES: usize = 800;
 
 /// Known problems the check still tolerates, each to be removed by the change that fixes
@@ -77,27 +84,25 @@ const SRC_LAYERS: Layers = Layers {
     exempt: &LAYER_EXEMPT,
 };
 
-/// The problems in a tree: import circles and long files, one line each.
+/// The import circles in a tree, one line each.
 fn problems(tree: &[SourceFile]) -> Vec<String> {
-    let mut out = Vec::new();
-    for f in tree {
-        let lines = f.text.lines().count();
-        if lines > MAX_LINES {
-            out.push(format!("{}: {lines} lines (at most {MAX_LINES})", f.path));
-        }
-    }
-    for cycle in Graph::build(tree).cycles() {
-        out.push(format!("import circle: {}", cycle.join(" <-> ")));
-    }
-    out
+    Graph::build(tree)
+        .cycles()
+        .into_iter()
+        .map(|cycle| format!("import circle: {}", cycle.join(" <-> ")))
+        .collect()
+}
+
+fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn src_tree() -> Vec<SourceFile> {
-    read_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src")).expect("src/ reads")
+    read_tree(&repo_root().join("src")).expect("src/ reads")
 }
 
 #[test]
-fn src_has_no_import_circle_no_long_file_and_no_upward_import() {
+fn src_has_no_import_circle_and_no_upward_import() {
     let tree = src_tree();
     let mut found = problems(&tree);
     found.extend(SRC_LAYERS.problems(&tree));
@@ -200,6 +205,104 @@ fn comments_strings_and_other_crates_make_no_edge_but_test_modules_do() {
 }
 
 #[test]
+fn no_text_source_file_of_the_repository_is_over_800_lines() {
+    let tree = read_covered(repo_root(), &COVERED_DIRS, &COVERED_FILES).expect("the tree reads");
+    // The walk reaches every kind of source (so a pass means something) and no data.
+    for known in [
+        "README.md",
+        "build.rs",
+        "src/lib.rs",
+        "tests/structure.rs",
+        "benches/cpu.rs",
+        "scripts/gen_programs.py",
+        "scripts/test",
+        "cuda/elementwise.cu",
+        "include/stridekit.h",
+        "python/stridekit/tracer.py",
+        "docs/explain.md",
+        "examples/tv209.py",
+    ] {
+        assert!(tree.iter().any(|f| f.path == known), "{known} not read");
+    }
+    assert!(!tree.iter().any(|f| is_data(&f.path)));
+    let long = long_files(&tree, MAX_LINES);
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines (split them; data belongs under tests/data/ or in a \
+         data format, tests/structure/lengths.rs):\n{}",
+        long.join("\n")
+    );
+}
+
+/// A fresh folder for a synthetic tree.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(root: &Path, path: &str, bytes: &[u8]) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn the_line_limit_covers_sources_everywhere_and_skips_data_and_builds() {
+    let root = scratch("structure_lengths");
+    let long = "x\n".repeat(MAX_LINES + 1);
+    let long = long.as_bytes();
+    // Covered: too long ...
+    write(&root, "src/a.rs", long);
+    write(&root, "docs/deep/page.md", long);
+    write(&root, "scripts/gen/part.py", long);
+    write(&root, "build.rs", long);
+    // ... and at the limit.
+    write(&root, "tests/ok.rs", "x\n".repeat(MAX_LINES).as_bytes());
+    // Not covered: data by folder, extension or name; skipped folders; binaries; a folder
+    // and a root file outside the covered set.
+    write(&root, "tests/data/trace.rs", long);
+    write(&root, "docs/plot.svg", long);
+    write(&root, "bench/results/bench.json", long);
+    write(&root, "tests/golden/ops.jsonl.gz", long);
+    write(&root, "tests/view.proptest-regressions", long);
+    write(&root, "python/Cargo.lock", long);
+    write(&root, "scripts/__pycache__/part.py", long);
+    write(&root, "python/target/gen.rs", long);
+    write(
+        &root,
+        "python/stridekit/module.so",
+        &[b'\n', 0xff, 0xfe, b'\n'].repeat(MAX_LINES),
+    );
+    write(&root, "elsewhere/notes.md", long);
+    write(&root, "notes.md", long);
+    let tree = read_covered(&root, &COVERED_DIRS, &COVERED_FILES).unwrap();
+    let paths: Vec<&str> = tree.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "build.rs",
+            "docs/deep/page.md",
+            "scripts/gen/part.py",
+            "src/a.rs",
+            "tests/ok.rs"
+        ]
+    );
+    assert_eq!(
+        long_files(&tree, MAX_LINES),
+        [
+            "build.rs: 801 lines (at most 800)",
+            "docs/deep/page.md: 801 lines (at most 800)",
+            "scripts/gen/part.py: 801 lines (at most 800)",
+            "src/a.rs: 801 lines (at most 800)",
+        ]
+    );
+}
+
+#[test]
 fn a_long_file_is_found_in_every_directory() {
     let long = "fn f() {}\n".repeat(MAX_LINES + 1);
     let tree = vec![
@@ -208,8 +311,9 @@ fn a_long_file_is_found_in_every_directory() {
         file("explain/mod.rs", &long),
         file("ok.rs", &"fn f() {}\n".repeat(MAX_LINES)),
     ];
+    assert!(problems(&tree).is_empty(), "{:?}", problems(&tree));
     assert_eq!(
-        problems(&tree),
+        long_files(&tree, MAX_LINES),
         vec![
             format!("a.rs: {} lines (at most {MAX_LINES})", MAX_LINES + 1),
             format!(
