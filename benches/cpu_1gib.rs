@@ -16,19 +16,73 @@ use std::time::Instant;
 use stridekit::DType;
 use stridekit::backend::cpu::{self, GRAIN_BYTES, Parallelism};
 use stridekit::layout::{Layout, view};
-use stridekit::plan::CopyPlan;
+use stridekit::plan::{CopyPlan, RowGatherShape};
 
 const GIB: usize = 1 << 30;
 
 struct Case {
     name: String,
-    plan: CopyPlan,
+    work: Work,
+}
+
+/// What a case runs: a copy plan, or a row gather (of half the source's rows, in a
+/// scattered order; its share compares rates of the bytes it writes).
+enum Work {
+    Plan(CopyPlan),
+    Gather(RowGatherShape, Vec<i64>),
+}
+
+impl Work {
+    fn run(&self, into: &mut [u8], src: &[u8], par: Parallelism) {
+        match self {
+            Work::Plan(p) => cpu::copy_with(black_box(p), into, src, par),
+            Work::Gather(shape, index) => {
+                let n = (shape.num_rows * shape.row_len * 4) as usize;
+                cpu::row_gather_with(shape, DType::F32, &mut into[..n], src, index, par)
+                    .expect("the bench's indices are in range")
+            }
+        }
+    }
+
+    /// The bytes the case writes.
+    fn bytes(&self) -> usize {
+        match self {
+            Work::Plan(_) => GIB,
+            Work::Gather(shape, _) => (shape.num_rows * shape.row_len * 4) as usize,
+        }
+    }
+}
+
+/// Rows of 256 f32 (1 KiB): half of 1 GiB's rows gathered in a scattered order (row
+/// `r * 40503 + 17` modulo the 2^20 rows: an odd multiplier, so no row twice), the shape of
+/// scripts/bench_cpu_vs_torch.py's gather_rows case (which draws its indices at random).
+fn gather_case() -> Case {
+    let (row, rows) = (256i64, (GIB / 4 / 256) as i64);
+    let shape = RowGatherShape {
+        num_rows: rows / 2,
+        row_len: row,
+        src_rows: rows,
+        src_row_stride: row,
+        dst_row_stride: row,
+        src_offset: 0,
+        dst_offset: 0,
+    };
+    let index = (0..rows / 2).map(|r| (r * 40503 + 17) % rows).collect();
+    Case {
+        name: format!("gather_rows_f32_{rows}x{row}"),
+        work: Work::Gather(shape, index),
+    }
 }
 
 fn cases() -> Vec<Case> {
     let perm = |sizes: &[i64], p: &[i64]| view::permute(&Layout::contiguous(sizes), p).unwrap();
     let into_contiguous = |name: String, src: Layout, dt: DType| Case {
-        plan: CopyPlan::copy(&Layout::contiguous(src.sizes()), dt, &src, dt),
+        work: Work::Plan(CopyPlan::copy(
+            &Layout::contiguous(src.sizes()),
+            dt,
+            &src,
+            dt,
+        )),
         name,
     };
     let mut v = Vec::new();
@@ -67,13 +121,14 @@ fn cases() -> Vec<Case> {
         let name = |dir: &str| format!("{dir}_{dt:?}_{n}x64x128x128");
         v.push(Case {
             name: name("nchw2nhwc"),
-            plan: CopyPlan::copy(&nhwc, dt, &nchw, dt),
+            work: Work::Plan(CopyPlan::copy(&nhwc, dt, &nchw, dt)),
         });
         v.push(Case {
             name: name("nhwc2nchw"),
-            plan: CopyPlan::copy(&nchw, dt, &nhwc, dt),
+            work: Work::Plan(CopyPlan::copy(&nchw, dt, &nhwc, dt)),
         });
     }
+    v.push(gather_case());
     v
 }
 
@@ -126,12 +181,12 @@ fn main() {
             s => only.push(s.to_string()),
         }
     }
-    let memcpy = CopyPlan::copy(
+    let memcpy = Work::Plan(CopyPlan::copy(
         &Layout::contiguous(&[GIB as i64]),
         DType::U8,
         &Layout::contiguous(&[GIB as i64]),
         DType::U8,
-    );
+    ));
     let src: Vec<u8> = (0..GIB).map(|i| (i * 7 + (i >> 12)) as u8).collect();
     let mut dst = vec![0u8; GIB];
     let mut out = vec![0u8; GIB];
@@ -151,9 +206,9 @@ fn main() {
             let (mut m, mut c) = (Vec::new(), Vec::new());
             let (mut mc, mut cc) = (Vec::new(), Vec::new());
             for r in 0..rounds {
-                let time = |plan: &CopyPlan, into: &mut [u8], cpu: &mut Vec<f64>| {
+                let time = |work: &Work, into: &mut [u8], cpu: &mut Vec<f64>| {
                     let (t0, c0) = (Instant::now(), cpu_ns());
-                    cpu::copy_with(black_box(plan), into, &src, par);
+                    work.run(into, &src, par);
                     let wall = t0.elapsed().as_secs_f64() * 1e3;
                     if let (Some(c0), Some(c1)) = (c0, cpu_ns()) {
                         cpu.push((c1 - c0) as f64 / 1e6);
@@ -162,23 +217,25 @@ fn main() {
                 };
                 if r % 2 == 0 {
                     m.push(time(&memcpy, &mut out, &mut mc));
-                    c.push(time(&case.plan, &mut dst, &mut cc));
+                    c.push(time(&case.work, &mut dst, &mut cc));
                 } else {
-                    c.push(time(&case.plan, &mut dst, &mut cc));
+                    c.push(time(&case.work, &mut dst, &mut cc));
                     m.push(time(&memcpy, &mut out, &mut mc));
                 }
             }
             let (m, c) = (median(m), median(c));
+            // The memcpy moves 1 GiB; a case that writes less is compared by rate.
+            let part = case.work.bytes() as f64 / GIB as f64;
             let by_cpu = if mc.len() == rounds && cc.len() == rounds {
                 let (mc, cc) = (median(mc), median(cc));
-                format!("{mc:.1} | {cc:.1} | {:.0}%", 100.0 * mc / cc)
+                format!("{mc:.1} | {cc:.1} | {:.0}%", 100.0 * mc * part / cc)
             } else {
                 "n/a | n/a | n/a".to_string()
             };
             println!(
                 "| {} | {t} | {m:.1} | {c:.1} | {:.0}% | {by_cpu} |",
                 case.name,
-                100.0 * m / c
+                100.0 * m * part / c
             );
         }
     }
