@@ -25,10 +25,39 @@ pub(super) unsafe fn copy(d: *mut u8, s: *const u8, n: usize) {
     #[cfg(target_arch = "x86_64")]
     if n >= VECTOR_MIN && x86::has_avx2() {
         // SAFETY: the caller's contract; the CPU has AVX2.
-        return unsafe { x86::copy(d, s, n) };
+        return unsafe { x86::copy(d, s, n, n >= STREAM_MIN) };
     }
     // SAFETY: the caller's contract.
     unsafe { std::ptr::copy_nonoverlapping(s, d, n) }
+}
+
+/// Copies `n` bytes from `s` to `d` as [`copy`] does, with non-temporal stores whatever
+/// `n` (where the vector loop applies): for one piece of a run that as a whole is at least
+/// [`STREAM_MIN`] bytes, as a long converting run's chunks are. The stores are not
+/// fenced: the caller calls [`store_fence`] after its last piece.
+///
+/// # Safety
+/// As [`copy`].
+#[inline]
+pub(super) unsafe fn copy_streaming(d: *mut u8, s: *const u8, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if n >= VECTOR_MIN && x86::has_avx2() {
+        // SAFETY: the caller's contract; the CPU has AVX2.
+        return unsafe { x86::copy_unfenced(d, s, n, true) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(s, d, n) }
+}
+
+/// Orders the non-temporal stores this thread made (by [`copy_streaming`]) before its
+/// later stores.
+#[inline]
+pub(super) fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// Writes `v` (an element of `T`'s width) into `len` consecutive elements from `d` (a
@@ -100,9 +129,22 @@ mod x86 {
     /// # Safety
     /// As [`super::copy`], and the CPU has AVX2.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn copy(d: *mut u8, s: *const u8, n: usize) {
+    pub unsafe fn copy(d: *mut u8, s: *const u8, n: usize, stream: bool) {
+        // SAFETY: forwarded.
+        unsafe { copy_unfenced(d, s, n, stream) };
+        if stream {
+            // Orders the streamed stores before anything the caller does next.
+            _mm_sfence();
+        }
+    }
+
+    /// [`copy`] without the fence after streamed stores.
+    ///
+    /// # Safety
+    /// As [`super::copy`], `n` at least 32 when streaming, and the CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn copy_unfenced(d: *mut u8, s: *const u8, n: usize, stream: bool) {
         let mut i = 0;
-        let stream = n >= super::STREAM_MIN;
         if stream {
             // Non-temporal stores need 32-byte aligned addresses: the head moves plainly.
             i = (32 - (d as usize) % 32) % 32;
@@ -130,10 +172,6 @@ mod x86 {
                 }
             }
             i += 128;
-        }
-        if stream {
-            // Orders the streamed stores before anything the caller does next.
-            _mm_sfence();
         }
         // SAFETY: the tail i..n is inside both ranges.
         unsafe { std::ptr::copy_nonoverlapping(s.add(i), d.add(i), n - i) };

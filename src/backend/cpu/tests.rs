@@ -308,6 +308,26 @@ fn vectorised_half_conversions_match_the_reference_on_every_bit_pattern() {
     }
 }
 
+#[test]
+fn streamed_widening_conversions_match_the_reference() {
+    // The streaming path of convert.rs (forced from 0 bytes): every float16 and bfloat16
+    // bit pattern to float32 (64 chunks of the buffer), the destination starting on a
+    // line and 1, 5 or 15 elements past one (the head converted in place), and runs
+    // shorter than the head.
+    convert::STREAMING_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    let sixteen: Vec<u8> = (0..=u16::MAX).flat_map(|v| v.to_le_bytes()).collect();
+    for lo in [DType::F16, DType::BF16] {
+        for n in [1 << 16, 3] {
+            let src = Layout::contiguous(&[n]);
+            for offset in [0, 1, 5, 15] {
+                let dst = Layout::new(&[n], &[1], offset).unwrap();
+                check(&dst, DType::F32, &src, lo, &sixteen);
+            }
+        }
+    }
+    convert::STREAMING_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Moved from src/plan.rs (a plan test that runs the CPU backend would make plan import
 /// the backend above it).
 #[test]
