@@ -215,6 +215,7 @@ impl Segment for Convert {
                 da: row,
                 db: sw as isize,
                 lines: false,
+                stream: false,
                 ..t
             };
             with_mover(sw, TileRun { d: b, s, t: into });

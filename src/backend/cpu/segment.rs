@@ -24,6 +24,10 @@ pub(super) struct Tile {
     /// The walk is far larger than the caches: the tile's full blocks go through
     /// [`lines`]' whole-line blocks where they apply.
     pub lines: bool,
+    /// The walk is far larger than the caches and the tile's destination is one contiguous
+    /// block (`da == nb * db`): the tile is moved into a buffer and streamed out with
+    /// non-temporal stores (not fenced: the walk fences after its last tile).
+    pub stream: bool,
 }
 
 /// One way of moving elements from the source bytes to the destination bytes.
@@ -137,6 +141,21 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             // SAFETY: forwarded, piece by piece.
             return unsafe { in_square_tiles(self, d, s, t) };
         }
+        let bytes = t.na * t.nb * w as usize;
+        if t.stream && t.da == (t.nb * w as usize) as isize && bytes <= STAGE_BYTES {
+            // The destination block is written whole into a buffer (in L1), then streamed
+            // out: no read of the destination lines before they are written.
+            let mut out = [0u128; STAGE_BYTES / 16];
+            let o = out.as_mut_ptr() as *mut u8;
+            let inner = Tile { stream: false, ..t };
+            // SAFETY: the buffer holds the tile's destination block (bytes fit); the
+            // source as the caller vouches; the destination block is the caller's.
+            unsafe {
+                self.tile(o, s, inner);
+                contiguous::copy_streaming(d, o, bytes);
+            }
+            return;
+        }
         let row = t.na * w as usize;
         if t.sb.unsigned_abs().is_multiple_of(CONFLICT_STEP) && row * t.nb <= STAGE_BYTES {
             // Source rows a multiple of 1 KiB apart share at most 4 of L1's 64 sets: the
@@ -216,6 +235,7 @@ unsafe fn in_square_tiles<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile)
                 na: e.min(t.na - i0),
                 nb: e.min(t.nb - j0),
                 lines: false,
+                stream: false,
                 ..t
             };
             // SAFETY: the part is inside the tile.

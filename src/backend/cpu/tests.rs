@@ -309,6 +309,33 @@ fn vectorised_half_conversions_match_the_reference_on_every_bit_pattern() {
 }
 
 #[test]
+fn streamed_channels_last_tiles_match_the_reference() {
+    // The streamed square tiles of segment.rs (walk.rs's `stream`, forced from 0 bytes):
+    // NCHW -> NHWC of every width, channel counts that fill a 16 KiB block with 8 to 4096
+    // rows, odd spatial sizes (partial tiles), and destinations off a line (the streamed
+    // copy's unaligned head); 16 KiB of channels is too many rows for the block and takes
+    // the square tiles.
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        let w = dt.itemsize() as i64;
+        for (n, c, h, wd) in [
+            (2, 64, 7, 9),
+            (1, 3, 33, 31),
+            (3, 24, 5, 70),
+            (1, 2048 / w, 3, 5),
+        ] {
+            let src = Layout::contiguous(&[n, c, h, wd]);
+            let input = counting((n * c * h * wd) as usize * w as usize / 4 + 1);
+            for offset in [0, 1, 3] {
+                let dst = Layout::new(&[n, c, h, wd], &[h * wd * c, 1, wd * c, c], offset).unwrap();
+                check(&dst, dt, &src, dt, &input);
+            }
+        }
+    }
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
 fn streamed_widening_conversions_match_the_reference() {
     // The streaming path of convert.rs (forced from 0 bytes): every float16 and bfloat16
     // bit pattern to float32 (64 chunks of the buffer), the destination starting on a
