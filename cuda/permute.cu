@@ -114,12 +114,16 @@ SK_TILE_KERNELS(8)
  * n_a. The SkTile fields read differently (choose.rs packed_launch): entries
  * [0, batch_rank) of the batch arrays are the batch, [batch_rank, batch_rank + tile_a) the
  * A group (sizes, source strides), the next tile_b entries the B group (sizes, destination
- * strides), innermost last; n_a and n_b are the groups' products; blockIdx.x walks the
- * batch (grid-stride). Each warp moves one run at a time in requests aligned to 32-byte
- * sectors (the run's start offset modulo a sector, from a sector-aligned base as cudaMalloc
- * gives), lanes outside the run masked, so only a run's first and last request use part
- * of a sector; a thread issues sk_tilep_ept loads before storing them into the tile (the
- * source row is a pointer: an offset kept in I made ptxas spill the 8-byte kernels). With
+ * strides), innermost last; n_a and n_b are the groups' products; tiles_b is the rows of
+ * one source run and src_stride_a its elements (1 row and n_b, or k rows, k a divisor of
+ * the A group's innermost size, when its rows follow each other in the source and in the
+ * tile: packed.rs source_rows); blockIdx.x walks the batch (grid-stride). Each warp moves
+ * one run at a time in requests aligned to 32-byte sectors (the run's start offset modulo
+ * a sector, from a sector-aligned base as cudaMalloc gives), lanes outside the run masked,
+ * so only a run's first and last request use part of a sector; a thread issues
+ * sk_tilep_ept loads before storing them into the tile (the source row is a pointer: an
+ * offset kept in I made ptxas spill the 8-byte kernels; ra and len are read from the
+ * parameters: computed here, they made ptxas spill the 2- and 4-byte kernels). With
  * blockDim.x below 32 (the host emulation) a "warp" is the whole block. */
 /* The offset of index x (below n_a or n_b, so int) of a group along `strides`: the
  * division is 32-bit whatever I is (64-bit division is a call that made ptxas spill). */
@@ -154,13 +158,17 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
     const int warp = (int)threadIdx.x / lanes;
     const int ga = p.batch_rank;
     const int gb = p.batch_rank + p.tile_a;
+    const int ra = p.tiles_b;
+    const int len = (int)p.src_stride_a;
     for (I bt = (I)blockIdx.x; bt < (I)p.batch; bt += (I)gridDim.x) {
         I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
         sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
                          bt, d0, s0);
-        /* Source rows, warp by warp, sk_copy_ept aligned chunks of a row (or of the next
-         * rows) loaded before they are stored. */
-        int a = warp, c = 0, m = 0;
+        /* Source runs, warp by warp, sk_tilep_ept aligned chunks of a run (or of the next
+         * runs) loaded before they are stored. A run is one row, or ra rows that follow
+         * each other in the source: len = ra * nb contiguous elements, which (the pitch
+         * then being nb) are len consecutive tile slots too. */
+        int a = warp * ra, c = 0, m = 0;
         const T* row = src;
         if (a < na) {
             const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
@@ -176,13 +184,13 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
                 v[k] = 0;
                 if (a < na) {
                     const int j = c * lanes + lane - m;
-                    if (j >= 0 && j < nb) {
+                    if (j >= 0 && j < len) {
                         v[k] = SK_LD(&row[j]);
                         slot[k] = a * pitch + j;
                     }
-                    if (++c * lanes >= m + nb) {
+                    if (++c * lanes - m >= len) {
                         c = 0;
-                        a += warps;
+                        a += warps * ra;
                         if (a < na) {
                             const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
                             row = src + at;

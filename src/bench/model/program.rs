@@ -318,7 +318,9 @@ impl<'a> Program<'a> {
                 s0 += (rest % n) * p.batch_src_strides[k];
                 rest /= n;
             }
-            let (mut a, mut c) = (warp, 0i64);
+            // Source runs of `tiles_b` rows that follow each other, `src_stride_a` elements.
+            let (ra, len) = (p.tiles_b.max(1) as i64, p.src_stride_a);
+            let (mut a, mut c) = (warp * ra, 0i64);
             let row_of = |a: i64| s0 + group(ga, ca, &p.batch_src_strides, a);
             let mut row = if a < na { row_of(a) } else { 0 };
             let mut m = row % sec;
@@ -329,13 +331,13 @@ impl<'a> Program<'a> {
                         break;
                     }
                     let j = c * lanes + lane - m;
-                    if (0..nb).contains(&j) {
+                    if (0..len).contains(&j) {
                         put(0, Buffer::Src, false, row + j, issue + k as u32);
                         slots.push((k, a * pitch + j));
                     }
                     c += 1;
-                    if c * lanes >= m + nb {
-                        (c, a) = (0, a + warps);
+                    if c * lanes >= m + len {
+                        (c, a) = (0, a + warps * ra);
                         if a < na {
                             row = row_of(a);
                             m = row % sec;
