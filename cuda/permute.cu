@@ -38,30 +38,54 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     const bool swz = sk_tilev_swizzled<T>(p.tile_a, p.tile_b);
     const int pitch = sk_tilev_pitch<T>(swz, p.tile_b);
     const SkTileSpan<I> t = sk_tile_span<I>(p);
-    /* Multiples of V: n_a, n_b, tile_a and tile_b all are. */
+    /* Multiples of V: n_a, n_b, tile_a and tile_b all are. Threads map onto the words of a
+     * full tile_a x tile_b tile, edge tiles too (the words past the edge idle), so a
+     * swizzled edge tile is as conflict-free as a full one; each thread loads FILL words
+     * before storing them into the tile (2, but 1 for 1-byte elements, whose 64 x 64 tile
+     * is one word per thread; src/bench/model/program.rs mirrors it). */
+    constexpr int FILL = sizeof(T) == 1 ? 1 : 2;
     const int nav = t.na / V;
     const int nbv = t.nb / V;
+    const int fav = p.tile_a / V;
+    const int fbv = p.tile_b / V;
+    const int nt = (int)blockDim.x;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
     sk_tile_batches<I>(p, t, [&](I s_at, I d_at) {
         const T* s = src + s_at;
         T* d = dst + d_at;
         /* Read 16-byte words along B (source rows), spread their lanes into the tile. */
-        for (int e = threadIdx.x; e < t.na * nbv; e += (int)blockDim.x) {
-            const int a = e / nbv;
-            const int bv = e - a * nbv;
-            const sk_v16 w = SK_LD((const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V)));
+        for (int e0 = threadIdx.x; e0 < p.tile_a * fbv; e0 += FILL * nt) {
+            sk_v16 w[FILL];
+            int at[FILL];
 #pragma unroll
-            for (int k = 0; k < V; ++k) {
-                const int kk = sk_tilev_fill_lane<T>(swz, k, bv);
-                SK_ST(&tile[a * pitch + sk_tilev_col<T>(swz, a, bv * V + kk)], sk_lane<T>(w, kk));
+            for (int k = 0; k < FILL; ++k) {
+                const int e = e0 + k * nt;
+                const int a = e / fbv;
+                const int bv = e - a * fbv;
+                at[k] = a < t.na && bv < nbv ? e : -1;
+                w[k].lo = 0;
+                w[k].hi = 0;
+                if (at[k] >= 0) w[k] = SK_LD((const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V)));
+            }
+#pragma unroll
+            for (int k = 0; k < FILL; ++k) {
+                if (at[k] < 0) continue;
+                const int a = at[k] / fbv;
+                const int bv = at[k] - a * fbv;
+#pragma unroll
+                for (int j = 0; j < V; ++j) {
+                    const int kk = sk_tilev_fill_lane<T>(swz, j, bv);
+                    SK_ST(&tile[a * pitch + sk_tilev_col<T>(swz, a, bv * V + kk)], sk_lane<T>(w[k], kk));
+                }
             }
         }
         __syncthreads();
         /* Gather V consecutive A elements of one B column, write them as one word. */
-        for (int e = threadIdx.x; e < t.nb * nav; e += (int)blockDim.x) {
-            const int b = e / nav;
-            const int av = e - b * nav;
+        for (int e = threadIdx.x; e < p.tile_b * fav; e += nt) {
+            const int b = e / fav;
+            const int av = e - b * fav;
+            if (b >= t.nb || av >= nav) continue;
             sk_v16 w;
             w.lo = 0;
             w.hi = 0;
