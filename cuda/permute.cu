@@ -38,30 +38,54 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     const bool swz = sk_tilev_swizzled<T>(p.tile_a, p.tile_b);
     const int pitch = sk_tilev_pitch<T>(swz, p.tile_b);
     const SkTileSpan<I> t = sk_tile_span<I>(p);
-    /* Multiples of V: n_a, n_b, tile_a and tile_b all are. */
+    /* Multiples of V: n_a, n_b, tile_a and tile_b all are. Threads map onto the words of a
+     * full tile_a x tile_b tile, edge tiles too (the words past the edge idle), so a
+     * swizzled edge tile is as conflict-free as a full one; each thread loads FILL words
+     * before storing them into the tile (2, but 1 for 1-byte elements, whose 64 x 64 tile
+     * is one word per thread; src/bench/model/program.rs mirrors it). */
+    constexpr int FILL = sizeof(T) == 1 ? 1 : 2;
     const int nav = t.na / V;
     const int nbv = t.nb / V;
+    const int fav = p.tile_a / V;
+    const int fbv = p.tile_b / V;
+    const int nt = (int)blockDim.x;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
     sk_tile_batches<I>(p, t, [&](I s_at, I d_at) {
         const T* s = src + s_at;
         T* d = dst + d_at;
         /* Read 16-byte words along B (source rows), spread their lanes into the tile. */
-        for (int e = threadIdx.x; e < t.na * nbv; e += (int)blockDim.x) {
-            const int a = e / nbv;
-            const int bv = e - a * nbv;
-            const sk_v16 w = SK_LD((const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V)));
+        for (int e0 = threadIdx.x; e0 < p.tile_a * fbv; e0 += FILL * nt) {
+            sk_v16 w[FILL];
+            int at[FILL];
 #pragma unroll
-            for (int k = 0; k < V; ++k) {
-                const int kk = sk_tilev_fill_lane<T>(swz, k, bv);
-                SK_ST(&tile[a * pitch + sk_tilev_col<T>(swz, a, bv * V + kk)], sk_lane<T>(w, kk));
+            for (int k = 0; k < FILL; ++k) {
+                const int e = e0 + k * nt;
+                const int a = e / fbv;
+                const int bv = e - a * fbv;
+                at[k] = a < t.na && bv < nbv ? e : -1;
+                w[k].lo = 0;
+                w[k].hi = 0;
+                if (at[k] >= 0) w[k] = SK_LD((const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V)));
+            }
+#pragma unroll
+            for (int k = 0; k < FILL; ++k) {
+                if (at[k] < 0) continue;
+                const int a = at[k] / fbv;
+                const int bv = at[k] - a * fbv;
+#pragma unroll
+                for (int j = 0; j < V; ++j) {
+                    const int kk = sk_tilev_fill_lane<T>(swz, j, bv);
+                    SK_ST(&tile[a * pitch + sk_tilev_col<T>(swz, a, bv * V + kk)], sk_lane<T>(w[k], kk));
+                }
             }
         }
         __syncthreads();
         /* Gather V consecutive A elements of one B column, write them as one word. */
-        for (int e = threadIdx.x; e < t.nb * nav; e += (int)blockDim.x) {
-            const int b = e / nav;
-            const int av = e - b * nav;
+        for (int e = threadIdx.x; e < p.tile_b * fav; e += nt) {
+            const int b = e / fav;
+            const int av = e - b * fav;
+            if (b >= t.nb || av >= nav) continue;
             sk_v16 w;
             w.lo = 0;
             w.hi = 0;
@@ -114,12 +138,16 @@ SK_TILE_KERNELS(8)
  * n_a. The SkTile fields read differently (choose.rs packed_launch): entries
  * [0, batch_rank) of the batch arrays are the batch, [batch_rank, batch_rank + tile_a) the
  * A group (sizes, source strides), the next tile_b entries the B group (sizes, destination
- * strides), innermost last; n_a and n_b are the groups' products; blockIdx.x walks the
- * batch (grid-stride). Each warp moves one run at a time in requests aligned to 32-byte
- * sectors (the run's start offset modulo a sector, from a sector-aligned base as cudaMalloc
- * gives), lanes outside the run masked, so only a run's first and last request use part
- * of a sector; a thread issues sk_tilep_ept loads before storing them into the tile (the
- * source row is a pointer: an offset kept in I made ptxas spill the 8-byte kernels). With
+ * strides), innermost last; n_a and n_b are the groups' products; tiles_b is the rows of
+ * one source run and src_stride_a its elements (1 row and n_b, or k rows, k a divisor of
+ * the A group's innermost size, when its rows follow each other in the source and in the
+ * tile: packed.rs source_rows); blockIdx.x walks the batch (grid-stride). Each warp moves
+ * one run at a time in requests aligned to 32-byte sectors (the run's start offset modulo
+ * a sector, from a sector-aligned base as cudaMalloc gives), lanes outside the run masked,
+ * so only a run's first and last request use part of a sector; a thread issues
+ * sk_tilep_ept loads before storing them into the tile (the source row is a pointer: an
+ * offset kept in I made ptxas spill the 8-byte kernels; ra and len are read from the
+ * parameters: computed here, they made ptxas spill the 2- and 4-byte kernels). With
  * blockDim.x below 32 (the host emulation) a "warp" is the whole block. */
 /* The offset of index x (below n_a or n_b, so int) of a group along `strides`: the
  * division is 32-bit whatever I is (64-bit division is a call that made ptxas spill). */
@@ -154,13 +182,17 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
     const int warp = (int)threadIdx.x / lanes;
     const int ga = p.batch_rank;
     const int gb = p.batch_rank + p.tile_a;
+    const int ra = p.tiles_b;
+    const int len = (int)p.src_stride_a;
     for (I bt = (I)blockIdx.x; bt < (I)p.batch; bt += (I)gridDim.x) {
         I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
         sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
                          bt, d0, s0);
-        /* Source rows, warp by warp, sk_copy_ept aligned chunks of a row (or of the next
-         * rows) loaded before they are stored. */
-        int a = warp, c = 0, m = 0;
+        /* Source runs, warp by warp, sk_tilep_ept aligned chunks of a run (or of the next
+         * runs) loaded before they are stored. A run is one row, or ra rows that follow
+         * each other in the source: len = ra * nb contiguous elements, which (the pitch
+         * then being nb) are len consecutive tile slots too. */
+        int a = warp * ra, c = 0, m = 0;
         const T* row = src;
         if (a < na) {
             const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
@@ -176,13 +208,13 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
                 v[k] = 0;
                 if (a < na) {
                     const int j = c * lanes + lane - m;
-                    if (j >= 0 && j < nb) {
+                    if (j >= 0 && j < len) {
                         v[k] = SK_LD(&row[j]);
                         slot[k] = a * pitch + j;
                     }
-                    if (++c * lanes >= m + nb) {
+                    if (++c * lanes - m >= len) {
                         c = 0;
-                        a += warps;
+                        a += warps * ra;
                         if (a < na) {
                             const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
                             row = src + at;

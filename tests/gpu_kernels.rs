@@ -8,6 +8,8 @@
 
 use std::collections::BTreeSet;
 
+#[path = "emulation/across.rs"]
+mod across;
 mod common;
 use common::{
     FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, gpu, large_packed_cases,
@@ -287,6 +289,27 @@ fn packed_tiles_match_the_cpu_backend() {
     // Every width (splits within 48 KB come on any device; on an H200 some 4- and 8-byte
     // cases are tiles past 48 KB), both index widths.
     assert_ran(&large, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+    // Source runs across rows (more than one row per run: SkTile's tiles_b), two per width.
+    let mut across = BTreeSet::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let runs_across = |c: &common::CopyCase| {
+            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
+            let Ok(p @ GpuPlan::Kernel { .. }) = GpuPlan::for_device(&plan, limits) else {
+                return false;
+            };
+            let l = p.launch_for(1 << 20, 1 << 21).unwrap();
+            let packed = l.kernel.name().starts_with("sk_tilep_");
+            packed && matches!(l.params, LaunchParams::Tile(t) if t.tiles_b > 1)
+        };
+        let cases = across::rows_across_cases(&mut rng, dt);
+        for c in cases.into_iter().filter(runs_across).take(2) {
+            let storages = twin(c.bytes);
+            across.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
+            across.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
+        }
+    }
+    eprintln!("packed tiles with runs across rows: {across:?}");
+    assert_ran(&across, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and

@@ -12,6 +12,8 @@
 //! never synchronise); tile blocks run as one thread (their loops stride by blockDim.x, and
 //! one thread makes __syncthreads a no-op).
 
+#[path = "emulation/across.rs"]
+mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
@@ -237,6 +239,51 @@ fn large_and_split_packed_tiles_match_the_cpu_backend() {
     );
     assert_ran(&large, &["tilep"], &widths(&[4, 8]), &["i32"]);
     assert_ran(&split, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32"]);
+}
+
+/// Packed tiles whose source runs cross rows (the A group's innermost dimension follows
+/// the B group in the source and the pitch is n_b: `tiles_b` rows per run, `src_stride_a`
+/// elements): of the cases of [`packed_cases`], [`large_packed_cases`] and
+/// [`across::rows_across_cases`], the first three per width whose plan (for an H200) runs more than one row per source run, both index
+/// widths, byte for byte.
+#[test]
+fn packed_tiles_with_runs_across_rows_match_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 11);
+    let mut jobs = Vec::new();
+    let mut across = BTreeSet::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let mut took = 0;
+        let mut cases = packed_cases(&mut rng, dt, 150);
+        cases.extend(large_packed_cases(&mut rng, dt, 30));
+        cases.extend(across::rows_across_cases(&mut rng, dt));
+        for c in cases {
+            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
+            let Ok(GpuPlan::Kernel { narrow, .. }) = GpuPlan::for_device(&plan, DeviceLimits::H200)
+            else {
+                continue;
+            };
+            let LaunchParams::Tile(p) = narrow.params else {
+                continue;
+            };
+            let name = narrow.kernel.name();
+            if name.starts_with("sk_tilep_") && p.tiles_b > 1 && took < 3 {
+                assert_eq!(p.src_stride_a, p.n_b * p.tiles_b as i64, "{}", c.what);
+                took += 1;
+                across.insert(name);
+                jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+            }
+        }
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!(
+        "{} launches emulated; runs across rows: {across:?}; kernels: {used:?}",
+        jobs.len()
+    );
+    assert_ran(&across, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32"]);
+    assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
 #[test]

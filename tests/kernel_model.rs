@@ -11,6 +11,8 @@
 //!    conflicts, bytes in flight), and the targets are checked.
 //!    `STRIDEKIT_MODEL_BLESS=1 cargo test --test kernel_model` rewrites the baseline.
 
+#[path = "emulation/across.rs"]
+mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
@@ -206,6 +208,36 @@ fn the_model_makes_the_packed_tiles_accesses() {
             for l in copy_launches(&c.src, &c.dst, dt, &c.bytes, &c.what) {
                 if l.job.kernel.starts_with("sk_tilep_") && packed < 4 {
                     packed += 1;
+                    launches.push(l);
+                }
+            }
+        }
+    }
+    let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.job.kernel).collect();
+    for w in [1, 2, 4, 8] {
+        assert!(
+            names.contains(format!("sk_tilep_w{w}_i32").as_str()),
+            "{names:?}"
+        );
+    }
+    record_and_check(&launches);
+}
+
+/// Packed tiles whose source runs cross rows (`tiles_b` > 1): the first two launches of
+/// each width, 256 threads per block, so the warps' shares of the runs are checked too.
+#[test]
+fn the_model_makes_the_packed_tiles_accesses_across_rows() {
+    let mut rng = Rng::new(0x30de5);
+    let mut launches = Vec::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let mut took = 0;
+        let mut cases = packed_cases(&mut rng, dt, 150);
+        cases.extend(across::rows_across_cases(&mut rng, dt));
+        for c in cases {
+            for l in copy_launches(&c.src, &c.dst, dt, &c.bytes, &c.what) {
+                let across = matches!(l.launch.params, LaunchParams::Tile(p) if p.tiles_b > 1);
+                if l.job.kernel.starts_with("sk_tilep_") && across && took < 2 {
+                    took += 1;
                     launches.push(l);
                 }
             }

@@ -113,13 +113,13 @@ __device__ __forceinline__ int sk_tilev_fill_lane(bool swizzled, int k, int bv) 
 /* Elements per row of the packed tile (permute.cu sk_tilep_*) of n_b-element rows: an odd
  * number of 4-byte words for T up to 4 bytes, an odd number of elements for 8 bytes, so a
  * warp reading a column (consecutive rows) hits 32 banks. choose.rs: tile_packed_pitch. */
-/* Loads per thread per step of the packed tile: 8 / 12 / 12 / 8 for 1 / 2 / 4 / 8-byte
- * words (ptxas sm_90: 40 / 48 / 48 / 48 registers, no spills; 16 1-byte or 16 2-byte
- * loads spilled), so that a packed tile past 48 KB of shared memory, with few blocks per
- * SM, still has ~20 KB in flight per SM. choose.rs: tile_packed_ept. */
+/* Loads per thread per step of the packed tile: 12 / 12 / 12 / 8 for 1 / 2 / 4 / 8-byte
+ * words (ptxas sm_90: 48 registers each, no spills; 16 1-byte or 16 2-byte loads
+ * spilled), so that a packed tile past 48 KB of shared memory, with few blocks per SM,
+ * still has ~20 KB in flight per SM. choose.rs: tile_packed_ept. */
 template <int W, typename I>
 __device__ __forceinline__ constexpr int sk_tilep_ept() {
-    return W == 1 ? 8 : W == 2 ? 12 : W == 4 ? 12 : 8;
+    return W == 8 ? 8 : 12;
 }
 
 template <typename T>

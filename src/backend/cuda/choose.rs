@@ -476,13 +476,13 @@ fn tile_launch_with(
     })
 }
 
-/// Loads per thread per step of the packed tile (sk_tilep_ept in tile.cuh): 8 / 12 / 12 / 8
-/// for 1 / 2 / 4 / 8-byte words, either index width (more 1- and 2-byte loads spilled), so
-/// that a tile past 48 KB, with few blocks per SM, keeps ~20 KB in flight per SM.
+/// Loads per thread per step of the packed tile (sk_tilep_ept in tile.cuh): 12 / 12 / 12 /
+/// 8 for 1 / 2 / 4 / 8-byte words, either index width (more 1- and 2-byte loads spilled),
+/// so that a tile past 48 KB, with few blocks per SM, keeps ~20 KB in flight per SM.
 pub const fn tile_packed_ept(width: usize, _idx64: bool) -> u32 {
     match width {
-        2 | 4 => 12,
-        _ => 8,
+        8 => 8,
+        _ => 12,
     }
 }
 

@@ -33,7 +33,7 @@ impl DeviceLimits {
 /// Registers per thread of sk_tilep_w1/w2/w4/w8 (the larger of the two index widths;
 /// src/bench/model/sm90_resources.tsv, which the model's tests check this against): the
 /// plan's estimate of how many packed blocks an SM holds.
-pub const TILEP_REGISTERS: [u32; 4] = [40, 48, 48, 48];
+pub const TILEP_REGISTERS: [u32; 4] = [48, 48, 48, 48];
 
 /// Per-SM limits of sm_90 the estimate uses (src/bench/model/occupancy.rs has the model's).
 const SM_SHARED: u64 = 228 * 1024;
@@ -77,6 +77,42 @@ pub const fn tile_packed_pitch(nb: i64, width: usize) -> i64 {
         return nb | 1;
     }
     ((((nb * w + 3) / 4) | 1) * 4) / w
+}
+
+/// Bytes a source run of the packed tile should reach when its rows follow each other
+/// (an aligned run of 1 KB uses ~97% of its sectors).
+const RUN_BYTES: i64 = 1024;
+
+/// Rows of a packed tile one source run takes. When the A group's innermost dimension
+/// (the last A entry of `p`'s batch arrays, n0 rows) has source stride n_b, its rows follow
+/// each other in the source, so a warp's aligned requests may run across them; with the
+/// pitch n_b they follow each other in the tile too (no bank conflict where a request
+/// crosses a row). A run then takes k rows, k the smallest divisor of n0 whose run reaches
+/// [`RUN_BYTES`] (n0 when none does), but no more than leave every one of `warps` warps a
+/// run (the largest divisor that does). Otherwise 1. [`packed_tile`] passes it to the
+/// kernel as `tiles_b`, and the run's `tiles_b * n_b` elements as `src_stride_a`.
+fn source_rows(p: &SkTile, width: usize, warps: i64) -> i64 {
+    let Ok(inner) = usize::try_from(p.batch_rank + p.tile_a - 1) else {
+        return 1;
+    };
+    if p.tile_a < 1 || inner >= MAX_RANK {
+        return 1;
+    }
+    let (n0, na, nb) = (p.batch_sizes[inner], p.n_a, p.n_b);
+    if p.batch_src_strides[inner] != nb || tile_packed_pitch(nb, width) != nb || n0 < 2 {
+        return 1;
+    }
+    let row = nb.saturating_mul(width as i64).max(1);
+    let divides = |k: &i64| n0 % k == 0;
+    let long = (1..=n0)
+        .filter(divides)
+        .find(|k| k.saturating_mul(row) >= RUN_BYTES)
+        .unwrap_or(n0);
+    let busy = (1..=n0.min(na / warps.max(1)))
+        .rev()
+        .find(divides)
+        .unwrap_or(1);
+    long.min(busy)
 }
 
 /// Expected share of the sectors a warp's requests use along runs of `len` elements: one
@@ -253,10 +289,17 @@ pub(super) fn packed_tile(
         n += 1;
     }
     p.batch = batch;
+    let rows = source_rows(&p, width, (budget.threads / 32).max(1) as i64);
+    let run = nb.checked_mul(rows)?;
+    p.tiles_b = i32::try_from(rows).ok()?;
+    p.src_stride_a = run;
     Some(PackedTile {
         params: p,
         shared: na * tile_packed_pitch(nb, width) * w,
-        efficiency: (run_efficiency(nb, nb, width), run_efficiency(na, na, width)),
+        efficiency: (
+            run_efficiency(run, run, width),
+            run_efficiency(na, na, width),
+        ),
     })
 }
 
@@ -439,6 +482,22 @@ mod tests {
         };
         let t = packed_tile(dims, (0, 0), (2, 1), 4, few).unwrap();
         assert_eq!((t.params.n_a, t.params.batch), (64, 20));
+        // Source runs across rows: (3, 240, 9) f64 permuted by (0, 2, 1). A (240, source
+        // stride 9 = n_b) has its rows one after another in the source, and the pitch is 9:
+        // a run takes 15 rows (the smallest divisor of 240 reaching 1 KB: 15 x 72 bytes),
+        // which leaves 16 runs for the 8 warps. With 10-element f32 rows the pitch is 11:
+        // one row per run.
+        let sizes = [3, 9, 240];
+        let (dst, src) = ([2160, 240, 1], [2160, 1, 9]);
+        let t = packed_tile((&sizes, &dst, &src), (0, 0), (2, 1), 8, budget(48 * 1024)).unwrap();
+        let q = t.params;
+        assert_eq!((q.n_a, q.n_b, q.tiles_b, q.src_stride_a), (240, 9, 15, 135));
+        assert_eq!(t.efficiency.0, run_efficiency(135, 135, 8));
+        let sizes = [3, 10, 240];
+        let (dst, src) = ([2400, 240, 1], [2400, 1, 10]);
+        let t = packed_tile((&sizes, &dst, &src), (0, 0), (2, 1), 4, budget(48 * 1024)).unwrap();
+        let q = t.params;
+        assert_eq!((q.n_a, q.n_b, q.tiles_b, q.src_stride_a), (240, 10, 1, 10));
         assert_eq!(tile_packed_pitch(42, 4), 43);
         assert_eq!(tile_packed_pitch(42, 2), 42);
         assert_eq!(tile_packed_pitch(40, 2), 42);

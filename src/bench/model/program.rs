@@ -235,44 +235,85 @@ impl<'a> Program<'a> {
         });
     }
 
+    /// sk_tilev_body (permute.cu): threads on the words of a full tile (edge tiles' extra
+    /// words idle, so accesses carry the warp-uniform step that issues them), `fill` words
+    /// loaded before they are stored into the tile.
     fn tile_vec(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
         let w = self.width as i64;
         let v = 16 / w;
+        let fill = if self.width == 1 { 1 } else { 2 };
         let swz = tile_vec_swizzled(p.tile_a as i64, p.tile_b as i64, self.width);
         let pitch = tile_vec_pitch(swz, p.tile_b as i64, self.width);
         let nt = BLOCK as i64;
+        let (fav, fbv) = (p.tile_a as i64 / v, p.tile_b as i64 / v);
+        let mut step = 0i64;
+        let mut put = |site: u8, buf: Buffer, store: bool, at: i64, bytes: i64, issue: i64| {
+            let mut a = access(site, buf, store, (at * w) as u64, bytes as u64);
+            a.issue = Some(issue as u32);
+            out.push(a);
+        };
+        // Steps advance by the block's iterations, so they stay warp-uniform where some
+        // lanes leave a loop early.
+        let (fills, reads) = (
+            (p.tile_a as i64 * fbv + fill * nt - 1) / (fill * nt),
+            (p.tile_b as i64 * fav + nt - 1) / nt,
+        );
         self.tile_batches(bx, by, p, |s, d, na, nb| {
             let (nav, nbv) = (na / v, nb / v);
-            let mut e = t as i64;
-            while e < na * nbv {
-                let (a, bv) = (e / nbv, e % nbv);
-                let at = s + a * p.src_stride_a + bv * v;
-                out.push(access(0, Buffer::Src, false, (at * w) as u64, 16));
-                for k in 0..v {
-                    let kk = tile_vec_fill_lane(swz, k, bv, self.width);
-                    let slot = a * pitch + tile_vec_col(swz, a, bv * v + kk, self.width);
-                    out.push(access(1, Buffer::Shared, true, (slot * w) as u64, w as u64));
+            let base = step;
+            let mut e0 = t as i64;
+            while e0 < p.tile_a as i64 * fbv {
+                for k in 0..fill {
+                    let e = e0 + k * nt;
+                    let (a, bv) = (e / fbv, e % fbv);
+                    if a < na && bv < nbv {
+                        put(
+                            0,
+                            Buffer::Src,
+                            false,
+                            s + a * p.src_stride_a + bv * v,
+                            16,
+                            step + k,
+                        );
+                    }
                 }
+                for k in 0..fill {
+                    let e = e0 + k * nt;
+                    let (a, bv) = (e / fbv, e % fbv);
+                    if a < na && bv < nbv {
+                        for j in 0..v {
+                            let kk = tile_vec_fill_lane(swz, j, bv, self.width);
+                            let slot = a * pitch + tile_vec_col(swz, a, bv * v + kk, self.width);
+                            put(1, Buffer::Shared, true, slot, w, step + fill + k * v + j);
+                        }
+                    }
+                }
+                step += fill + fill * v;
+                e0 += fill * nt;
+            }
+            step = base + fills * (fill + fill * v);
+            let mut e = t as i64;
+            while e < p.tile_b as i64 * fav {
+                let (b, av) = (e / fav, e % fav);
+                if b < nb && av < nav {
+                    for k in 0..v {
+                        let r = av * v + k;
+                        let slot = r * pitch + tile_vec_col(swz, r, b, self.width);
+                        put(2, Buffer::Shared, false, slot, w, step + k);
+                    }
+                    put(
+                        3,
+                        Buffer::Dst,
+                        true,
+                        d + b * p.dst_stride_b + av * v,
+                        16,
+                        step + v,
+                    );
+                }
+                step += v + 1;
                 e += nt;
             }
-            let mut e = t as i64;
-            while e < nb * nav {
-                let (b, av) = (e / nav, e % nav);
-                for k in 0..v {
-                    let r = av * v + k;
-                    let slot = r * pitch + tile_vec_col(swz, r, b, self.width);
-                    out.push(access(
-                        2,
-                        Buffer::Shared,
-                        false,
-                        (slot * w) as u64,
-                        w as u64,
-                    ));
-                }
-                let at = d + b * p.dst_stride_b + av * v;
-                out.push(access(3, Buffer::Dst, true, (at * w) as u64, 16));
-                e += nt;
-            }
+            step = base + fills * (fill + fill * v) + reads * (v + 1);
         });
     }
 
@@ -318,7 +359,9 @@ impl<'a> Program<'a> {
                 s0 += (rest % n) * p.batch_src_strides[k];
                 rest /= n;
             }
-            let (mut a, mut c) = (warp, 0i64);
+            // Source runs of `tiles_b` rows that follow each other, `src_stride_a` elements.
+            let (ra, len) = (p.tiles_b.max(1) as i64, p.src_stride_a);
+            let (mut a, mut c) = (warp * ra, 0i64);
             let row_of = |a: i64| s0 + group(ga, ca, &p.batch_src_strides, a);
             let mut row = if a < na { row_of(a) } else { 0 };
             let mut m = row % sec;
@@ -329,13 +372,13 @@ impl<'a> Program<'a> {
                         break;
                     }
                     let j = c * lanes + lane - m;
-                    if (0..nb).contains(&j) {
+                    if (0..len).contains(&j) {
                         put(0, Buffer::Src, false, row + j, issue + k as u32);
                         slots.push((k, a * pitch + j));
                     }
                     c += 1;
-                    if c * lanes >= m + nb {
-                        (c, a) = (0, a + warps);
+                    if c * lanes >= m + len {
+                        (c, a) = (0, a + warps * ra);
                         if a < na {
                             row = row_of(a);
                             m = row % sec;
