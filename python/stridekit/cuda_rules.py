@@ -1,7 +1,7 @@
 """What a CUDA caching allocator is asked for, given the storages a CPU run of the same
 PyTorch program makes: the rules shared by ``stridekit trace --device sim`` and
-``scripts/record_model_traces.py`` (which loads this file by path, so it imports nothing
-of stridekit).
+``scripts/record_model_traces.py`` (whose ``recording`` module loads this file by path, so
+it imports nothing of stridekit).
 
 - kept: every storage made by an operator (an ``aten::`` op);
 - dropped, host side on CUDA as well: storages made outside every operator (Python scalars
