@@ -327,9 +327,9 @@ mod x86 {
             for (q, v) in r.iter_mut().enumerate() {
                 for j in 0..g {
                     let row = (g * q + j) as isize;
-                    // SAFETY: bytes `from..from + piece` of source row `row` are inside
-                    // the block's line of that row (the caller's contract); the mask
-                    // writes the piece to bytes `piece*j..` of the register.
+                    // SAFETY: bytes `from..from + piece` of buffered line `row` are inside
+                    // the buffer (`from + piece <= 64`, `row < L`); the mask writes the
+                    // piece to bytes `piece*j..` of the register.
                     *v = unsafe {
                         let p = s.offset(row * sb + from);
                         let m = 0xF << (4 * j);
