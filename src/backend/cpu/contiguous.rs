@@ -22,13 +22,13 @@ pub(super) const STREAM_MIN: usize = 64 << 20;
 /// writes `d..d+n` meanwhile.
 #[inline]
 pub(super) unsafe fn copy(d: *mut u8, s: *const u8, n: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if n >= VECTOR_MIN && x86::has_avx2() {
-        // SAFETY: the caller's contract; the CPU has AVX2.
-        return unsafe { x86::copy(d, s, n, n >= STREAM_MIN) };
-    }
+    let stream = n >= STREAM_MIN;
     // SAFETY: the caller's contract.
-    unsafe { std::ptr::copy_nonoverlapping(s, d, n) }
+    unsafe { copy_unfenced(d, s, n, stream) };
+    if stream {
+        // Orders the streamed stores before anything the caller does next.
+        store_fence();
+    }
 }
 
 /// Copies `n` bytes from `s` to `d` as [`copy`] does, with non-temporal stores whatever
@@ -40,11 +40,23 @@ pub(super) unsafe fn copy(d: *mut u8, s: *const u8, n: usize) {
 /// As [`copy`].
 #[inline]
 pub(super) unsafe fn copy_streaming(d: *mut u8, s: *const u8, n: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { copy_unfenced(d, s, n, true) }
+}
+
+/// The copy of [`copy`] and [`copy_streaming`]: the vector loop where it applies (its
+/// stores non-temporal when `stream`), else `copy_nonoverlapping`; never fenced.
+///
+/// # Safety
+/// As [`copy`].
+#[inline]
+unsafe fn copy_unfenced(d: *mut u8, s: *const u8, n: usize, stream: bool) {
     #[cfg(target_arch = "x86_64")]
     if n >= VECTOR_MIN && x86::has_avx2() {
-        // SAFETY: the caller's contract; the CPU has AVX2.
-        return unsafe { x86::copy_unfenced(d, s, n, true) };
+        // SAFETY: the caller's contract; the CPU has AVX2; n >= VECTOR_MIN >= 32.
+        return unsafe { x86::copy(d, s, n, stream) };
     }
+    let _ = stream;
     // SAFETY: the caller's contract.
     unsafe { std::ptr::copy_nonoverlapping(s, d, n) }
 }
@@ -126,24 +138,12 @@ mod x86 {
         unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), d.add(i), n - i) };
     }
 
-    /// # Safety
-    /// As [`super::copy`], and the CPU has AVX2.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn copy(d: *mut u8, s: *const u8, n: usize, stream: bool) {
-        // SAFETY: forwarded.
-        unsafe { copy_unfenced(d, s, n, stream) };
-        if stream {
-            // Orders the streamed stores before anything the caller does next.
-            _mm_sfence();
-        }
-    }
-
-    /// [`copy`] without the fence after streamed stores.
+    /// The vector loop of [`super::copy_unfenced`]; streamed stores are not fenced.
     ///
     /// # Safety
     /// As [`super::copy`], `n` at least 32 when streaming, and the CPU has AVX2.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn copy_unfenced(d: *mut u8, s: *const u8, n: usize, stream: bool) {
+    pub unsafe fn copy(d: *mut u8, s: *const u8, n: usize, stream: bool) {
         let mut i = 0;
         if stream {
             // Non-temporal stores need 32-byte aligned addresses: the head moves plainly.

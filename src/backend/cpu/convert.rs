@@ -6,6 +6,7 @@
 
 use half::{bf16, f16};
 
+use super::lines::LINE;
 use super::{contiguous, vector};
 
 use super::segment::{MoverFn, Segment, Tile, tile_in_runs, with_mover};
@@ -70,9 +71,7 @@ impl Convert {
             }
         }
     }
-}
 
-impl Convert {
     /// [`Convert::convert`] for a destination far larger than the caches: converted in
     /// chunks into an L1-resident buffer and written out with non-temporal stores, which
     /// skip reading each destination line first (at 1 GiB a third of the traffic of a
@@ -120,9 +119,6 @@ fn streaming_from() -> usize {
 #[cfg(test)]
 pub(super) static STREAMING_FROM: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(contiguous::STREAM_MIN);
-
-/// The bytes of a line (the head a streaming conversion converts in place).
-const LINE: usize = 64;
 
 /// Destination bytes of each chunk a streaming conversion converts into its buffer.
 const STREAM_CHUNK: usize = 4096;

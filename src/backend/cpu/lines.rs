@@ -161,7 +161,9 @@ mod x86 {
     #[inline(always)]
     unsafe fn walk<const L: usize>(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
         let w = (LINE / L) as isize;
-        let ix = Indices::new::<L>();
+        // 1- and 2-byte blocks are transposed as 16 dwords ([`block_in_dwords`]).
+        let lanes = L.min(16);
+        let (lo, hi) = (index(lanes, false), index(lanes, true));
         for j0 in (0..fb).step_by(L) {
             let j = j0 as isize;
             for i0 in (0..fa).step_by(L) {
@@ -172,70 +174,53 @@ mod x86 {
                 unsafe {
                     let (d, s) = (d.offset(i * t.da + j * w), s.offset(j * t.sb + i * w));
                     if L > 16 {
-                        block_in_dwords::<L>(d, s, t.da, t.sb, &ix)
+                        block_in_dwords::<L>(d, s, t.da, t.sb, lo, hi)
                     } else {
-                        block::<L>(d, s, t.da, t.sb, ix.lo, ix.hi)
+                        block::<L>(d, s, t.da, t.sb, lo, hi)
                     }
                 };
             }
         }
     }
 
-    /// The index vectors a block needs: the interleave of its lanes (`lo`, `hi`: of
-    /// dwords for 1- and 2-byte lanes, which [`block_in_dwords`] transposes as dwords),
-    /// and for those the gather of each dword's lanes (`pack`).
-    struct Indices {
-        lo: __m512i,
-        hi: __m512i,
-        pack: __m512i,
-    }
-
-    impl Indices {
-        #[inline(always)]
-        fn new<const L: usize>() -> Indices {
-            if L > 16 {
-                Indices {
-                    lo: index::<16>(false),
-                    hi: index::<16>(true),
-                    pack: pack_index::<L>(),
-                }
-            } else {
-                Indices {
-                    lo: index::<L>(false),
-                    hi: index::<L>(true),
-                    pack: index::<L>(false),
-                }
-            }
-        }
-    }
-
-    /// The lane permutation that turns `g = L / 16` pieces of 16 lanes (one piece per
-    /// source row, row `j` in lanes `16j..16j + 16`) into 16 dwords, dword `c` holding lane
-    /// `c` of each piece in row order: result lane `g*c + j` is lane `16j + c`.
-    #[inline(always)]
-    fn pack_index<const L: usize>() -> __m512i {
-        let (w, g) = (LINE / L, L / 16);
+    /// The lane permutation that turns `g = l / 16` pieces of 16 lanes of `64 / l` bytes
+    /// (one piece per source row, row `j` in lanes `16j..16j + 16`) into 16 dwords, dword
+    /// `c` holding lane `c` of each piece in row order: result lane `g*c + j` is lane
+    /// `16j + c`. As bytes, for `vpermb` (`l` = 64) or `vpermw` (`l` = 32).
+    const fn pack_table(l: usize) -> [u8; LINE] {
+        let (w, g) = (LINE / l, l / 16);
         let mut bytes = [0u8; LINE];
-        for c in 0..16 {
-            for j in 0..g {
-                let lane = g * c + j;
-                let from = (16 * j + c) as u64;
-                bytes[lane * w..(lane + 1) * w].copy_from_slice(&from.to_le_bytes()[..w]);
+        let mut c = 0;
+        while c < 16 {
+            let mut j = 0;
+            while j < g {
+                let (lane, from) = (g * c + j, 16 * j + c);
+                let mut k = 0;
+                while k < w {
+                    bytes[lane * w + k] = (from >> (8 * k)) as u8;
+                    k += 1;
+                }
+                j += 1;
             }
+            c += 1;
         }
-        // SAFETY: the array is 64 bytes.
-        unsafe { _mm512_loadu_si512(bytes.as_ptr() as *const __m512i) }
+        bytes
     }
 
-    /// The index vector of one interleave of `L` lanes of `64 / L` bytes: lane `2m` takes
-    /// lane `m` of the first operand (plus `L / 2` for the high half), lane `2m + 1` the
-    /// same lane of the second (index `L + ...`).
+    /// [`pack_table`] for bytes and for 2-byte lanes.
+    static PACK_BYTES: [u8; LINE] = pack_table(64);
+    static PACK_WORDS: [u8; LINE] = pack_table(32);
+
+    /// The index vector of one interleave of `lanes` lanes of `64 / lanes` bytes: lane `2m`
+    /// takes lane `m` of the first operand (plus `lanes / 2` for the high half), lane
+    /// `2m + 1` the same lane of the second (index `lanes + ...`).
     #[inline(always)]
-    fn index<const L: usize>(high: bool) -> __m512i {
-        let w = LINE / L;
+    fn index(lanes: usize, high: bool) -> __m512i {
+        let w = LINE / lanes;
         let mut bytes = [0u8; LINE];
-        for lane in 0..L {
-            let from = (lane / 2 + if high { L / 2 } else { 0 } + (lane % 2) * L) as u64;
+        for lane in 0..lanes {
+            let half = if high { lanes / 2 } else { 0 };
+            let from = (lane / 2 + half + (lane % 2) * lanes) as u64;
             bytes[lane * w..(lane + 1) * w].copy_from_slice(&from.to_le_bytes()[..w]);
         }
         // SAFETY: the array is 64 bytes.
@@ -297,6 +282,8 @@ mod x86 {
     /// (dword `c`: lane `c` of the group's rows, in row order), and transposes the 16
     /// registers as dwords; register `c` is then destination line `16 * pass + c`, whole.
     ///
+    /// `lo` and `hi` are the interleave of 16 dword lanes ([`index`]).
+    ///
     /// # Safety
     /// As [`block`]; `L` is 64 (the CPU has VBMI) or 32.
     #[inline(always)]
@@ -305,10 +292,14 @@ mod x86 {
         s: *const u8,
         da: isize,
         sb: isize,
-        ix: &Indices,
+        lo: __m512i,
+        hi: __m512i,
     ) {
         let (w, g) = (LINE / L, L / 16);
         let piece = 16 * w;
+        let table = if w == 1 { &PACK_BYTES } else { &PACK_WORDS };
+        // SAFETY: the table is 64 bytes.
+        let pack = unsafe { _mm512_loadu_si512(table.as_ptr() as *const __m512i) };
         // The block's source lines, copied once into a dense buffer: each pass reads every
         // line again, and lines a power of two apart (as a square matrix's rows are) share
         // an L1 set, so that read straight from the source the passes evicted each other's
@@ -345,14 +336,14 @@ mod x86 {
                 // SAFETY: the caller's features cover the lane width's instruction.
                 *v = unsafe {
                     if w == 1 {
-                        _mm512_permutexvar_epi8(ix.pack, *v)
+                        _mm512_permutexvar_epi8(pack, *v)
                     } else {
-                        _mm512_permutexvar_epi16(ix.pack, *v)
+                        _mm512_permutexvar_epi16(pack, *v)
                     }
                 };
             }
             // SAFETY: dword lanes need AVX-512 F only.
-            let r = unsafe { transpose::<16>(r, ix.lo, ix.hi) };
+            let r = unsafe { transpose::<16>(r, lo, hi) };
             for (c, v) in r.into_iter().enumerate() {
                 let line = (pass * 16 + c) as isize;
                 // SAFETY: destination line `line` of the block, 64-byte aligned (the

@@ -183,8 +183,9 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
 /// Source steps that are multiples of this many bytes stage a tile through a buffer.
 const CONFLICT_STEP: usize = 1024;
 
-/// The largest staged tile (source bytes): the tiles of [`super::walk`] fit.
-const STAGE_BYTES: usize = 16 * 1024;
+/// The largest staged tile (source bytes), and the largest streamed one (destination
+/// bytes): the tiles of [`super::walk`] fit.
+pub(super) const STAGE_BYTES: usize = 16 * 1024;
 
 impl<T: Copy, const B: usize> Move<T, B> {
     /// A tile of at least `B`x`B` with `db` and `sa` one element, in register blocks.

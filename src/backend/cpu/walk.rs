@@ -5,7 +5,7 @@
 
 use super::contiguous::STREAM_MIN;
 use super::lines;
-use super::segment::{Segment, Tile, square_edge};
+use super::segment::{STAGE_BYTES, Segment, Tile, square_edge};
 use super::shape::{ByteWalk, Sizes};
 
 /// The two dimensions a tiled walk blocks: `a` (small source stride) and `b` (innermost),
@@ -38,14 +38,6 @@ pub(super) struct Tiling {
 /// longer those runs, the fewer pages and lines each band opens.
 const LINE_TILE_A: usize = 4096;
 const LINE_TILE_B: usize = 16384;
-
-/// The destination bytes of a streamed tile ([`Tiling::stream`]): the rows along `a` that
-/// fill it (at most the buffer segment.rs stages a tile's source in, so both fit in L1).
-/// Measured at 1 GiB on the development Xeon (1 thread, share of memcpy by CPU time,
-/// NCHW -> NHWC with 64 channels, A/B in one binary): f32 48-54% -> 56-60% (64 rows, as
-/// the square tiles); f16 45-47% -> 37-38% with the square tiles' 64 rows (8 KiB), 49-52%
-/// with 128 (16 KiB).
-const STREAM_TILE_BYTES: usize = 16 * 1024;
 
 /// The fewest whole-line tiles a walk is cut into (the units split over threads).
 const LINE_TILES_AT_LEAST: usize = 16;
@@ -100,7 +92,12 @@ impl Tiling {
             (square_edge(wide), square_edge(wide))
         };
         let tb = eb.min(w.sizes[b]);
-        let stream_rows = STREAM_TILE_BYTES / (tb * wide);
+        // A streamed tile takes as many rows along `a` as fill segment.rs's buffer (which
+        // its source is staged in too). Measured at 1 GiB on the development Xeon (1
+        // thread, share of memcpy by CPU time, NCHW -> NHWC with 64 channels, A/B in one
+        // binary): f32 48-54% -> 56-60% (64 rows, as the square tiles); f16 45-47% ->
+        // 37-38% with the square tiles' 64 rows (8 KiB), 49-52% with 128 (16 KiB).
+        let stream_rows = STAGE_BYTES / (tb * wide);
         let stream = !lines
             && w.sw == w.dw
             && w.dst[b] == wide as isize
