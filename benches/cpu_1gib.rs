@@ -37,7 +37,7 @@ impl Work {
         match self {
             Work::Plan(p) => cpu::copy_with(black_box(p), into, src, par),
             Work::Gather(shape, index) => {
-                let n = (shape.num_rows * shape.row_len * 4) as usize;
+                let n = self.bytes();
                 cpu::row_gather_with(shape, DType::F32, &mut into[..n], src, index, par)
                     .expect("the bench's indices are in range")
             }
@@ -207,7 +207,8 @@ fn main() {
             let (mut mc, mut cc) = (Vec::new(), Vec::new());
             for r in 0..rounds {
                 let time = |work: &Work, into: &mut [u8], cpu: &mut Vec<f64>| {
-                    let (t0, c0) = (Instant::now(), cpu_ns());
+                    let c0 = cpu_ns();
+                    let t0 = Instant::now();
                     work.run(into, &src, par);
                     let wall = t0.elapsed().as_secs_f64() * 1e3;
                     if let (Some(c0), Some(c1)) = (c0, cpu_ns()) {
