@@ -191,6 +191,26 @@ fn random_permutations_run_the_packed_tile_like_the_cpu_backend() {
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
+/// The packed-tile launch (`sk_tilep_*`) the plan picks for an H200 to copy `src` into
+/// `dst`, if it picks one: the kernel's name, its dynamic shared memory, its tile
+/// parameters and the plan's rank.
+fn packed_launch(
+    src: &Layout,
+    dst: &Layout,
+    dt: DType,
+) -> Option<(&'static str, u32, SkTile, usize)> {
+    let plan = CopyPlan::copy(dst, dt, src, dt);
+    let Ok(GpuPlan::Kernel { narrow, .. }) = GpuPlan::for_device(&plan, DeviceLimits::H200) else {
+        return None;
+    };
+    let LaunchParams::Tile(p) = narrow.params else {
+        return None;
+    };
+    let name = narrow.kernel.name();
+    name.starts_with("sk_tilep_")
+        .then_some((name, narrow.shared_bytes, p, plan.sizes.len()))
+}
+
 /// Packed tiles past 48 KB of shared memory (planned for an H200's 227 KB) and packed tiles
 /// with a split dimension (cuTT's PackedSplit: a group takes a divisor of its outermost
 /// dimension, the batch walks the chunks): of the cases of [`large_packed_cases`], the first
@@ -207,20 +227,11 @@ fn large_and_split_packed_tiles_match_the_cpu_backend() {
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
         let (mut took_large, mut took_split) = (false, false);
         for c in large_packed_cases(&mut rng, dt, 30) {
-            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
-            let Ok(GpuPlan::Kernel { narrow, .. }) = GpuPlan::for_device(&plan, DeviceLimits::H200)
-            else {
+            let Some((name, shared_bytes, p, rank)) = packed_launch(&c.src, &c.dst, dt) else {
                 continue;
             };
-            let LaunchParams::Tile(p) = narrow.params else {
-                continue;
-            };
-            let name = narrow.kernel.name();
-            if !name.starts_with("sk_tilep_") {
-                continue;
-            }
-            let is_large = narrow.shared_bytes > 48 * 1024;
-            let is_split = (p.batch_rank + p.tile_a + p.tile_b) as usize > plan.sizes.len();
+            let is_large = shared_bytes > 48 * 1024;
+            let is_split = (p.batch_rank + p.tile_a + p.tile_b) as usize > rank;
             if (is_large && !took_large) || (is_split && !took_split) {
                 if is_large {
                     (took_large, _) = (true, large.insert(name));
@@ -260,16 +271,10 @@ fn packed_tiles_with_runs_across_rows_match_the_cpu_backend() {
         cases.extend(large_packed_cases(&mut rng, dt, 30));
         cases.extend(across::rows_across_cases(&mut rng, dt));
         for c in cases {
-            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
-            let Ok(GpuPlan::Kernel { narrow, .. }) = GpuPlan::for_device(&plan, DeviceLimits::H200)
-            else {
+            let Some((name, _, p, _)) = packed_launch(&c.src, &c.dst, dt) else {
                 continue;
             };
-            let LaunchParams::Tile(p) = narrow.params else {
-                continue;
-            };
-            let name = narrow.kernel.name();
-            if name.starts_with("sk_tilep_") && p.tiles_b > 1 && took < 3 {
+            if p.tiles_b > 1 && took < 3 {
                 assert_eq!(p.src_stride_a, p.n_b * p.tiles_b as i64, "{}", c.what);
                 took += 1;
                 across.insert(name);

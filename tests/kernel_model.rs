@@ -196,6 +196,16 @@ fn the_model_makes_the_tile_kernels_accesses() {
     }
     record_and_check(&launches);
 }
+/// Asserts that the launches include a 32-bit-index packed tile of every width.
+fn assert_packed_of_every_width(launches: &[Launch]) {
+    let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.job.kernel).collect();
+    for w in [1, 2, 4, 8] {
+        assert!(
+            names.contains(format!("sk_tilep_w{w}_i32").as_str()),
+            "{names:?}"
+        );
+    }
+}
 
 #[test]
 fn the_model_makes_the_packed_tiles_accesses() {
@@ -213,13 +223,7 @@ fn the_model_makes_the_packed_tiles_accesses() {
             }
         }
     }
-    let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.job.kernel).collect();
-    for w in [1, 2, 4, 8] {
-        assert!(
-            names.contains(format!("sk_tilep_w{w}_i32").as_str()),
-            "{names:?}"
-        );
-    }
+    assert_packed_of_every_width(&launches);
     record_and_check(&launches);
 }
 
@@ -243,13 +247,7 @@ fn the_model_makes_the_packed_tiles_accesses_across_rows() {
             }
         }
     }
-    let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.job.kernel).collect();
-    for w in [1, 2, 4, 8] {
-        assert!(
-            names.contains(format!("sk_tilep_w{w}_i32").as_str()),
-            "{names:?}"
-        );
-    }
+    assert_packed_of_every_width(&launches);
     record_and_check(&launches);
 }
 
