@@ -284,6 +284,49 @@ fn row_gathers_on_threads_match_a_row_by_row_copy() {
 }
 
 #[test]
+fn streamed_row_gathers_match_a_row_by_row_copy() {
+    // The streamed rows of gather.rs (forced): rows under the vector threshold, of whole
+    // lines and of lines and a part, the destination starting on a line and off it, rows
+    // packed and padded apart; on every thread setting.
+    for (row_len, dst_pad, dt) in [
+        (100i64, 0i64, DType::I16),
+        (256, 0, DType::F32),
+        (300, 3, DType::F32),
+        (1041, 7, DType::U8),
+        (640, 1, DType::F64),
+    ] {
+        let w = dt.itemsize();
+        let shape = |dst_offset: i64| crate::plan::RowGatherShape {
+            num_rows: 40,
+            row_len,
+            src_rows: 23,
+            src_row_stride: row_len,
+            dst_row_stride: row_len + dst_pad,
+            src_offset: 0,
+            dst_offset,
+        };
+        let index: Vec<i64> = (0..40).map(|r| (r * 11 + 5) % 23).collect();
+        let src = counting((23 * row_len) as usize * w / 2 + 1);
+        for dst_offset in [0, 1, 5, 64 / w as i64 - 1] {
+            let sh = shape(dst_offset);
+            let dst_len = ((40 * sh.dst_row_stride + dst_offset) as usize + 8) * w;
+            let mut want = vec![0u8; dst_len];
+            let run = row_len as usize * w;
+            for (r, &i) in index.iter().enumerate() {
+                let s = i as usize * run;
+                let d = (dst_offset as usize + r * sh.dst_row_stride as usize) * w;
+                want[d..d + run].copy_from_slice(&src[s..s + run]);
+            }
+            for par in settings() {
+                let mut got = vec![0u8; dst_len];
+                super::gather::gather_rows(&sh, dt, &mut got, &src, &index, par, true).unwrap();
+                assert!(got == want, "{row_len} x {dt:?} at {dst_offset}, {par:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn vectorised_half_conversions_match_the_reference_on_every_bit_pattern() {
     // Every 16-bit pattern as float16 and bfloat16, to float32; float32 patterns around
     // every float16/bfloat16 rounding boundary, NaNs and infinities, back.
