@@ -6,8 +6,7 @@
 
 use half::{bf16, f16};
 
-use super::lines::LINE;
-use super::{contiguous, vector};
+use super::vector;
 
 use super::segment::{MoverFn, Segment, Tile, tile_in_runs, with_mover};
 use crate::dtype::DType;
@@ -71,57 +70,7 @@ impl Convert {
             }
         }
     }
-
-    /// [`Convert::convert`] for a destination far larger than the caches: converted in
-    /// chunks into an L1-resident buffer and written out with non-temporal stores, which
-    /// skip reading each destination line first (at 1 GiB a third of the traffic of a
-    /// widening conversion). The elements before the first destination line are converted
-    /// in place.
-    ///
-    /// # Safety
-    /// As [`Convert::convert`].
-    unsafe fn convert_streaming(&self, dp: *mut u8, sp: *const u8, n: usize) {
-        let (sw, dw) = (self.from.itemsize(), self.to.itemsize());
-        let head = (((LINE - dp as usize % LINE) % LINE) / dw).min(n);
-        let mut buf = [0u64; STREAM_CHUNK / 8];
-        let per = STREAM_CHUNK / dw;
-        // SAFETY (all): every piece is inside the caller's run; the buffer holds `per`
-        // destination elements, aligned for any of them (u64).
-        unsafe {
-            self.convert(dp, sp, head);
-            let mut done = head;
-            while done < n {
-                let k = per.min(n - done);
-                let b = buf.as_mut_ptr() as *mut u8;
-                self.convert(b, sp.add(done * sw), k);
-                contiguous::copy_streaming(dp.add(done * dw), b, k * dw);
-                done += k;
-            }
-        }
-        contiguous::store_fence();
-    }
 }
-
-/// The least destination run, in bytes, a widening conversion streams:
-/// [`contiguous::STREAM_MIN`] (tests lower it to reach the path with small tensors; both
-/// paths write the same bytes, so a test running meanwhile checks the same result).
-fn streaming_from() -> usize {
-    #[cfg(test)]
-    {
-        STREAMING_FROM.load(std::sync::atomic::Ordering::Relaxed)
-    }
-    #[cfg(not(test))]
-    {
-        contiguous::STREAM_MIN
-    }
-}
-
-#[cfg(test)]
-pub(super) static STREAMING_FROM: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(contiguous::STREAM_MIN);
-
-/// Destination bytes of each chunk a streaming conversion converts into its buffer.
-const STREAM_CHUNK: usize = 4096;
 
 /// # Safety
 /// `n` elements of `T` at `p` are initialised, aligned and inside one buffer.
@@ -142,17 +91,10 @@ impl Segment for Convert {
         let (sw, dw) = (self.from.itemsize(), self.to.itemsize());
         let aligned = (s as usize).is_multiple_of(sw) && (d as usize).is_multiple_of(dw);
         if aligned && sstep == sw as isize && dstep == dw as isize {
-            // Both sides contiguous and aligned: converted in place, no buffers, unless the
-            // conversion widens into a destination far larger than the caches. Measured at
-            // 1 GiB through the module on the Xeon host (1 thread, against torch 2.11):
-            // f16 -> f32 1.04x -> 0.68-0.72x, bf16 -> f32 0.98x -> 0.69-0.73x; the
-            // narrowing ones did not gain (f32 -> f16 0.97x -> 0.96x, f32 -> bf16 0.93-1.03x
-            // -> 1.00-1.04x) and keep the plain path.
+            // Both sides contiguous and aligned: converted in place, no buffers (a walk
+            // far larger than the caches converts into the buffer of `super::streamed`).
             // SAFETY: the run's `len` elements are inside the caller's slices, aligned,
             // and the destination is the caller's alone.
-            if dw > sw && len.saturating_mul(dw) >= streaming_from() {
-                return unsafe { self.convert_streaming(d, s, len) };
-            }
             return unsafe { self.convert(d, s, len) };
         }
         let mut sbuf = [0u64; CHUNK];

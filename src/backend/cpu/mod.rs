@@ -16,6 +16,7 @@ mod lines;
 pub mod reference;
 mod segment;
 mod shape;
+mod streamed;
 pub mod threads;
 mod vector;
 mod walk;
@@ -29,6 +30,7 @@ use crate::plan::CopyPlan;
 use crate::scalar::Scalar;
 use segment::{MoverFn, Segment, with_mover};
 use shape::ByteWalk;
+use streamed::Streamed;
 use walk::Tiling;
 
 /// Runs `dst[i] = src[i]` (converting dtype when needed). `dst` and `src` are whole
@@ -52,6 +54,7 @@ pub fn copy_with(plan: &CopyPlan, dst: &mut [u8], src: &[u8], par: Parallelism) 
         d: Ptr(dst.as_mut_ptr()),
         s: Ptr(src.as_ptr() as *mut u8),
         par,
+        same: plan.dst_dtype == plan.src_dtype,
     };
     if plan.dst_dtype == plan.src_dtype {
         with_mover(w.dw, job);
@@ -87,11 +90,13 @@ struct Job<'a> {
     d: Ptr,
     s: Ptr,
     par: Parallelism,
+    /// The mover moves bytes unchanged (no conversion).
+    same: bool,
 }
 
 impl MoverFn<()> for Job<'_> {
     fn call<S: Segment>(self, op: &S) {
-        let Job { w, d, s, par } = self;
+        let Job { w, d, s, par, same } = self;
         // Parallel or tiled only when no two elements write one byte: otherwise the plan's
         // row order (the reference's) decides which write lands last.
         let disjoint = w.dst_is_disjoint();
@@ -109,11 +114,27 @@ impl MoverFn<()> for Job<'_> {
             None => {
                 let units = w.numel();
                 let tasks = if disjoint { par.tasks(work, units) } else { 1 };
+                // A walk far larger than the caches streams its dense destination runs out
+                // (a destination that rows write twice keeps plain stores, in order).
+                let streamed = Streamed {
+                    op,
+                    sw: w.sw,
+                    dw: w.dw,
+                    same,
+                };
+                let stream = disjoint && walk::is_large(w);
                 threads::run_tasks(par.threads, tasks, |i| {
                     let (a, b) = threads::part(units, tasks, i);
                     // SAFETY: `w` was checked against both slices; element ranges of a
                     // disjoint destination write disjoint bytes.
-                    unsafe { walk::rows(w, op, d.get(), s.get(), a, b) }
+                    unsafe {
+                        if stream {
+                            walk::rows(w, &streamed, d.get(), s.get(), a, b);
+                            contiguous::store_fence();
+                        } else {
+                            walk::rows(w, op, d.get(), s.get(), a, b);
+                        }
+                    }
                 });
             }
         }

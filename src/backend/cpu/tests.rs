@@ -379,12 +379,50 @@ fn streamed_channels_last_tiles_match_the_reference() {
 }
 
 #[test]
+fn streamed_rows_match_the_reference() {
+    // The streamed rows of streamed.rs (forced from 0 bytes) over same-dtype moves of
+    // every width and narrowing conversions: contiguous rows (streamed straight), step-2
+    // slices, broadcast rows and columns, reversed rows, the destination on a line and off
+    // it; rows long enough to stream and too short to.
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        let w = dt.itemsize() as i64;
+        for cols in [2000 / w + 3, 9000 / w, 7] {
+            let rows = 5;
+            let input = counting((rows * cols * 2 + 8) as usize * w as usize / 4 + 1);
+            let sources = [
+                Layout::contiguous(&[rows, cols]),
+                Layout::new(&[rows, cols], &[2 * cols, 2], 1).unwrap(),
+                Layout::new(&[rows, cols], &[0, 1], 3).unwrap(),
+                Layout::new(&[rows, cols], &[1, 0], 0).unwrap(),
+                Layout::new(&[rows, cols], &[cols, -1], cols - 1).unwrap(),
+            ];
+            for src in &sources {
+                for offset in [0, 1, 64 / w - 1] {
+                    let dst = Layout::new(&[rows, cols], &[cols, 1], offset).unwrap();
+                    check(&dst, dt, src, dt, &input);
+                }
+            }
+        }
+    }
+    let n = 3000;
+    let input = counting(n as usize + 1);
+    for lo in [DType::F16, DType::BF16] {
+        for offset in [0, 3] {
+            let dst = Layout::new(&[n], &[1], offset).unwrap();
+            check(&dst, lo, &Layout::contiguous(&[n]), DType::F32, &input);
+        }
+    }
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
 fn streamed_widening_conversions_match_the_reference() {
-    // The streaming path of convert.rs (forced from 0 bytes): every float16 and bfloat16
-    // bit pattern to float32 (64 chunks of the buffer), the destination starting on a
-    // line and 1, 5 or 15 elements past one (the head converted in place), and runs
-    // shorter than the head.
-    convert::STREAMING_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    // The streamed rows of streamed.rs (forced from 0 bytes) over conversions: every
+    // float16 and bfloat16 bit pattern to float32 (64 pieces of the buffer), the
+    // destination starting on a line and 1, 5 or 15 elements past one (the head converted
+    // plainly), and runs too short to stream.
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
     let sixteen: Vec<u8> = (0..=u16::MAX).flat_map(|v| v.to_le_bytes()).collect();
     for lo in [DType::F16, DType::BF16] {
         for n in [1 << 16, 3] {
@@ -395,7 +433,7 @@ fn streamed_widening_conversions_match_the_reference() {
             }
         }
     }
-    convert::STREAMING_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Moved from src/plan.rs (a plan test that runs the CPU backend would make plan import

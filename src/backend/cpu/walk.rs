@@ -45,9 +45,16 @@ const LINE_TILES_AT_LEAST: usize = 16;
 /// Destination rows (along `a`) at least this many bytes apart take whole-line tiles.
 const LINE_ROWS_APART: usize = 4096;
 
-/// The least walk, in bytes, whose tiles are whole-line tiles: [`STREAM_MIN`] (tests lower
-/// it to reach the blocks with small tensors; every path writes what the reference writes,
-/// so a test running meanwhile checks the same bytes).
+/// Whether a walk is far larger than the caches (at least [`lines_from`] bytes on its wider
+/// side): its tiles may be whole-line or streamed tiles, its rows are streamed out
+/// ([`super::streamed`]).
+pub(super) fn is_large(w: &ByteWalk) -> bool {
+    w.numel().saturating_mul(w.sw.max(w.dw)) >= lines_from()
+}
+
+/// The least walk, in bytes, that [`is_large`]: [`STREAM_MIN`] (tests lower it to reach
+/// the whole-line blocks, the streamed tiles and rows with small tensors; every path writes
+/// what the reference writes, so a test running meanwhile checks the same bytes).
 fn lines_from() -> usize {
     #[cfg(test)]
     {
@@ -84,7 +91,7 @@ impl Tiling {
         let lines = w.sw == w.dw
             && dense
             && w.dst[a].unsigned_abs() >= LINE_ROWS_APART
-            && w.numel().saturating_mul(wide) >= lines_from()
+            && is_large(w)
             && lines::available(wide);
         let (ea, eb) = if lines {
             (LINE_TILE_A / wide, LINE_TILE_B / wide)
@@ -104,7 +111,7 @@ impl Tiling {
             && tb == w.sizes[b]
             && w.dst[a] == (tb * wide) as isize
             && stream_rows >= 8
-            && w.numel().saturating_mul(wide) >= lines_from();
+            && is_large(w);
         let ea = if stream { stream_rows } else { ea };
         let mut t = Tiling {
             a,
