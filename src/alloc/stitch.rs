@@ -33,7 +33,7 @@
 //!   only makes them grow, pytorch/pytorch#123548).
 //! - A partly used chunk's free tail is not lent to a request through a second mapping
 //!   of the chunk (GMLake's aliasing): tried in session 9, it missed more targets
-//!   (docs/alloc.md, "Session 9: aliasing partly used chunks").
+//!   (docs/alloc_design_studies.md, "Session 9: aliasing partly used chunks").
 //!
 //! Device calls: a moved chunk costs one unmap and one map, a new chunk one create and one
 //! map; the simulated device counts them ([`super::device::DeviceCalls`]). On a GPU the
