@@ -38,16 +38,32 @@ mod alloc_common;
 use alloc_common::{Half, corpus_half};
 
 /// The variants studied when `STRIDEKIT_STUDY_VARIANTS` does not list others (`;`
-/// between them): the policy as it is, then session 12's lifetime-aware designs.
+/// between them): the policy as it is, then session 12's lifetime-aware designs (the rows
+/// of docs/alloc_design_studies.md, "Session 12").
 const VARIANTS: &[&str] = &[
     "",
+    ",stridekit_long_life:30,stridekit_life_mode:1",
     ",stridekit_long_life:100,stridekit_life_mode:1",
+    ",stridekit_long_life:300,stridekit_life_mode:1",
     ",stridekit_long_life:1000,stridekit_life_mode:1",
+    ",stridekit_long_life:3000,stridekit_life_mode:1",
+    ",stridekit_long_life:10000,stridekit_life_mode:1",
+    ",stridekit_long_life:30,stridekit_life_mode:4",
+    ",stridekit_long_life:100,stridekit_life_mode:4",
+    ",stridekit_long_life:300,stridekit_life_mode:4",
+    ",stridekit_long_life:1000,stridekit_life_mode:4",
+    ",stridekit_long_life:3000,stridekit_life_mode:4",
+    ",stridekit_long_life:10000,stridekit_life_mode:4",
+    ",stridekit_long_life:30,stridekit_life_mode:5",
+    ",stridekit_long_life:100,stridekit_life_mode:5",
+    ",stridekit_long_life:300,stridekit_life_mode:5",
+    ",stridekit_long_life:1000,stridekit_life_mode:5",
+    ",stridekit_long_life:3000,stridekit_life_mode:5",
+    ",stridekit_long_life:10000,stridekit_life_mode:5",
     ",stridekit_long_life:100,stridekit_life_mode:2",
     ",stridekit_long_life:1000,stridekit_life_mode:2",
     ",stridekit_long_life:100,stridekit_life_mode:3",
     ",stridekit_long_life:1000,stridekit_life_mode:3",
-    ",stridekit_long_life:1000,stridekit_life_mode:4",
 ];
 
 /// Tie-break perturbations averaged with the replay itself.

@@ -27,7 +27,9 @@ const CLASSES: usize = 64 * 4;
 pub(crate) struct Lifetimes {
     /// Requests so far.
     clock: u64,
-    /// Mean lifetime per size class (requests); negative: nothing observed yet.
+    /// Mean lifetime per size class (requests); negative: nothing observed yet. Empty
+    /// until the predictor is first used, so that an allocator with it off allocates
+    /// nothing for it.
     mean: Vec<f64>,
     /// The clock at each live block's allocation, by block index.
     born: Vec<u64>,
@@ -41,7 +43,7 @@ impl Default for Lifetimes {
     fn default() -> Self {
         Lifetimes {
             clock: 0,
-            mean: vec![-1.0; CLASSES],
+            mean: Vec::new(),
             born: Vec::new(),
             long: false,
             exact_growth: false,
@@ -64,6 +66,7 @@ impl Lifetimes {
     /// Predict the request of `size` bytes (a tick of the clock).
     pub(crate) fn predict(&mut self, size: u64, threshold: u32) -> bool {
         self.clock += 1;
+        self.mean.resize(CLASSES, -1.0);
         let m = self.mean[class(size)];
         m < 0.0 || m >= threshold as f64
     }
@@ -81,6 +84,7 @@ impl Lifetimes {
             return;
         };
         let life = self.clock.saturating_sub(b) as f64;
+        self.mean.resize(CLASSES, -1.0);
         let m = &mut self.mean[class(size)];
         *m = if *m < 0.0 {
             life
