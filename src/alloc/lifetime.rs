@@ -23,7 +23,7 @@
 const CLASSES: usize = 64 * 4;
 
 /// The predictor's state and the current request's prediction.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Lifetimes {
     /// Requests so far.
     clock: u64,
@@ -37,18 +37,6 @@ pub(crate) struct Lifetimes {
     pub long: bool,
     /// The current request's growth creates exactly what it needs.
     pub exact_growth: bool,
-}
-
-impl Default for Lifetimes {
-    fn default() -> Self {
-        Lifetimes {
-            clock: 0,
-            mean: Vec::new(),
-            born: Vec::new(),
-            long: false,
-            exact_growth: false,
-        }
-    }
 }
 
 /// The size class of a rounded request of `size` bytes.
