@@ -7,7 +7,8 @@
 //! `per_process_memory_fraction` (in (0, 1]), `expandable_segments`,
 //! `release_lock_on_cudamalloc`, `backend` (`native` only), `policy` (`pytorch` or
 //! `stridekit`), policy:stridekit's own parameters (`stridekit_min_chunk_mb`,
-//! `stridekit_max_chunk_mb`, `stridekit_max_moves`: [`StridekitParams`]), and the pinned-memory keys
+//! `stridekit_max_chunk_mb`, `stridekit_max_moves`, and the design-study keys
+//! `stridekit_tie_break`, `stridekit_long_life`, `stridekit_life_mode`: [`StridekitParams`]), and the pinned-memory keys
 //! PyTorch accepts (`pinned_use_cuda_host_register`, `pinned_num_register_threads`,
 //! `pinned_use_background_threads`, `pinned_reserve_segment_size_mb`,
 //! `graph_capture_record_stream_reuse`), which do not affect device memory and are kept
@@ -61,6 +62,21 @@ pub struct StridekitParams {
     pub max_chunk: u64,
     /// Most idle chunks moved into one gap; past it the rest of the gap is created.
     pub max_moves: usize,
+    /// Tie-breaks that decide nothing of substance (`stridekit_tie_break`, a bit set; 0,
+    /// the default, is the policy as designed): bit 0, among equally large idle chunks the
+    /// highest address moves first; bit 1, among equally costly placements of a growth the
+    /// last one found (the highest address) wins. The design study replays each trace
+    /// under several of them to see how much of a figure is the luck of one replay.
+    pub tie_break: u8,
+    /// Lifetime-aware placement (`stridekit_long_life`, [`super::lifetime`]): a request is
+    /// predicted long-lived when the lifetimes (in requests) of freed blocks of its size
+    /// class average at least this many; 0 (the default) turns it off.
+    pub long_life: u32,
+    /// What a predicted long-lived request does differently (`stridekit_life_mode`, a bit
+    /// set, read only with `long_life`): bit 0, it prefers a fitting free block that pins
+    /// no idle chunk; bit 1, its growth creates exactly the granules it needs (no least
+    /// growth); bit 2, a growth of a predicted short-lived request does instead.
+    pub life_mode: u8,
 }
 
 impl StridekitParams {
@@ -69,16 +85,31 @@ impl StridekitParams {
         min_chunk: 18 * MB,
         max_chunk: 20 * MB,
         max_moves: 16,
+        tie_break: 0,
+        long_life: 0,
+        life_mode: LIFE_MODE_DEFAULT,
     };
 
-    /// The parameters as settings keys (`stridekit_min_chunk_mb:18,...`).
+    /// The parameters as settings keys (`stridekit_min_chunk_mb:18,...`; the design-study
+    /// keys only when they are not their defaults).
     pub fn settings(&self) -> String {
-        format!(
+        let mut s = format!(
             "stridekit_min_chunk_mb:{},stridekit_max_chunk_mb:{},stridekit_max_moves:{}",
             self.min_chunk / MB,
             self.max_chunk / MB,
             self.max_moves
-        )
+        );
+        let d = StridekitParams::DEFAULT;
+        if self.tie_break != d.tie_break {
+            s.push_str(&format!(",stridekit_tie_break:{}", self.tie_break));
+        }
+        if self.long_life != d.long_life {
+            s.push_str(&format!(",stridekit_long_life:{}", self.long_life));
+        }
+        if self.life_mode != d.life_mode {
+            s.push_str(&format!(",stridekit_life_mode:{}", self.life_mode));
+        }
+        s
     }
 }
 
@@ -92,6 +123,14 @@ impl Default for StridekitParams {
 pub const MAX_STRIDEKIT_MOVES: u64 = 256;
 /// Largest `stridekit_*_chunk_mb` (1 TiB).
 pub const MAX_STRIDEKIT_CHUNK_MB: u64 = 1 << 20;
+/// The bits `stridekit_tie_break` may set.
+pub const TIE_BREAK_MASK: u8 = 0b11;
+/// The bits `stridekit_life_mode` may set.
+pub const LIFE_MODE_MASK: u8 = 0b111;
+/// `stridekit_life_mode`'s default: bits 0 and 1.
+pub const LIFE_MODE_DEFAULT: u8 = 0b011;
+/// Largest `stridekit_long_life` (requests).
+pub const MAX_LONG_LIFE: u64 = 1 << 30;
 
 impl Default for AllocConfig {
     fn default() -> Self {
@@ -297,6 +336,39 @@ impl AllocConfig {
                         ));
                     }
                     cfg.stridekit.max_moves = v as usize;
+                }
+                "stridekit_tie_break" | "stridekit_life_mode" => {
+                    t.expect(i + 1, ":", key)?;
+                    i += 2;
+                    let v = t.uint(i, key)?;
+                    let mask = if key == "stridekit_tie_break" {
+                        TIE_BREAK_MASK
+                    } else {
+                        LIFE_MODE_MASK
+                    };
+                    if v > mask as u64 {
+                        return Err(AllocError::config(
+                            key,
+                            format!("{v} is not a set of the bits {mask:#b}"),
+                        ));
+                    }
+                    if key == "stridekit_tie_break" {
+                        cfg.stridekit.tie_break = v as u8;
+                    } else {
+                        cfg.stridekit.life_mode = v as u8;
+                    }
+                }
+                "stridekit_long_life" => {
+                    t.expect(i + 1, ":", key)?;
+                    i += 2;
+                    let v = t.uint(i, key)?;
+                    if v > MAX_LONG_LIFE {
+                        return Err(AllocError::config(
+                            key,
+                            format!("{v} is more than {MAX_LONG_LIFE} requests"),
+                        ));
+                    }
+                    cfg.stridekit.long_life = v as u32;
                 }
                 "release_lock_on_cudamalloc" | "release_lock_on_hipmalloc" => {
                     t.expect(i + 1, ":", key)?;
@@ -550,7 +622,8 @@ mod tests {
             StridekitParams {
                 min_chunk: 14 << 20,
                 max_chunk: 32 << 20,
-                max_moves: 8
+                max_moves: 8,
+                ..StridekitParams::DEFAULT
             }
         );
         assert_eq!(
@@ -558,6 +631,24 @@ mod tests {
                 .unwrap()
                 .stridekit,
             c.stridekit
+        );
+        let e = AllocConfig::parse(
+            "policy:stridekit,stridekit_tie_break:3,stridekit_long_life:500,stridekit_life_mode:4",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                e.stridekit.tie_break,
+                e.stridekit.long_life,
+                e.stridekit.life_mode
+            ),
+            (3, 500, 4)
+        );
+        assert_eq!(
+            AllocConfig::parse(&e.stridekit.settings())
+                .unwrap()
+                .stridekit,
+            e.stridekit
         );
         for (bad, key) in [
             ("stridekit_min_chunk_mb:3", "stridekit_min_chunk_mb"),
@@ -568,6 +659,11 @@ mod tests {
             ),
             ("stridekit_max_moves:257", "stridekit_max_moves"),
             ("stridekit_max_moves:-1", "stridekit_max_moves"),
+            ("stridekit_tie_break:4", "stridekit_tie_break"),
+            ("stridekit_tie_break:x", "stridekit_tie_break"),
+            ("stridekit_life_mode:8", "stridekit_life_mode"),
+            ("stridekit_long_life:1073741825", "stridekit_long_life"),
+            ("stridekit_long_life:-3", "stridekit_long_life"),
             (
                 "stridekit_min_chunk_mb:24,stridekit_max_chunk_mb:20",
                 "stridekit_min_chunk_mb",

@@ -87,8 +87,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let mut plan = std::mem::take(&mut self.scratch.plan);
         plan.clear();
         if self.cfg.is_stridekit() {
+            let mut params = self.cfg.stridekit;
+            if self.life.exact_growth {
+                params.min_chunk = super::sizes::GRANULE;
+            }
             chunks::chunk_plan(
-                &self.cfg.stridekit,
+                &params,
                 &mut self.spare_chunks,
                 (ptr, size, room),
                 pool,

@@ -24,6 +24,8 @@ pub mod expandable;
 pub mod free_list;
 pub mod grid;
 pub mod host_device;
+pub(crate) mod life_place;
+pub(crate) mod lifetime;
 pub mod locked;
 pub mod policy;
 pub mod replay;

@@ -80,9 +80,12 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             pool,
             alloc_size: allocation_size(size),
         };
+        self.life_on_request(size);
         // A block found in the free list keeps its entry until it is known whether a
         // remainder takes it over (`alloc_found_block`).
-        let listed = self.get_free_block(&p);
+        let listed = self
+            .get_free_block(&p)
+            .map(|f| self.life_refit(f, rank, size, pool == PoolKind::Large));
         let mut found = listed.map(|(i, _)| i);
         if found.is_none() {
             if self.set_fraction && self.cfg.garbage_collection_threshold > 0.0 {
@@ -105,6 +108,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         };
         let split = self.should_split(block, size);
         let i = self.alloc_found_block(block, &p, orig_size, split, listed.map(|(_, pos)| pos));
+        self.life_on_alloc(i);
         Ok(self.handle(i))
     }
 
@@ -463,6 +467,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             )
         };
         self.record(Action::FreeRequested, ptr, requested, stream);
+        self.life_on_free(i);
         let ps = pool.stat();
         stats::dec(&mut self.stats.allocation, ps, 1);
         stats::dec(&mut self.stats.allocated_bytes, ps, size);

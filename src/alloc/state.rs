@@ -11,6 +11,7 @@ use super::block::{
 use super::config::AllocConfig;
 use super::device::{EventId, RawDevice, StreamId};
 use super::error::{AllocError, AllocResult};
+use super::lifetime::Lifetimes;
 use super::rounding::round_size;
 use super::scratch::Scratch;
 use super::stats::DeviceStats;
@@ -41,6 +42,8 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     pub(crate) spare_chunks: Vec<u64>,
     /// Buffers the decisions reuse (nothing is allocated per request in steady state).
     pub(crate) scratch: Scratch,
+    /// policy:stridekit's lifetime predictor (`stridekit_long_life`; unused when off).
+    pub(crate) life: Lifetimes,
 }
 
 /// Which side of a block a new block is linked on.
@@ -120,6 +123,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             history: None,
             spare_chunks: Vec::new(),
             scratch: Scratch::default(),
+            life: Lifetimes::default(),
         };
         if let Some(f) = a.cfg.per_process_memory_fraction {
             a.set_memory_fraction(f)?;

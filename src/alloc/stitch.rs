@@ -33,7 +33,7 @@
 //!   only makes them grow, pytorch/pytorch#123548).
 //! - A partly used chunk's free tail is not lent to a request through a second mapping
 //!   of the chunk (GMLake's aliasing): tried in session 9, it missed more targets
-//!   (docs/alloc.md, "Session 9: aliasing partly used chunks").
+//!   (docs/alloc_design_studies.md, "Session 9: aliasing partly used chunks").
 //!
 //! Device calls: a moved chunk costs one unmap and one map, a new chunk one create and one
 //! map; the simulated device counts them ([`super::device::DeviceCalls`]). On a GPU the
@@ -93,6 +93,8 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.idle_chunks(stream, pool, None, &mut s.idle);
         s.best_gaps.clear();
         let mut best: Option<(Cost, u32)> = None;
+        let tie = self.cfg.stridekit.tie_break;
+        let (high_first, last_wins) = (tie & 1 != 0, tie & 2 != 0);
         let unmapped = match pool {
             PoolKind::Small => &self.small,
             PoolKind::Large => &self.large,
@@ -107,9 +109,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                     &s.idle,
                     &s.gaps,
                     self.cfg.stridekit.max_moves,
+                    high_first,
                     (&mut s.trial, &mut s.chosen),
                 );
-                if best.is_none_or(|(m, _)| score < m) {
+                if best.is_none_or(|(m, _)| score < m || (last_wins && score == m)) {
                     best = Some((score, c));
                     std::mem::swap(&mut s.best_gaps, &mut s.gaps);
                 }
@@ -202,6 +205,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 g.need,
                 g.room,
                 self.cfg.stridekit.max_moves,
+                self.cfg.stridekit.tie_break & 1 != 0,
                 &mut s.chosen,
             );
         }
@@ -266,6 +270,7 @@ fn placement_cost(
     idle: &[Idle],
     gaps: &[Gap],
     max_moves: usize,
+    high_first: bool,
     work: (&mut Vec<Idle>, &mut Vec<Idle>),
 ) -> Cost {
     let (trial, chosen) = work;
@@ -274,7 +279,7 @@ fn placement_cost(
     let (mut created, mut moved, mut mapped) = (0, 0, 0);
     for g in gaps {
         chosen.clear();
-        choose_chunks(trial, g.need, g.room, max_moves, chosen);
+        choose_chunks(trial, g.need, g.room, max_moves, high_first, chosen);
         let covered: u64 = chosen.iter().map(|k| k.size).sum();
         created += g.need.saturating_sub(covered);
         moved += chosen.len();
@@ -286,19 +291,23 @@ fn placement_cost(
 /// Which idle chunks fill a gap of `need` bytes with `room` bytes of address space
 /// (removed from `idle`, appended to `out`): one chunk that covers it if there is one
 /// (the smallest), else the largest that fit, up to `max_moves`, topped up by the smallest
-/// that covers the rest; what they leave uncovered is created.
+/// that covers the rest; what they leave uncovered is created. Among equally large chunks
+/// the lowest address is taken, the highest with `high_first` (`stridekit_tie_break`).
 fn choose_chunks(
     idle: &mut Vec<Idle>,
     need: u64,
     room: u64,
     max_moves: usize,
+    high_first: bool,
     out: &mut Vec<Idle>,
 ) {
+    // The address as a tie-break key: lower first, or higher first.
+    let at = |k: &Idle| if high_first { u64::MAX - k.ptr } else { k.ptr };
     let covering = |idle: &[Idle], need: u64, room: u64| {
         idle.iter()
             .enumerate()
             .filter(|(_, k)| k.size >= need && k.size <= room)
-            .min_by_key(|(_, k)| (k.size, k.ptr))
+            .min_by_key(|(_, k)| (k.size, at(k)))
             .map(|(j, _)| j)
     };
     let (mut need, mut room, mut taken) = (need, room, 0);
@@ -311,7 +320,7 @@ fn choose_chunks(
             .iter()
             .enumerate()
             .filter(|(_, k)| k.size < need)
-            .max_by_key(|(_, k)| (k.size, std::cmp::Reverse(k.ptr)))
+            .max_by_key(|(_, k)| (k.size, std::cmp::Reverse(at(k))))
             .map(|(j, _)| j)
         else {
             break;
