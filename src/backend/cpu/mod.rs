@@ -18,6 +18,7 @@ mod segment;
 mod shape;
 mod streamed;
 pub mod threads;
+mod tile_order;
 mod vector;
 mod walk;
 

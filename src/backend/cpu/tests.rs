@@ -106,6 +106,34 @@ fn whole_line_tiles_of_every_width_match_the_reference() {
 }
 
 #[test]
+fn page_blocked_tile_orders_match_the_reference() {
+    // A 4-d reversal whose two middle dimensions each stay inside one side's pages and
+    // jump pages on the other: tile_order.rs visits them in blocks, cut at the edges
+    // (sizes not multiples of the block).
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        let w = dt.itemsize() as i64;
+        // Steps of 4100 bytes jump a page (dim 1 in the destination, dim 2 in the source).
+        let (far, sizes) = (4100 / w, [20, 11, 12, 40]);
+        let [d, c, b, _] = sizes;
+        let src = Layout::new(&sizes, &[1, d, far, b * far], 0).unwrap();
+        let out = Layout::new(&sizes, &[c * far, far, 40, 1], 0).unwrap();
+        let plan = CopyPlan::copy(&out, dt, &src, dt);
+        let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+        let tiling = Tiling::of(&walk).unwrap();
+        let others: shape::Sizes = (1..3).collect();
+        assert!(
+            tile_order::TileOrder::new(&walk, &others, true).is_blocked(),
+            "{walk:?}"
+        );
+        let n = view::required_storage_bytes(&src, dt.itemsize()) as usize;
+        check(&out, dt, &src, dt, &counting(n / 4 + 1));
+        assert_eq!((tiling.a, tiling.b), (0, 3));
+    }
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
 fn large_walks_cut_into_enough_whole_line_tiles_for_threads() {
     // A 64 MiB u8 transpose is one 4 KiB x 16 KiB tile at the default edges.
     let t = view::t(&Layout::contiguous(&[8192, 8192])).unwrap();
