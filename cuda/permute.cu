@@ -148,7 +148,14 @@ SK_TILE_KERNELS(8)
  * sk_tilep_ept loads before storing them into the tile (the source row is a pointer: an
  * offset kept in I made ptxas spill the 8-byte kernels; ra and len are read from the
  * parameters: computed here, they made ptxas spill the 2- and 4-byte kernels). With
- * blockDim.x below 32 (the host emulation) a "warp" is the whole block. */
+ * blockDim.x below 32 (the host emulation) a "warp" is the whole block.
+ *
+ * Runs (dst_stride_b = lr > 1, unused by the transpose, which passes 1): a gather that
+ * keeps an innermost run of lr elements contiguous on both sides is the same tile of
+ * lr-element "wide" elements. The groups, batch and strides leave the run out (A starts at
+ * the destination dimension of stride lr, B at the source's); a source row is nb runs,
+ * nb * lr contiguous elements (len = ra * nb * lr), a destination column na runs, na * lr
+ * contiguous elements; element (a, b, l) sits at slot a * pitch + b * lr + l. */
 /* The offset of index x (below n_a or n_b, so int) of a group along `strides`: the
  * division is 32-bit whatever I is (64-bit division is a call that made ptxas spill). */
 template <typename I>
@@ -167,6 +174,11 @@ __device__ __forceinline__ I sk_tilep_offset(const SkTile& p, int first, int cou
     return off;
 }
 
+/* Elements of the run a gather keeps innermost on both sides (1: a transpose). */
+__device__ __forceinline__ int sk_tilep_run(const SkTile& p) {
+    return p.dst_stride_b > 1 ? (int)p.dst_stride_b : 1;
+}
+
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     constexpr int ILP = sk_tilep_ept<(int)sizeof(T), I>();
@@ -175,7 +187,7 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
     T* tile = (T*)sk_smem_raw;
     const int na = (int)p.n_a;
     const int nb = (int)p.n_b;
-    const int pitch = sk_tilep_pitch<T>(nb);
+    const int pitch = sk_tilep_pitch<T>(nb, sk_tilep_run(p));
     const int lanes = blockDim.x < 32 ? (int)blockDim.x : 32;
     const int warps = (int)blockDim.x / lanes;
     const int lane = (int)threadIdx.x % lanes;
@@ -185,7 +197,9 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
     const int ra = p.tiles_b;
     const int len = (int)p.src_stride_a;
     for (I bt = (I)blockIdx.x; bt < (I)p.batch; bt += (I)gridDim.x) {
-        I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
+        /* The batch offsets, the destination's recomputed after the loads (kept across
+         * them, it made ptxas spill the 64-bit kernels once the tile had runs). */
+        I d0 = 0, s0 = (I)p.src_offset;
         sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
                          bt, d0, s0);
         /* Source runs, warp by warp, sk_tilep_ept aligned chunks of a run (or of the next
@@ -229,13 +243,26 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
             }
         }
         __syncthreads();
-        /* Destination runs: column b of the tile, n_a contiguous elements. */
+        d0 = (I)p.dst_offset;
+        s0 = 0;
+        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
+                         bt, d0, s0);
+        /* Destination runs: column b of the tile, na * lr contiguous elements (element
+         * i = a * lr + l at slot a * pitch + b * lr + l). */
         for (int b = warp; b < nb; b += warps) {
+            /* The run length is read from the parameters where it is used (kept in a
+             * register, it made ptxas spill the 64-bit kernels). */
+            const int lr = sk_tilep_run(p);
+            const int n = na * lr;
             const I run = d0 + sk_tilep_offset<I>(p, gb, p.tile_b, p.batch_dst_strides, b);
             const int mb = (int)(run % (I)SEC);
-            for (int cc = 0; cc * lanes < mb + na; ++cc) {
-                const int i = cc * lanes + lane - mb;
-                if (i >= 0 && i < na) SK_ST(&dst[run + (I)i], SK_LD(&tile[i * pitch + b]));
+            T* out = dst + run;
+            const T* col = tile + b * lr;
+            for (int i = lane - mb; i < n; i += lanes) {
+                if (i >= 0) {
+                    const unsigned a = (unsigned)i / (unsigned)lr;
+                    SK_ST(&out[i], SK_LD(&col[i + (int)a * (pitch - lr)]));
+                }
             }
         }
         __syncthreads();

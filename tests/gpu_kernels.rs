@@ -310,6 +310,28 @@ fn packed_tiles_match_the_cpu_backend() {
     }
     eprintln!("packed tiles with runs across rows: {across:?}");
     assert_ran(&across, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+    // Gathers keeping a short innermost run (the packed tile of runs: SkTile's
+    // dst_stride_b > 1), two per width.
+    let mut runs = BTreeSet::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let of_runs = |c: &common::CopyCase| {
+            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
+            let Ok(p @ GpuPlan::Kernel { .. }) = GpuPlan::for_device(&plan, limits) else {
+                return false;
+            };
+            let l = p.launch_for(1 << 20, 1 << 21).unwrap();
+            let packed = l.kernel.name().starts_with("sk_tilep_");
+            packed && matches!(l.params, LaunchParams::Tile(t) if t.dst_stride_b > 1)
+        };
+        let cases = across::run_cases(&mut rng, dt, 40);
+        for c in cases.into_iter().filter(of_runs).take(2) {
+            let storages = twin(c.bytes);
+            runs.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
+            runs.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
+        }
+    }
+    eprintln!("packed tiles of kept runs: {runs:?}");
+    assert_ran(&runs, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and

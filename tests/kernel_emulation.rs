@@ -275,7 +275,8 @@ fn packed_tiles_with_runs_across_rows_match_the_cpu_backend() {
                 continue;
             };
             if p.tiles_b > 1 && took < 3 {
-                assert_eq!(p.src_stride_a, p.n_b * p.tiles_b as i64, "{}", c.what);
+                let row = p.n_b * p.dst_stride_b.max(1);
+                assert_eq!(p.src_stride_a, row * p.tiles_b as i64, "{}", c.what);
                 took += 1;
                 across.insert(name);
                 jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
@@ -288,6 +289,39 @@ fn packed_tiles_with_runs_across_rows_match_the_cpu_backend() {
         jobs.len()
     );
     assert_ran(&across, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32"]);
+    assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+}
+
+/// Gathers that keep a short innermost run, through the packed tile of runs (`dst_stride_b`
+/// = the run's elements > 1): of [`across::run_cases`], the first three per width whose
+/// plan (for an H200) takes it, both index widths, byte for byte.
+#[test]
+fn packed_tiles_of_kept_runs_match_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 13);
+    let mut jobs = Vec::new();
+    let mut runs = BTreeSet::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let mut took = 0;
+        for c in across::run_cases(&mut rng, dt, 40) {
+            let Some((name, _, p, _)) = packed_launch(&c.src, &c.dst, dt) else {
+                continue;
+            };
+            if p.dst_stride_b > 1 && took < 3 {
+                took += 1;
+                runs.insert(name);
+                jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+            }
+        }
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!(
+        "{} launches emulated; packed tiles of runs: {runs:?}; kernels: {used:?}",
+        jobs.len()
+    );
+    assert_ran(&runs, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32"]);
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 

@@ -251,6 +251,28 @@ fn the_model_makes_the_packed_tiles_accesses_across_rows() {
     record_and_check(&launches);
 }
 
+/// The packed tile of a gather's kept runs (`dst_stride_b` > 1): the first two launches of
+/// each width of [`across::run_cases`].
+#[test]
+fn the_model_makes_the_packed_tiles_accesses_over_runs() {
+    let mut rng = Rng::new(0x30de6);
+    let mut launches = Vec::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let mut took = 0;
+        for c in across::run_cases(&mut rng, dt, 40) {
+            for l in copy_launches(&c.src, &c.dst, dt, &c.bytes, &c.what) {
+                let runs = matches!(l.launch.params, LaunchParams::Tile(p) if p.dst_stride_b > 1);
+                if l.job.kernel.starts_with("sk_tilep_") && runs && took < 2 {
+                    took += 1;
+                    launches.push(l);
+                }
+            }
+        }
+    }
+    assert_packed_of_every_width(&launches);
+    record_and_check(&launches);
+}
+
 #[test]
 fn the_model_makes_the_row_gathers_accesses() {
     let mut rng = Rng::new(0x30de3);

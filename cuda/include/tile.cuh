@@ -122,9 +122,14 @@ __device__ __forceinline__ constexpr int sk_tilep_ept() {
     return W == 8 ? 8 : 12;
 }
 
+/* With runs of lr > 1 elements (a gather's kept innermost run, permute.cu), a row holds nb
+ * runs, nb * lr elements, and its pitch P = lr (mod 128 / sizeof(T) elements, 32 banks):
+ * destination element i = a * lr + l of a column is slot i + a * (P - lr) + const, so 32
+ * consecutive i are 32 consecutive slots modulo the banks' span. */
 template <typename T>
-__device__ __forceinline__ int sk_tilep_pitch(int nb) {
+__device__ __forceinline__ int sk_tilep_pitch(int nb, int lr) {
     const int w = (int)sizeof(T);
+    if (lr > 1) return nb * lr + ((lr - nb * lr) & (128 / w - 1));
     if (w >= 8) return nb | 1;
     return ((((nb * w + 3) / 4) | 1) * 4) / w;
 }

@@ -1,4 +1,5 @@
-//! Copies whose packed tile runs across rows of the source (shared by
+//! Copies whose packed tile runs across rows of the source, and gathers of short kept runs
+//! that take the packed tile of runs (shared by
 //! tests/kernel_emulation.rs and tests/kernel_model.rs).
 
 use crate::common::{CopyCase, Rng, random_bytes, storage_len};
@@ -26,4 +27,42 @@ pub fn rows_across_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
         });
     }
     cases
+}
+
+/// Gathers that keep a short innermost run: (b, x, y, z, l) contiguous at offset 0 or 4,
+/// b from 264 to 270 (the batch the packed tile of runs needs: two blocks per SM of an
+/// H200), x, y, z from 2 to 6, l elements of `dt` making 8 to 64 bytes (whole 4-byte words),
+/// permuted by a permutation of the middle three that keeps l innermost and moves
+/// something: the plan may take the packed tile of runs (choose.rs run_tile_launch).
+pub fn run_cases(rng: &mut Rng, dt: DType, count: usize) -> Vec<CopyCase> {
+    let w = dt.itemsize() as i64;
+    let perms: [[i64; 5]; 5] = [
+        [0, 1, 3, 2, 4],
+        [0, 2, 1, 3, 4],
+        [0, 2, 3, 1, 4],
+        [0, 3, 1, 2, 4],
+        [0, 3, 2, 1, 4],
+    ];
+    (0..count)
+        .map(|i| {
+            let words = rng.range(2, 16);
+            let sizes = [
+                rng.range(264, 270),
+                rng.range(2, 6),
+                rng.range(2, 6),
+                rng.range(2, 6),
+                (words * 4 / w).max(1),
+            ];
+            let offset = [0, 4][rng.below(2) as usize];
+            let base = Layout::new(&sizes, Layout::contiguous(&sizes).strides(), offset).unwrap();
+            let perm = perms[rng.below(perms.len() as u64) as usize];
+            let src = stridekit::layout::view::permute(&base, &perm).unwrap();
+            CopyCase {
+                what: format!("runs {i}: {sizes:?} offset {offset} perm {perm:?}"),
+                bytes: random_bytes(rng, storage_len(&base), dt, dt),
+                dst: Layout::contiguous(src.sizes()),
+                src,
+            }
+        })
+        .collect()
 }

@@ -25,7 +25,7 @@ pub use super::packed::{DeviceLimits, TILEP_REGISTERS, tile_packed_pitch};
 use super::packed::{PackedBudget, packed_tile, run_efficiency};
 use super::params::{SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile};
 use crate::dtype::DType;
-use crate::plan::{CopyPlan, PlanKind, RowGatherShape};
+use crate::plan::{CopyPlan, PlanKind};
 
 /// Threads per block of every kernel (SK_BLOCK in common.cuh).
 pub const BLOCK: u32 = 256;
@@ -490,14 +490,21 @@ pub const fn tile_packed_ept(width: usize, _idx64: bool) -> u32 {
 const MIN_PACKED_BLOCKS: u64 = 2 * 132;
 
 /// The packed tile's launch ([`packed_tile`]) and the expected sector efficiency of its
-/// reads and of its writes.
+/// reads and of its writes. When neither A nor B is the innermost dimension, that
+/// dimension is a run contiguous on both sides (a gather's kept run) and the tile's
+/// elements are its runs (the groups leave it out).
 fn packed_launch(
     d: &Dims,
     (a, b): (usize, usize),
     width: usize,
     min_blocks: u64,
 ) -> Option<(GpuLaunch, (f64, f64))> {
-    let r = d.rank;
+    let inner = d.rank.checked_sub(1)?;
+    let (r, run) = if a != inner && b != inner {
+        (inner, d.sizes[inner])
+    } else {
+        (d.rank, 1)
+    };
     let budget = PackedBudget {
         max_shared: d.max_shared,
         ept: tile_packed_ept(width, d.idx64()),
@@ -508,7 +515,7 @@ fn packed_launch(
         (&d.sizes[..r], &d.dst[..r], &d.src[..r]),
         (d.dst_offset, d.src_offset),
         (a, b),
-        width,
+        (width, run),
         budget,
     )?;
     let launch = GpuLaunch {
@@ -552,6 +559,39 @@ fn transpose_launch(d: &Dims, (a, b): (usize, usize), width: usize) -> Option<Gp
         }
         _ => tile,
     }
+}
+
+/// A copy that keeps its innermost dimension (a run of `L` elements, contiguous on both
+/// sides) through the packed tile of runs: A the destination dimension of stride `L`, B the
+/// source's. Taken where its worse side promises more of each sector (runs aligned to
+/// sectors on both sides) than the worse side of the element-wise copy in the widest
+/// words the layout allows (a warp request of 32 words per run, from wherever it starts),
+/// with two blocks per SM of an H200. Runs of whole 4-byte words only.
+fn run_tile_launch(d: &Dims, width: usize) -> Option<GpuLaunch> {
+    let r = d.rank;
+    let (inner, run) = (r.checked_sub(1)?, d.sizes[r.checked_sub(1)?]);
+    if r < 3 || d.dst[inner] != 1 || d.src[inner] != 1 || run < 2 || width >= 16 {
+        return None;
+    }
+    // Runs of whole 4-byte words only: a 1- or 2-byte run ending inside a word puts the
+    // next tile row's first element in the same bank word slot (bank conflicts).
+    if (run * width as i64) % 4 != 0 {
+        return None;
+    }
+    let a = (0..inner).find(|&j| d.dst[j] == run && d.sizes[j] > 1)?;
+    let b = (0..inner).find(|&j| d.src[j] == run && d.sizes[j] > 1 && j != a)?;
+    let k = [8, 4, 2]
+        .into_iter()
+        .find(|&k| k * width <= 16 && d.widen(k as i64).is_some());
+    let word = width * k.unwrap_or(1);
+    let words = run * width as i64 / word as i64;
+    let contiguous = |s: &[i64; MAX_RANK]| if d.row_major(s) { 1.0 } else { 0.0 };
+    let copy = run_efficiency(words, 32, word);
+    let copy = copy
+        .max(contiguous(&d.src))
+        .min(copy.max(contiguous(&d.dst)));
+    let (l, (rd, wr)) = packed_launch(d, (a, b), width, MIN_PACKED_BLOCKS)?;
+    (l.grid.0 as u64 >= MIN_PACKED_BLOCKS && rd.min(wr) > copy + 0.02).then_some(l)
 }
 
 /// A pure copy of `width`-byte words over `d`.
@@ -656,14 +696,14 @@ impl GpuPlan {
             let narrow = strided_launch(&d, kernel, codes, idx64, EPT);
             return Ok(GpuPlan::Kernel { narrow, wide: None });
         }
-        let narrow = copy_launch(&d, dsz);
+        let narrow = run_tile_launch(&d, dsz).unwrap_or_else(|| copy_launch(&d, dsz));
         let mut wide = None;
         if let LaunchParams::Tile(_) = narrow.params {
-            // A transpose: the 16-byte-access tile when sizes, strides and offsets allow.
-            let (a, b) = d
+            // A transpose: the 16-byte-access tile when sizes, strides and offsets allow
+            // (none for the packed tile of a gather's runs, already aligned to sectors).
+            let vec = d
                 .transpose_dims()
-                .expect("a tile launch has transpose dims");
-            let vec = vec_tile_launch(&d, a, b, dsz, d.idx64());
+                .and_then(|(a, b)| vec_tile_launch(&d, a, b, dsz, d.idx64()));
             return Ok(GpuPlan::Kernel {
                 narrow,
                 wide: vec.map(|l| (l, 16)),
@@ -693,80 +733,6 @@ impl GpuPlan {
                 _ => narrow,
             }),
             _ => None,
-        }
-    }
-}
-
-/// Row gather along dim 0: `dst[r, :] = src[index[r], :]` for `num_rows` indices.
-#[derive(Debug, Clone, Copy)]
-pub struct RowGatherPlan {
-    pub narrow: GpuLaunch,
-    pub wide: Option<(GpuLaunch, u32)>,
-}
-
-impl RowGatherPlan {
-    /// Plans a row gather of `dtype` elements with int32 (`index64 == false`) or int64
-    /// indices.
-    pub fn new(dtype: DType, shape: RowGatherShape, index64: bool) -> RowGatherPlan {
-        let launch = |s: RowGatherShape, width: usize| {
-            let warps = (BLOCK / 32) as i64;
-            GpuLaunch {
-                kernel: KernelId::rows(width, index64),
-                grid: (blocks_for(s.num_rows, warps * ROWS_PER_WARP), 1, 1),
-                block: (BLOCK, 1, 1),
-                shared_bytes: 0,
-                params: LaunchParams::Rows(SkRowGather {
-                    num_rows: s.num_rows,
-                    row_len: s.row_len,
-                    src_rows: s.src_rows,
-                    src_row_stride: s.src_row_stride,
-                    dst_row_stride: s.dst_row_stride,
-                    src_offset: s.src_offset,
-                    dst_offset: s.dst_offset,
-                    error_flag: 0,
-                }),
-            }
-        };
-        let w = dtype.itemsize();
-        let narrow = launch(shape, w);
-        let mut wide = None;
-        let mut k = (16 / w) as i64;
-        while k >= 2 {
-            let s = shape;
-            if [
-                s.row_len,
-                s.src_row_stride,
-                s.dst_row_stride,
-                s.src_offset,
-                s.dst_offset,
-            ]
-            .iter()
-            .all(|v| v % k == 0)
-            {
-                let ws = RowGatherShape {
-                    row_len: s.row_len / k,
-                    src_row_stride: s.src_row_stride / k,
-                    dst_row_stride: s.dst_row_stride / k,
-                    src_offset: s.src_offset / k,
-                    dst_offset: s.dst_offset / k,
-                    ..s
-                };
-                wide = Some((launch(ws, k as usize * w), (k as usize * w) as u32));
-                break;
-            }
-            k /= 2;
-        }
-        RowGatherPlan { narrow, wide }
-    }
-
-    pub fn launch_for(&self, dst: u64, src: u64) -> &GpuLaunch {
-        match &self.wide {
-            Some((w, align))
-                if dst.is_multiple_of(*align as u64) && src.is_multiple_of(*align as u64) =>
-            {
-                w
-            }
-            _ => &self.narrow,
         }
     }
 }

@@ -10,10 +10,11 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{CUdeviceptr, CUevent_flags, CUevent_wait_flags, CUstream};
 use cudarc::driver::{CudaContext, CudaStream};
 
-use super::choose::{DeviceLimits, GpuLaunch, GpuPlan, RowGatherPlan};
+use super::choose::{DeviceLimits, GpuLaunch, GpuPlan};
 use super::error::{Call, CudaError};
 use super::launch::{launch_elementwise, launch_plan, launch_row_gather};
 use super::module::Kernels;
+use super::rows::RowGatherPlan;
 use crate::alloc::{AllocConfig, CachingAllocator, CudaDevice, DeviceStats, StreamId};
 
 /// Whether libcuda can be loaded (false on a machine without an NVIDIA driver).

@@ -7,9 +7,10 @@ use std::ffi::c_void;
 use cudarc::driver::result;
 use cudarc::driver::sys::{CUdeviceptr, CUstream};
 
-use super::choose::{GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
+use super::choose::{GpuLaunch, GpuPlan, LaunchParams};
 use super::error::{Call, CudaError};
 use super::module::Kernels;
+use super::rows::RowGatherPlan;
 
 fn params_ptr(p: &mut LaunchParams) -> *mut c_void {
     match p {

@@ -20,16 +20,18 @@ mod packed;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
 pub mod params;
+mod rows;
 pub mod storage;
 
 pub use crate::plan::RowGatherShape;
-pub use choose::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
+pub use choose::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams};
 pub use context::{Gpu, device_count, driver_available};
 pub use elementwise::{EwInput, EwSpec};
 pub use error::CudaError;
 pub use kernels::kernel_image;
 pub use launch::{launch_elementwise, launch_plan, launch_row_gather};
 pub use memory::{DeviceBuffer, PinnedHost};
+pub use rows::RowGatherPlan;
 pub use storage::Bytes;
 
 #[cfg(test)]

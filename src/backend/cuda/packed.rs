@@ -68,11 +68,17 @@ fn packed_flight(shared: i64, batch: i64, (width, ept, threads): (usize, u32, u3
 /// Shared memory every device gives a block without opt-in.
 const PORTABLE_SHARED: i64 = 48 * 1024;
 
-/// Elements per row of the packed tile of `nb`-element rows (sk_tilep_pitch in tile.cuh):
-/// an odd number of 4-byte words up to 4-byte elements, an odd number of 8-byte ones, so a
-/// warp reading a column hits 32 banks.
-pub const fn tile_packed_pitch(nb: i64, width: usize) -> i64 {
+/// Elements per row of the packed tile of `nb` runs of `run` elements (sk_tilep_pitch in
+/// tile.cuh): for single elements an odd number of 4-byte words up to 4-byte elements, an
+/// odd number of 8-byte ones, so a warp reading a column hits 32 banks; for runs of more
+/// than one element (a gather's kept innermost run) the row's `nb * run` elements padded
+/// to a pitch congruent to `run` modulo the 128 bytes of the 32 banks, so a warp reading
+/// 32 consecutive elements of a column's runs hits consecutive bank slots.
+pub const fn tile_packed_pitch(nb: i64, run: i64, width: usize) -> i64 {
     let w = width as i64;
+    if run > 1 {
+        return nb * run + ((run - nb * run) & (128 / w - 1));
+    }
     if w >= 8 {
         return nb | 1;
     }
@@ -91,7 +97,7 @@ const RUN_BYTES: i64 = 1024;
 /// [`RUN_BYTES`] (n0 when none does), but no more than leave every one of `warps` warps a
 /// run (the largest divisor that does). Otherwise 1. [`packed_tile`] passes it to the
 /// kernel as `tiles_b`, and the run's `tiles_b * n_b` elements as `src_stride_a`.
-fn source_rows(p: &SkTile, width: usize, warps: i64) -> i64 {
+fn source_rows(p: &SkTile, (width, run): (usize, i64), warps: i64) -> i64 {
     let Ok(inner) = usize::try_from(p.batch_rank + p.tile_a - 1) else {
         return 1;
     };
@@ -99,10 +105,11 @@ fn source_rows(p: &SkTile, width: usize, warps: i64) -> i64 {
         return 1;
     }
     let (n0, na, nb) = (p.batch_sizes[inner], p.n_a, p.n_b);
-    if p.batch_src_strides[inner] != nb || tile_packed_pitch(nb, width) != nb || n0 < 2 {
+    let row = nb.saturating_mul(run);
+    if p.batch_src_strides[inner] != row || tile_packed_pitch(nb, run, width) != row || n0 < 2 {
         return 1;
     }
-    let row = nb.saturating_mul(width as i64).max(1);
+    let row = row.saturating_mul(width as i64).max(1);
     let divides = |k: &i64| n0 % k == 0;
     let long = (1..=n0)
         .filter(divides)
@@ -170,12 +177,15 @@ struct Groups {
 /// size that fits (PackedSplit; see [`grow`]); a split tile within 48 KB that leaves fewer
 /// than `budget.min_blocks` batch indices gives way to the tile before the split. `dims`
 /// are (sizes, destination strides, source strides), innermost last. None when even the two
-/// dimensions do not fit.
+/// dimensions do not fit. With `run` > 1 (a gather keeping an innermost run of `run`
+/// elements, contiguous on both sides), `dims` leave that run out and the tile's elements
+/// are runs: A starts at the destination dimension of stride `run`, B at the source's, and
+/// the kernel reads the run from `dst_stride_b` (permute.cu).
 pub(super) fn packed_tile(
     (sizes, dst, src): (&[i64], &[i64], &[i64]),
     (dst_offset, src_offset): (i64, i64),
     (a, b): (usize, usize),
-    width: usize,
+    (width, run): (usize, i64),
     budget: PackedBudget,
 ) -> Option<PackedTile> {
     let r = sizes.len().min(MAX_RANK);
@@ -183,19 +193,19 @@ pub(super) fn packed_tile(
         return None;
     }
     let w = width as i64;
+    let run = run.max(1);
     let mut total = 1i64;
     for &n in &sizes[..r] {
         total = total.checked_mul(n)?;
     }
     let shared_of = |na: i64, nb: i64| {
-        na.checked_mul(tile_packed_pitch(nb, width))
+        let row = nb.checked_mul(run)?;
+        na.checked_mul(tile_packed_pitch(row / run, run, width))
             .and_then(|x| x.checked_mul(w))
     };
     let promise = |g: &Groups| {
-        (
-            run_efficiency(g.nb, g.nb, width),
-            run_efficiency(g.na, g.na, width),
-        )
+        let (na, nb) = (g.na.saturating_mul(run), g.nb.saturating_mul(run));
+        (run_efficiency(nb, nb, width), run_efficiency(na, na, width))
     };
     // Neither side promises less, and both together (harmonic mean) more.
     let better = |l: &Groups, p: &Groups| {
@@ -209,7 +219,7 @@ pub(super) fn packed_tile(
     let portable = grow(
         (sizes, dst, src),
         (a, b),
-        (r, portable_max / w),
+        (r, portable_max / w / run),
         |na, nb| shared_of(na, nb).is_some_and(|x| x <= portable_max),
         |g| {
             if g.splits == 0 || total / (g.na * g.nb).max(1) >= budget.min_blocks {
@@ -224,7 +234,7 @@ pub(super) fn packed_tile(
         grow(
             (sizes, dst, src),
             (a, b),
-            (r, budget.max_shared / w),
+            (r, budget.max_shared / w / run),
             fits,
             |g| {
                 let shared = shared_of(g.na, g.nb).unwrap_or(i64::MAX);
@@ -265,6 +275,7 @@ pub(super) fn packed_tile(
         tile_a: la as i32,
         tile_b: lb as i32,
         tiles_b: 1,
+        dst_stride_b: run,
         batch_rank: batch_rank as i32,
         ..Default::default()
     };
@@ -289,16 +300,17 @@ pub(super) fn packed_tile(
         n += 1;
     }
     p.batch = batch;
-    let rows = source_rows(&p, width, (budget.threads / 32).max(1) as i64);
-    let run = nb.checked_mul(rows)?;
+    let rows = source_rows(&p, (width, run), (budget.threads / 32).max(1) as i64);
+    let len = nb.checked_mul(run)?.checked_mul(rows)?;
+    let column = na.checked_mul(run)?;
     p.tiles_b = i32::try_from(rows).ok()?;
-    p.src_stride_a = run;
+    p.src_stride_a = len;
     Some(PackedTile {
         params: p,
-        shared: na * tile_packed_pitch(nb, width) * w,
+        shared: shared_of(na, nb)?,
         efficiency: (
-            run_efficiency(run, run, width),
-            run_efficiency(na, na, width),
+            run_efficiency(len, len, width),
+            run_efficiency(column, column, width),
         ),
     })
 }
@@ -425,7 +437,14 @@ mod tests {
             threads: 256,
             min_blocks: 1,
         };
-        let t = packed_tile((&sizes, &dst, &src), (0, 0), (3, 2), 4, budget(48 * 1024)).unwrap();
+        let t = packed_tile(
+            (&sizes, &dst, &src),
+            (0, 0),
+            (3, 2),
+            (4, 1),
+            budget(48 * 1024),
+        )
+        .unwrap();
         assert_eq!((t.params.n_a, t.params.n_b), (5, 42));
         assert_eq!(
             (t.params.batch_rank, t.params.tile_a, t.params.tile_b),
@@ -435,7 +454,7 @@ mod tests {
         assert_eq!(&t.params.batch_sizes[..4], &[4, 5, 6, 7]);
         assert_eq!(t.shared, 5 * 43 * 4);
         // Nothing fits: None.
-        assert!(packed_tile((&sizes, &dst, &src), (0, 0), (3, 2), 4, budget(16)).is_none());
+        assert!(packed_tile((&sizes, &dst, &src), (0, 0), (3, 2), (4, 1), budget(16)).is_none());
         // Past 48 KB: (135, 30, 10, 194) f32 reversed. 135 x 194 needs 105300 bytes (no
         // tile within 48 KB); on an H200 two such blocks per SM keep 24 KB in flight
         // (12 loads of 4 bytes per thread) over 300 batch indices: taken, and it cannot
@@ -449,18 +468,18 @@ mod tests {
             min_blocks: 264,
         };
         let dims = (&sizes[..], &dst[..], &src[..]);
-        let t = packed_tile(dims, (0, 0), (3, 0), 4, h200).unwrap();
+        let t = packed_tile(dims, (0, 0), (3, 0), (4, 1), h200).unwrap();
         assert_eq!((t.params.n_a, t.params.n_b, t.shared), (135, 194, 105_300));
         assert_eq!((t.params.batch, t.params.batch_rank), (300, 2));
-        assert!(packed_tile(dims, (0, 0), (3, 0), 4, budget(48 * 1024)).is_none());
+        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), budget(48 * 1024)).is_none());
         // Too few batch indices, or too few bytes in flight (4 loads per thread): none.
         let few = PackedBudget {
             min_blocks: 301,
             ..h200
         };
-        assert!(packed_tile(dims, (0, 0), (3, 0), 4, few).is_none());
+        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), few).is_none());
         let shallow = PackedBudget { ept: 4, ..h200 };
-        assert!(packed_tile(dims, (0, 0), (3, 0), 4, shallow).is_none());
+        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), shallow).is_none());
         // A split (PackedSplit): sizes (20, 64, 64), A = dim 2 (destination stride 1), B =
         // dim 1 (source stride 1); A's next destination dimension, dim 0 (20), does not fit
         // whole (1280 x 65 x 4 bytes), its divisor 2 does (128 x 65 x 4 = 33280; 4 would
@@ -468,7 +487,7 @@ mod tests {
         let sizes = [20, 64, 64];
         let (dst, src) = ([64, 1280, 1], [4096, 1, 64]);
         let dims = (&sizes[..], &dst[..], &src[..]);
-        let t = packed_tile(dims, (0, 0), (2, 1), 4, budget(48 * 1024)).unwrap();
+        let t = packed_tile(dims, (0, 0), (2, 1), (4, 1), budget(48 * 1024)).unwrap();
         let q = t.params;
         assert_eq!((q.n_a, q.n_b, t.shared), (128, 64, 33_280));
         assert_eq!((q.batch, q.batch_rank, q.tile_a, q.tile_b), (10, 1, 2, 1));
@@ -480,7 +499,7 @@ mod tests {
             min_blocks: 11,
             ..budget(48 * 1024)
         };
-        let t = packed_tile(dims, (0, 0), (2, 1), 4, few).unwrap();
+        let t = packed_tile(dims, (0, 0), (2, 1), (4, 1), few).unwrap();
         assert_eq!((t.params.n_a, t.params.batch), (64, 20));
         // Source runs across rows: (3, 240, 9) f64 permuted by (0, 2, 1). A (240, source
         // stride 9 = n_b) has its rows one after another in the source, and the pitch is 9:
@@ -489,19 +508,33 @@ mod tests {
         // one row per run.
         let sizes = [3, 9, 240];
         let (dst, src) = ([2160, 240, 1], [2160, 1, 9]);
-        let t = packed_tile((&sizes, &dst, &src), (0, 0), (2, 1), 8, budget(48 * 1024)).unwrap();
+        let t = packed_tile(
+            (&sizes, &dst, &src),
+            (0, 0),
+            (2, 1),
+            (8, 1),
+            budget(48 * 1024),
+        )
+        .unwrap();
         let q = t.params;
         assert_eq!((q.n_a, q.n_b, q.tiles_b, q.src_stride_a), (240, 9, 15, 135));
         assert_eq!(t.efficiency.0, run_efficiency(135, 135, 8));
         let sizes = [3, 10, 240];
         let (dst, src) = ([2400, 240, 1], [2400, 1, 10]);
-        let t = packed_tile((&sizes, &dst, &src), (0, 0), (2, 1), 4, budget(48 * 1024)).unwrap();
+        let t = packed_tile(
+            (&sizes, &dst, &src),
+            (0, 0),
+            (2, 1),
+            (4, 1),
+            budget(48 * 1024),
+        )
+        .unwrap();
         let q = t.params;
         assert_eq!((q.n_a, q.n_b, q.tiles_b, q.src_stride_a), (240, 10, 1, 10));
-        assert_eq!(tile_packed_pitch(42, 4), 43);
-        assert_eq!(tile_packed_pitch(42, 2), 42);
-        assert_eq!(tile_packed_pitch(40, 2), 42);
-        assert_eq!(tile_packed_pitch(8, 1), 12);
-        assert_eq!(tile_packed_pitch(8, 8), 9);
+        assert_eq!(tile_packed_pitch(42, 1, 4), 43);
+        assert_eq!(tile_packed_pitch(42, 1, 2), 42);
+        assert_eq!(tile_packed_pitch(40, 1, 2), 42);
+        assert_eq!(tile_packed_pitch(8, 1, 1), 12);
+        assert_eq!(tile_packed_pitch(8, 1, 8), 9);
     }
 }

@@ -1,8 +1,9 @@
 //! CPU-only tests of the CUDA backend: kernel choice, parameter packing, and the paths
 //! taken on a machine without libcuda. GPU runs are in the GPU test binaries.
 
-use super::choose::{GpuPlan, LaunchParams, RowGatherPlan, dtype_code};
+use super::choose::{GpuPlan, LaunchParams, dtype_code};
 use super::params::{SK_MAX_RANK, SkDType, SkRowGather, SkStrided32, SkStrided64, SkTile};
+use super::rows::RowGatherPlan;
 use super::*;
 use crate::dtype::DType;
 use crate::layout::{Layout, view};

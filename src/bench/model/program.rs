@@ -318,13 +318,14 @@ impl<'a> Program<'a> {
     }
 
     /// sk_tilep_body (permute.cu): warps on whole source rows, then on whole destination
-    /// runs, each in requests aligned to 32-byte sectors.
+    /// runs, each in requests aligned to 32-byte sectors; a gather's kept run of `lr`
+    /// elements (`dst_stride_b`) makes each tile element `lr` elements.
     fn tile_packed(&self, bx: u64, _by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
         let w = self.width as i64;
         let ilp = tile_packed_ept(self.width, self.idx64) as i64;
         let sec = 32 / w;
-        let (na, nb) = (p.n_a, p.n_b);
-        let pitch = tile_packed_pitch(nb, self.width);
+        let (na, nb, lr) = (p.n_a, p.n_b, p.dst_stride_b.max(1));
+        let pitch = tile_packed_pitch(nb, lr, self.width);
         let lanes = 32i64.min(BLOCK as i64);
         let warps = BLOCK as i64 / lanes;
         let (lane, warp) = (t as i64 % lanes, t as i64 / lanes);
@@ -394,11 +395,14 @@ impl<'a> Program<'a> {
             while b < nb {
                 let run = d0 + group(gb, cb, &p.batch_dst_strides, b);
                 let mb = run % sec;
+                // The warp steps while its first lane's element is in the run (lanes past
+                // the end idle: the issue count stays warp-uniform).
                 let mut cc = 0;
-                while cc * lanes < mb + na {
+                while cc * lanes < mb + na * lr {
                     let i = cc * lanes + lane - mb;
-                    if (0..na).contains(&i) {
-                        put(2, Buffer::Shared, false, i * pitch + b, issue);
+                    if (0..na * lr).contains(&i) {
+                        let slot = i + (i / lr) * (pitch - lr) + b * lr;
+                        put(2, Buffer::Shared, false, slot, issue);
                         put(3, Buffer::Dst, true, run + i, issue + 1);
                     }
                     issue += 2;
