@@ -17,7 +17,10 @@ use common::{
     random_gather, random_view, storage_len, transpose_cases, widths,
 };
 
-use stridekit::backend::cuda::{DeviceBuffer, Gpu, GpuPlan, LaunchParams, RowGatherPlan};
+use stridekit::backend::cuda::params::SkTile;
+use stridekit::backend::cuda::{
+    DeviceBuffer, DeviceLimits, Gpu, GpuPlan, LaunchParams, RowGatherPlan,
+};
 use stridekit::plan::CopyPlan;
 use stridekit::{DType, Device, Layout, MemoryFormat, Scalar, Storage, Tensor};
 const CUDA0: Device = Device::Cuda(0);
@@ -290,48 +293,49 @@ fn packed_tiles_match_the_cpu_backend() {
     // cases are tiles past 48 KB), both index widths.
     assert_ran(&large, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
     // Source runs across rows (more than one row per run: SkTile's tiles_b), two per width.
-    let mut across = BTreeSet::new();
-    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
-        let runs_across = |c: &common::CopyCase| {
-            let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
-            let Ok(p @ GpuPlan::Kernel { .. }) = GpuPlan::for_device(&plan, limits) else {
-                return false;
-            };
-            let l = p.launch_for(1 << 20, 1 << 21).unwrap();
-            let packed = l.kernel.name().starts_with("sk_tilep_");
-            packed && matches!(l.params, LaunchParams::Tile(t) if t.tiles_b > 1)
-        };
-        let cases = across::rows_across_cases(&mut rng, dt);
-        for c in cases.into_iter().filter(runs_across).take(2) {
-            let storages = twin(c.bytes);
-            across.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
-            across.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
-        }
-    }
+    let across = packed_cases_run(&mut rng, limits, across::rows_across_cases, |t| {
+        t.tiles_b > 1
+    });
     eprintln!("packed tiles with runs across rows: {across:?}");
     assert_ran(&across, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
     // Gathers keeping a short innermost run (the packed tile of runs: SkTile's
     // dst_stride_b > 1), two per width.
-    let mut runs = BTreeSet::new();
+    let runs = packed_cases_run(
+        &mut rng,
+        limits,
+        |rng, dt| across::run_cases(rng, dt, 40),
+        |t| t.dst_stride_b > 1,
+    );
+    eprintln!("packed tiles of kept runs: {runs:?}");
+    assert_ran(&runs, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+}
+
+/// Runs, with both index widths, the first two cases per width of `cases` whose plan takes
+/// the packed tile with parameters `wanted`; the kernels that ran.
+fn packed_cases_run(
+    rng: &mut Rng,
+    limits: DeviceLimits,
+    cases: impl Fn(&mut Rng, DType) -> Vec<common::CopyCase>,
+    wanted: impl Fn(&SkTile) -> bool,
+) -> BTreeSet<&'static str> {
+    let mut ran = BTreeSet::new();
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
-        let of_runs = |c: &common::CopyCase| {
+        let takes = |c: &common::CopyCase| {
             let plan = CopyPlan::copy(&c.dst, dt, &c.src, dt);
             let Ok(p @ GpuPlan::Kernel { .. }) = GpuPlan::for_device(&plan, limits) else {
                 return false;
             };
             let l = p.launch_for(1 << 20, 1 << 21).unwrap();
             let packed = l.kernel.name().starts_with("sk_tilep_");
-            packed && matches!(l.params, LaunchParams::Tile(t) if t.dst_stride_b > 1)
+            packed && matches!(l.params, LaunchParams::Tile(t) if wanted(&t))
         };
-        let cases = across::run_cases(&mut rng, dt, 40);
-        for c in cases.into_iter().filter(of_runs).take(2) {
+        for c in cases(rng, dt).into_iter().filter(takes).take(2) {
             let storages = twin(c.bytes);
-            runs.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
-            runs.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
+            ran.insert(compare(&storages, &c.src, dt, &c.dst, dt, &c.what));
+            ran.insert(compare_64bit(&storages, &c.src, dt, &c.dst, dt, &c.what));
         }
     }
-    eprintln!("packed tiles of kept runs: {runs:?}");
-    assert_ran(&runs, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+    ran
 }
 
 /// The 64-bit index kernels on small tensors (forced), so every one of them runs here and
