@@ -11,7 +11,11 @@ with the C ABI's ``stridekit_row_gather`` (ctypes over the module's own library 
 of the module's ``copy_``: the module imports both tensors over DLPack on every call, and
 torch's Python-level ``__dlpack__``/``__dlpack_device__`` calls that takes measured as
 slowing the copy that follows (torch's own ``copy_`` too) by tens of microseconds at 4 MiB.
-After timing, the two sides' outputs are compared byte for byte.
+Before each sample both pools' idle threads are left to stop spinning (``SETTLE_S``) and
+the side to be timed makes one untimed call, so that neither side's spinning threads take
+the cores the other's copy runs on (interleaved without that pause, the side timed after
+torch lost 10-30% at 2 threads on 2 cores to libgomp's spinning threads). After timing, the
+two sides' outputs are compared byte for byte.
 
 The whole sweep runs ``--runs`` times; the table shows, per case and thread count, the
 median over runs of each side's time and of the per-run ratio stridekit/torch (under 1:
@@ -189,6 +193,13 @@ def _gather_case(rows, row):
 
 
 # --------------------------------------------------------------------------- timing
+# Idle threads of both pools spin for a while before they sleep: libgomp's under torch
+# (3.6 ms of CPU time burnt after a 2-thread 4 MiB copy_ on the development VM), stridekit's
+# for STRIDEKIT_SPIN_US (1 ms by default). On a machine with as many cores as threads, the
+# side timed next would share its cores with the other's spinning threads, so each sample
+# starts after this pause and one untimed call.
+SETTLE_S = 0.02
+
 def _time(fn, reps):
     t0 = time.perf_counter()
     for _ in range(reps):
@@ -231,6 +242,10 @@ def _measure(case, threads, rounds, min_s, capi, via):
         for r in range(rounds):
             order = [(theirs, t), (ours, s)] if r % 2 == 0 else [(ours, s), (theirs, t)]
             for fn, acc in order:
+                # The other side's idle threads stop spinning first, and this side's
+                # wake: each sample times one library alone with its own pool warm.
+                time.sleep(SETTLE_S)
+                fn()
                 acc.append(_time(fn, reps))
         out[n] = (statistics.median(t), statistics.median(s))
     # Byte-exact: torch's result against stridekit's.

@@ -16,6 +16,7 @@ mod lines;
 pub mod reference;
 mod segment;
 mod shape;
+mod spin_pool;
 mod streamed;
 pub mod threads;
 mod tile_order;

@@ -3,10 +3,14 @@
 //! The thread count follows [`set_num_threads`], else `STRIDEKIT_NUM_THREADS`, else the
 //! cores available to the process (as `torch.get_num_threads()` does). Work is split into
 //! at most that many contiguous ranges of at least [`GRAIN_BYTES`] each; a copy under two
-//! grains runs on the calling thread, so small copies never wait for the pool.
+//! grains runs on the calling thread, so small copies never wait for the pool. The pool
+//! ([`super::spin_pool`]) keeps idle workers spinning for [`spin_time`] before they sleep.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use super::spin_pool::SpinPool;
 
 /// The least work (bytes moved, the wider side's) one task is given: PyTorch's
 /// `at::internal::GRAIN_SIZE` of 32768, taken as bytes.
@@ -14,6 +18,14 @@ pub const GRAIN_BYTES: usize = 32 * 1024;
 
 /// The environment variable that sets the thread count (a positive integer).
 pub const THREADS_ENV: &str = "STRIDEKIT_NUM_THREADS";
+
+/// The environment variable that sets how long idle workers spin (microseconds; 0: they
+/// sleep at once).
+pub const SPIN_ENV: &str = "STRIDEKIT_SPIN_US";
+
+/// How long idle workers spin by default: a copy that follows within a millisecond finds
+/// them awake (as OpenMP's threads under PyTorch, which spin longer).
+pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
 
 /// 0: not set by [`set_num_threads`] (the environment or the core count decides).
 static CHOSEN: AtomicUsize = AtomicUsize::new(0);
@@ -76,42 +88,52 @@ fn from_environment() -> &'static usize {
     })
 }
 
-/// Runs `task(0..tasks)` across the pool of `threads` threads (each index once), or all
-/// on the calling thread when `tasks` is 1 or the pool cannot be started.
+/// Runs `task(0..tasks)` across the pool of `threads` threads (the caller is one of them;
+/// each index once), or all on the calling thread when `tasks` is 1 or the pool cannot be
+/// started.
 pub fn run_tasks(threads: usize, tasks: usize, task: impl Fn(usize) + Sync) {
     if tasks <= 1 {
         (0..tasks).for_each(task);
         return;
     }
     match pool(threads) {
-        Some(pool) => pool.scope(|s| {
-            let task = &task;
-            for t in 1..tasks {
-                s.spawn(move |_| task(t));
-            }
-            task(0);
-        }),
+        Some(pool) => pool.run(tasks, &task),
         None => (0..tasks).for_each(task),
     }
 }
 
 /// The pool of `threads` threads, built on first use and rebuilt when the count changes.
-fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
-    static POOL: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+fn pool(threads: usize) -> Option<Arc<SpinPool>> {
+    static POOL: Mutex<Option<Arc<SpinPool>>> = Mutex::new(None);
     let mut cached = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((n, p)) = cached.as_ref()
-        && *n == threads
+    if let Some(p) = cached.as_ref()
+        && p.threads() == threads
     {
         return Some(p.clone());
     }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("stridekit-cpu-{i}"))
-        .build()
-        .ok()?;
-    let p = Arc::new(p);
-    *cached = Some((threads, p.clone()));
+    let p = Arc::new(SpinPool::new(threads, spin_time()).ok()?);
+    *cached = Some(p.clone());
     Some(p)
+}
+
+/// How long an idle worker spins before it sleeps: `STRIDEKIT_SPIN_US` microseconds when
+/// that is a non-negative integer (anything else is reported once on standard error and
+/// ignored), else [`DEFAULT_SPIN`]. Read once per process.
+pub fn spin_time() -> Duration {
+    static SPIN: OnceLock<Duration> = OnceLock::new();
+    *SPIN.get_or_init(|| match std::env::var(SPIN_ENV) {
+        Err(_) => DEFAULT_SPIN,
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(us) => Duration::from_micros(us),
+            Err(_) => {
+                eprintln!(
+                    "stridekit: {SPIN_ENV}={v:?} is not a whole number of microseconds; using {} us",
+                    DEFAULT_SPIN.as_micros()
+                );
+                DEFAULT_SPIN
+            }
+        },
+    })
 }
 
 /// The `t`-th of `tasks` near-equal contiguous parts of `0..units`.
