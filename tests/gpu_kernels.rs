@@ -308,6 +308,14 @@ fn packed_tiles_match_the_cpu_backend() {
     );
     eprintln!("packed tiles of kept runs: {runs:?}");
     assert_ran(&runs, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
+    // Groups that start from a divisor of each of two dimensions too large to take whole
+    // (packed.rs split_start; a group of one dimension, split), two per width (none of 1
+    // byte: those never keep 20 KB in flight).
+    let split = packed_cases_run(&mut rng, limits, across::split_start_cases, |t| {
+        t.tile_a == 1 && t.tile_b == 1
+    });
+    eprintln!("packed tiles of split first dimensions: {split:?}");
+    assert_ran(&split, &["tilep"], &widths(&[2, 4, 8]), &["i32", "i64"]);
 }
 
 /// Runs, with both index widths, the first two cases per width of `cases` whose plan takes

@@ -325,6 +325,46 @@ fn packed_tiles_of_kept_runs_match_the_cpu_backend() {
     assert_ran(&used, &["tilep"], &widths(&[1, 2, 4, 8]), &["i32", "i64"]);
 }
 
+/// Packed tiles whose first two dimensions are too large to take whole, so each group
+/// starts from a divisor of its dimension (packed.rs `split_start`; transposes and gathers
+/// of kept runs): of [`across::split_start_cases`], the first two transposes and the first
+/// two gathers per width whose plan (for an H200) starts so, both index widths, byte for
+/// byte. None of 1 byte: their tiles
+/// never keep 20 KB in flight per SM, which the split start requires.
+#[test]
+fn packed_tiles_of_split_first_dimensions_match_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 15);
+    let mut jobs = Vec::new();
+    let mut split = BTreeSet::new();
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64] {
+        let mut took = [0; 2];
+        for c in across::split_start_cases(&mut rng, dt) {
+            let Some((name, _, p, rank)) = packed_launch(&c.src, &c.dst, dt) else {
+                continue;
+            };
+            let runs = usize::from(p.dst_stride_b > 1);
+            let started_split =
+                p.tile_a == 1 && p.tile_b == 1 && p.batch_rank as usize + 2 > rank - runs;
+            if started_split && took[runs] < 2 {
+                took[runs] += 1;
+                split.insert(name);
+                eprintln!("{name}: {} (n_a {}, n_b {})", c.what, p.n_a, p.n_b);
+                jobs.extend(copy_jobs((&c.src, dt), &c.bytes, (&c.dst, dt), &c.what));
+            }
+        }
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!(
+        "{} launches emulated; split first dimensions: {split:?}; kernels: {used:?}",
+        jobs.len()
+    );
+    assert_ran(&split, &["tilep"], &widths(&[2, 4, 8]), &["i32"]);
+    assert_ran(&used, &["tilep"], &widths(&[2, 4, 8]), &["i32", "i64"]);
+}
+
 #[test]
 fn converting_copies_run_like_the_cpu_backend() {
     let Some(exe) = harness() else {

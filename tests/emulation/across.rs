@@ -66,3 +66,46 @@ pub fn run_cases(rng: &mut Rng, dt: DType, count: usize) -> Vec<CopyCase> {
         })
         .collect()
 }
+
+/// Copies whose packed tile starts from a divisor of each of its first two dimensions
+/// (too large to take whole; packed.rs `split_start`): transposes (b, y, z) permuted by
+/// (0, 2, 1) with y and z in the hundreds, and gathers (b, x, y, l) permuted by
+/// (0, 2, 1, 3) keeping a run of l elements (16 to 48 bytes), at offsets 0 and 4, about a
+/// million elements each (kernel_emulation and gpu_kernels; kernel_model, which includes
+/// this file too, records accesses thread by thread and leaves these large cases out).
+#[allow(dead_code)]
+pub fn split_start_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
+    let w = dt.itemsize() as i64;
+    let mut cases = Vec::new();
+    let square = [(240, 260), (300, 280), (200, 330), (252, 264), (180, 350)];
+    for (i, (y, z)) in square.into_iter().enumerate() {
+        let sizes = [(1_000_000 / (y * z)).max(2), y, z];
+        cases.push(permuted_case(rng, dt, &sizes, &[0, 2, 1], i));
+    }
+    let runs = [(60, 66), (90, 84), (120, 110), (66, 65), (84, 91)];
+    for (i, (x, y)) in runs.into_iter().enumerate() {
+        let l = (rng.range(4, 12) * 4 / w).max(1);
+        let sizes = [(600_000 / (x * y * l)).max(1), x, y, l];
+        cases.push(permuted_case(
+            rng,
+            dt,
+            &sizes,
+            &[0, 2, 1, 3],
+            i + square.len(),
+        ));
+    }
+    cases
+}
+
+#[allow(dead_code)]
+fn permuted_case(rng: &mut Rng, dt: DType, sizes: &[i64], perm: &[i64], i: usize) -> CopyCase {
+    let offset = [0, 4][i % 2];
+    let base = Layout::new(sizes, Layout::contiguous(sizes).strides(), offset).unwrap();
+    let src = stridekit::layout::view::permute(&base, perm).unwrap();
+    CopyCase {
+        what: format!("split start {i}: {sizes:?} offset {offset} perm {perm:?}"),
+        bytes: random_bytes(rng, storage_len(&base), dt, dt),
+        dst: Layout::contiguous(src.sizes()),
+        src,
+    }
+}

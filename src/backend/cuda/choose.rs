@@ -541,9 +541,24 @@ fn transpose_launch(d: &Dims, (a, b): (usize, usize), width: usize) -> Option<Gp
         let run = if adjacent { i64::MAX / 64 } else { run };
         run_efficiency(run, 32, width)
     };
+    // Rows whose every start is on a sector boundary use whole sectors.
+    let sec = 32 / width as i64;
+    let on_sectors = |offset: i64, step: i64, strides: &[i64; MAX_RANK], tile: i64, n: i64| {
+        let batch = (0..d.rank)
+            .filter(|&k| k != a && k != b)
+            .map(|k| strides[k]);
+        [offset, step, tile, n]
+            .into_iter()
+            .chain(batch)
+            .all(|x| x % sec == 0)
+    };
+    let aligned = (
+        on_sectors(d.src_offset, d.src[a], &d.src, t.tile_b as i64, d.sizes[b]),
+        on_sectors(d.dst_offset, d.dst[b], &d.dst, t.tile_a as i64, d.sizes[a]),
+    );
     let scalar = (
-        side(t.tile_b as i64, d.src[a] == d.sizes[b]),
-        side(t.tile_a as i64, d.dst[b] == d.sizes[a]),
+        side(t.tile_b as i64, d.src[a] == d.sizes[b]).max(f64::from(u8::from(aligned.0))),
+        side(t.tile_a as i64, d.dst[b] == d.sizes[a]).max(f64::from(u8::from(aligned.1))),
     );
     // Enough blocks: as many as the scalar tile's, or two per SM of an H200 (132 SMs).
     let scalar_blocks = tile.map_or(0, |l| l.grid.0 as u64 * l.grid.1 as u64);
@@ -586,10 +601,22 @@ fn run_tile_launch(d: &Dims, width: usize) -> Option<GpuLaunch> {
     let word = width * k.unwrap_or(1);
     let words = run * width as i64 / word as i64;
     let contiguous = |s: &[i64; MAX_RANK]| if d.row_major(s) { 1.0 } else { 0.0 };
+    // Runs whose every start is on a sector boundary (offset and outer strides multiples
+    // of a sector, whole sectors long) use whole sectors, as contiguous sides do.
+    let sec = 32 / width as i64;
+    let on_sectors = |s: &[i64; MAX_RANK], offset: i64| {
+        let outer = s[..inner].iter().zip(&d.sizes[..inner]);
+        let starts = outer.filter(|&(_, &n)| n > 1).all(|(&x, _)| x % sec == 0);
+        if starts && offset % sec == 0 && run % sec == 0 {
+            1.0
+        } else {
+            contiguous(s)
+        }
+    };
     let copy = run_efficiency(words, 32, word);
     let copy = copy
-        .max(contiguous(&d.src))
-        .min(copy.max(contiguous(&d.dst)));
+        .max(on_sectors(&d.src, d.src_offset))
+        .min(copy.max(on_sectors(&d.dst, d.dst_offset)));
     let (l, (rd, wr)) = packed_launch(d, (a, b), width, MIN_PACKED_BLOCKS)?;
     (l.grid.0 as u64 >= MIN_PACKED_BLOCKS && rd.min(wr) > copy + 0.02).then_some(l)
 }

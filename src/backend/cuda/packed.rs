@@ -176,8 +176,12 @@ struct Groups {
 /// can take its next dimension whole, the shorter one takes the largest divisor of its
 /// size that fits (PackedSplit; see [`grow`]); a split tile within 48 KB that leaves fewer
 /// than `budget.min_blocks` batch indices gives way to the tile before the split. `dims`
-/// are (sizes, destination strides, source strides), innermost last. None when even the two
-/// dimensions do not fit. With `run` > 1 (a gather keeping an innermost run of `run`
+/// are (sizes, destination strides, source strides), innermost last. When the two
+/// dimensions `a` and `b` do not fit whole, each group starts from a divisor of its
+/// dimension ([`split_start`]: the pair whose worse side promises most among those that
+/// keep [`FLIGHT_PER_SM`] in flight and `budget.min_blocks` batch indices) and grows no
+/// further; None when no pair does. The expected efficiency of a side is 1 where every
+/// run starts on a sector boundary and is whole sectors long. With `run` > 1 (a gather keeping an innermost run of `run`
 /// elements, contiguous on both sides), `dims` leave that run out and the tile's elements
 /// are runs: A starts at the destination dimension of stride `run`, B at the source's, and
 /// the kernel reads the run from `dst_stride_b` (permute.cu).
@@ -212,6 +216,29 @@ pub(super) fn packed_tile(
         let ((lr, lw), (pr, pw)) = (promise(l), promise(p));
         lr >= pr && lw >= pw && 1.0 / lr + 1.0 / lw < 1.0 / pr + 1.0 / pw
     };
+    // How a split first tile (dimensions a and b too large to take whole) is rated: the
+    // worse side's promise; zero (not taken) when it leaves fewer than
+    // `budget.min_blocks` batch indices or keeps less than FLIGHT_PER_SM in flight by
+    // [`packed_flight`] scaled to its busy warps (one source row per warp) and to the
+    // share of a batch of `ept` loads a warp's rows fill (32 lanes per request).
+    let warps = (budget.threads / 32).max(1) as i64;
+    let score = |ca: i64, cb: i64| {
+        let (len, col) = (cb.saturating_mul(run), ca.saturating_mul(run));
+        let eff = run_efficiency(len, len, width).min(run_efficiency(col, col, width));
+        let batch = total / ca.saturating_mul(cb).max(1);
+        if batch < budget.min_blocks {
+            return 0.0;
+        }
+        let shared = shared_of(ca, cb).unwrap_or(i64::MAX);
+        let rows = ca.min(warps) as f64 / warps as f64;
+        let requests = (((ca + warps - 1) / warps) * ((len + 31) / 32)) as f64;
+        let fill = (requests / budget.ept.max(1) as f64).min(1.0);
+        let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
+        if flight * rows * fill < FLIGHT_PER_SM {
+            return 0.0;
+        }
+        eff
+    };
     let portable_max = budget.max_shared.min(PORTABLE_SHARED);
     // Within 48 KB: the last tile of the growth, but not a split one that leaves fewer
     // than `budget.min_blocks` batch indices (the last before the split then).
@@ -221,6 +248,7 @@ pub(super) fn packed_tile(
         (a, b),
         (r, portable_max / w / run),
         |na, nb| shared_of(na, nb).is_some_and(|x| x <= portable_max),
+        score,
         |g| {
             if g.splits == 0 || total / (g.na * g.nb).max(1) >= budget.min_blocks {
                 unsplit_or_enough = Some(*g);
@@ -236,6 +264,7 @@ pub(super) fn packed_tile(
             (a, b),
             (r, budget.max_shared / w / run),
             fits,
+            score,
             |g| {
                 let shared = shared_of(g.na, g.nb).unwrap_or(i64::MAX);
                 let batch = total / (g.na * g.nb).max(1);
@@ -305,14 +334,65 @@ pub(super) fn packed_tile(
     let column = na.checked_mul(run)?;
     p.tiles_b = i32::try_from(rows).ok()?;
     p.src_stride_a = len;
+    // Runs whose every start is on a sector boundary (the offset and the strides that
+    // place them multiples of a sector, whole sectors long) use whole sectors.
+    let sec = 32 / w;
+    let (br, ta, tb) = (p.batch_rank as usize, la, lb);
+    let on_sectors =
+        |offset: i64, strides: bool, n: i64| n % sec == 0 && offset % sec == 0 && strides;
+    let multiples = |x: &i64| x % sec == 0;
+    let src_starts = &p.batch_src_strides[..br + ta];
+    let mut dst_starts = p.batch_dst_strides[..br]
+        .iter()
+        .chain(&p.batch_dst_strides[br + ta..br + ta + tb]);
+    let load = if on_sectors(src_offset, src_starts.iter().all(multiples), len) {
+        1.0
+    } else {
+        run_efficiency(len, len, width)
+    };
+    let store = if on_sectors(dst_offset, dst_starts.all(multiples), column) {
+        1.0
+    } else {
+        run_efficiency(column, column, width)
+    };
     Some(PackedTile {
         params: p,
         shared: shared_of(na, nb)?,
-        efficiency: (
-            run_efficiency(len, len, width),
-            run_efficiency(column, column, width),
-        ),
+        efficiency: (load, store),
     })
+}
+
+/// The divisors (ca of `na`, cb of `nb`) of a packed tile's first two dimensions when
+/// they do not fit whole: of the pairs that `fits`, the one `score` rates highest (ties:
+/// the larger tile). None when no pair that fits scores above zero.
+fn split_start(
+    (na, nb): (i64, i64),
+    fits: impl Fn(i64, i64) -> bool,
+    score: impl Fn(i64, i64) -> f64,
+) -> Option<(i64, i64)> {
+    // Every divisor (a square root's twice), without allocating: planning never does.
+    let divisors = |n: i64| {
+        (1..)
+            .take_while(move |c: &i64| c * c <= n)
+            .filter(move |c| n % c == 0)
+            .flat_map(move |c| [c, n / c])
+    };
+    let mut best: Option<(f64, i64, (i64, i64))> = None;
+    for ca in divisors(na) {
+        for cb in divisors(nb) {
+            if !fits(ca, cb) {
+                continue;
+            }
+            let s = score(ca, cb);
+            if s <= 0.0 {
+                continue;
+            }
+            if best.is_none_or(|(bs, be, _)| s > bs || (s == bs && ca * cb > be)) {
+                best = Some((s, ca * cb, (ca, cb)));
+            }
+        }
+    }
+    best.map(|b| b.2)
 }
 
 /// The growth of [`packed_tile`] while `fits(na, nb)`: whole dimensions, shorter run first;
@@ -325,6 +405,7 @@ fn grow(
     (a, b): (usize, usize),
     (r, max_elems): (usize, i64),
     fits: impl Fn(i64, i64) -> bool,
+    score: impl Fn(i64, i64) -> f64,
     mut visit: impl FnMut(&Groups),
 ) -> Option<Groups> {
     let mut g = Groups {
@@ -341,7 +422,14 @@ fn grow(
     (g.used[a], g.used[b]) = (true, true);
     (g.part[a], g.part[b]) = (sizes[a], sizes[b]);
     if !fits(g.na, g.nb) {
-        return None;
+        // Two dimensions too large to take whole: a divisor of each (the pair `score`
+        // rates highest among those that fit; the groups then stop, as after a split).
+        let (ca, cb) = split_start((sizes[a], sizes[b]), &fits, &score)?;
+        let splits = usize::from(ca < sizes[a]) + usize::from(cb < sizes[b]);
+        if r + splits > MAX_RANK {
+            return None;
+        }
+        (g.part[a], g.part[b], g.na, g.nb, g.splits) = (ca, cb, ca, cb, splits);
     }
     visit(&g);
     // The dimension that continues a group's run (none past a split one).
@@ -471,15 +559,27 @@ mod tests {
         let t = packed_tile(dims, (0, 0), (3, 0), (4, 1), h200).unwrap();
         assert_eq!((t.params.n_a, t.params.n_b, t.shared), (135, 194, 105_300));
         assert_eq!((t.params.batch, t.params.batch_rank), (300, 2));
-        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), budget(48 * 1024)).is_none());
-        // Too few batch indices, or too few bytes in flight (4 loads per thread): none.
+        // Within 48 KB, too few batch indices for the large tile, or too few bytes in
+        // flight for it (4 loads per thread): a tile of a divisor of each of the two
+        // dimensions (split_start) within 48 KB instead.
         let few = PackedBudget {
             min_blocks: 301,
             ..h200
         };
-        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), few).is_none());
         let shallow = PackedBudget { ept: 4, ..h200 };
-        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), shallow).is_none());
+        for b in [budget(48 * 1024), few, shallow] {
+            let t = packed_tile(dims, (0, 0), (3, 0), (4, 1), b).unwrap();
+            let q = t.params;
+            assert!(t.shared <= 48 * 1024 && (q.n_a, q.n_b) != (135, 194));
+            assert!(135 % q.n_a == 0 && 194 % q.n_b == 0 && q.batch >= b.min_blocks);
+            assert_eq!(
+                (q.tile_a, q.tile_b, q.batch * q.n_a * q.n_b),
+                (1, 1, 135 * 58200)
+            );
+        }
+        // No pair of divisors keeps 20 KB in flight with one load per thread: none.
+        let single = PackedBudget { ept: 1, ..h200 };
+        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), single).is_none());
         // A split (PackedSplit): sizes (20, 64, 64), A = dim 2 (destination stride 1), B =
         // dim 1 (source stride 1); A's next destination dimension, dim 0 (20), does not fit
         // whole (1280 x 65 x 4 bytes), its divisor 2 does (128 x 65 x 4 = 33280; 4 would
