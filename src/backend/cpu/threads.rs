@@ -27,6 +27,10 @@ pub const SPIN_ENV: &str = "STRIDEKIT_SPIN_US";
 /// them awake (as OpenMP's threads under PyTorch, which spin longer).
 pub const DEFAULT_SPIN: Duration = Duration::from_millis(1);
 
+/// The longest spin `STRIDEKIT_SPIN_US` may set (one second): idle workers always sleep in
+/// the end, whatever the environment says.
+pub const MAX_SPIN_US: u64 = 1_000_000;
+
 /// 0: not set by [`set_num_threads`] (the environment or the core count decides).
 static CHOSEN: AtomicUsize = AtomicUsize::new(0);
 
@@ -117,14 +121,19 @@ fn pool(threads: usize) -> Option<Arc<SpinPool>> {
 }
 
 /// How long an idle worker spins before it sleeps: `STRIDEKIT_SPIN_US` microseconds when
-/// that is a non-negative integer (anything else is reported once on standard error and
-/// ignored), else [`DEFAULT_SPIN`]. Read once per process.
+/// that is a non-negative integer, at most [`MAX_SPIN_US`] (a larger value is reported once
+/// on standard error and taken as that; anything else is reported and ignored), else
+/// [`DEFAULT_SPIN`]. Read once per process.
 pub fn spin_time() -> Duration {
     static SPIN: OnceLock<Duration> = OnceLock::new();
     *SPIN.get_or_init(|| match std::env::var(SPIN_ENV) {
         Err(_) => DEFAULT_SPIN,
         Ok(v) => match v.trim().parse::<u64>() {
-            Ok(us) => Duration::from_micros(us),
+            Ok(us) if us <= MAX_SPIN_US => Duration::from_micros(us),
+            Ok(_) => {
+                eprintln!("stridekit: {SPIN_ENV}={v:?} is over {MAX_SPIN_US} us; using {MAX_SPIN_US} us");
+                Duration::from_micros(MAX_SPIN_US)
+            }
             Err(_) => {
                 eprintln!(
                     "stridekit: {SPIN_ENV}={v:?} is not a whole number of microseconds; using {} us",
