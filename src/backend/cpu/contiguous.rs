@@ -75,6 +75,27 @@ pub(super) fn store_fence() {
     };
 }
 
+/// Asks for the 64-byte lines of `rows` runs of `bytes` bytes, `step` bytes apart from
+/// `p`, to be brought into L1 ahead of their use (x86-64; nothing elsewhere). A prefetch
+/// reads nothing the program sees and faults on no address, so `p` need not be inside an
+/// allocation: the addresses are formed with wrapping arithmetic.
+#[inline]
+pub(super) fn prefetch_rows(p: *const u8, rows: usize, step: isize, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for j in 0..rows as isize {
+        let row = p.wrapping_offset(j.wrapping_mul(step));
+        for k in (0..bytes).step_by(64) {
+            // SAFETY: SSE is part of x86-64; a prefetch has no visible effect.
+            unsafe {
+                use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+                _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(k) as *const i8)
+            };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (p, rows, step, bytes);
+}
+
 /// Writes `v` (an element of `T`'s width) into `len` consecutive elements from `d` (a
 /// broadcast run), when a vector loop applies (x86-64 with AVX2, the width dividing 32, at
 /// least [`VECTOR_MIN`] bytes); false, with nothing written, otherwise.
