@@ -88,10 +88,6 @@ fn cases() -> Vec<Case> {
     let mut v = Vec::new();
     for (dt, r, c) in [
         (DType::U8, 32768, 32768),
-        (DType::U8, 8192, 8192),
-        (DType::U8, 4096, 16384),
-        (DType::F32, 4096, 4096),
-        (DType::F16, 4096, 8192),
         (DType::F16, 16384, 32768),
         (DType::F32, 16384, 16384),
         (DType::F64, 8192, 16384),
@@ -247,38 +243,6 @@ fn main() {
                 } else {
                     c.push(time(&case.work, dst, &mut cc));
                     m.push(time(&memcpy, out, &mut mc));
-                }
-            }
-            if let Ok(ab) = std::env::var("SK_AB") {
-                let (var, vals) = ab.split_once('=').unwrap();
-                let vals: Vec<&str> = vals.split(',').collect();
-                let mut ts: Vec<Vec<f64>> = vec![Vec::new(); vals.len()];
-                let mut ms = Vec::new();
-                for r in 0..rounds {
-                    for q in 0..vals.len() {
-                        let k = if r % 2 == 0 { q } else { vals.len() - 1 - q };
-                        unsafe { std::env::set_var(var, vals[k]) };
-                        let t0 = Instant::now();
-                        case.work.run(dst, src, par);
-                        ts[k].push(t0.elapsed().as_secs_f64() * 1e3);
-                    }
-                    let t0 = Instant::now();
-                    memcpy.run(out, src, par);
-                    ms.push(t0.elapsed().as_secs_f64() * 1e3);
-                }
-                let mm = median(ms);
-                for (q, v) in vals.iter().enumerate() {
-                    let all = ts[q]
-                        .iter()
-                        .map(|x| format!("{x:.0}"))
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    let md = median(ts[q].clone());
-                    println!(
-                        "AB {} t={t} {var}={v}: median {md:.1} ms share {:.0}% (memcpy {mm:.1}) [{all}]",
-                        case.name,
-                        100.0 * mm / md
-                    );
                 }
             }
             let (m, c) = (median(m), median(c));

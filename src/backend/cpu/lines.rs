@@ -206,11 +206,11 @@ mod x86 {
     /// lanes whose source rows are `sb` bytes apart: 2 for 1-byte blocks (64 source rows
     /// each, more than the hardware prefetchers follow) and for rows within a page of each
     /// other (NHWC -> NCHW), else none. Measured at 1 GiB on the development Xeon, A/B in
-    /// one process (`benches/cpu_1gib.rs`, 5 rounds, 1 and 2 threads, session 15), share of
-    /// the same run's memcpy rate without -> with: u8 transpose 38-44% -> 43-48%, NHWC ->
-    /// NCHW f16 55-57% -> 68-69%, f32 70 -> 71%; the f16 transpose (rows 64 KiB apart) lost
-    /// 2-7 points with it, the f32 and f64 ones moved within the noise (72 -> 69%, 82 ->
-    /// 84%).
+    /// one process (`benches/cpu_1gib.rs` with a temporary switch, 5 rounds, 1 and 2
+    /// threads, session 15), share of the same run's memcpy rate without -> with: u8
+    /// transpose 38-44% -> 43-48%, NHWC -> NCHW f16 55-57% -> 68-69%, f32 70 -> 71%; the
+    /// f16 transpose (rows 64 KiB apart) lost 2-7 points with it, the f32 and f64 ones
+    /// moved within the noise (72 -> 69%, 82 -> 84%).
     fn prefetch_ahead(l: usize, sb: isize) -> usize {
         if l == LINE || sb.unsigned_abs() < PAGE {
             2

@@ -153,10 +153,10 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             // while this tile is moved. The rows are a plane apart (NCHW -> NHWC's 64
             // channel rows, 32 KiB apart at 128 x 128 f16), more streams than the hardware
             // prefetchers follow. Measured at 1 GiB on the development Xeon, A/B in one
-            // process (`benches/cpu_1gib.rs`, 5 rounds, session 15), share of the same run's
-            // memcpy rate without -> with: NCHW -> NHWC f16 51% / 45% -> 57% / 57% (1 / 2
-            // threads), f32 58% / 53% -> 59% / 58%; two or four tiles ahead: 1-3 points
-            // below one tile ahead.
+            // process (`benches/cpu_1gib.rs` with a temporary switch, 5 rounds, session
+            // 15), share of the same run's memcpy rate without -> with: NCHW -> NHWC f16
+            // 51% / 45% -> 57% / 57% (1 / 2 threads), f32 58% / 53% -> 59% / 58%; two or
+            // four tiles ahead: 1-3 points below one tile ahead.
             let next = s.wrapping_offset((t.na as isize).wrapping_mul(t.sa));
             contiguous::prefetch_rows(next, t.nb, t.sb, t.na * w as usize);
             // SAFETY: the buffer holds the tile's destination block (bytes fit); the
