@@ -164,7 +164,7 @@ mod x86 {
         // 1- and 2-byte blocks are transposed as 16 dwords ([`block_in_dwords`]).
         let lanes = L.min(16);
         let (lo, hi) = (index(lanes, false), index(lanes, true));
-        let ahead = prefetch_ahead(L, t.sb);
+        let ahead = prefetch_ahead(L, t.sb, fa * w as usize);
         let per_band = fa / L;
         let mut k = 0;
         for j0 in (0..fb).step_by(L) {
@@ -203,16 +203,19 @@ mod x86 {
     }
 
     /// How many blocks ahead [`walk`] prefetches the source lines of, for blocks of `l`
-    /// lanes whose source rows are `sb` bytes apart: 2 for 1-byte blocks (64 source rows
-    /// each, more than the hardware prefetchers follow) and for rows within a page of each
-    /// other (NHWC -> NCHW), else none. Measured at 1 GiB on the development Xeon, A/B in
-    /// one process (`benches/cpu_1gib.rs` with a temporary switch, 5 rounds, 1 and 2
-    /// threads, session 15), share of the same run's memcpy rate without -> with: u8
-    /// transpose 38-44% -> 43-48%, NHWC -> NCHW f16 55-57% -> 68-69%, f32 70 -> 71%; the
-    /// f16 transpose (rows 64 KiB apart) lost 2-7 points with it, the f32 and f64 ones
-    /// moved within the noise (72 -> 69%, 82 -> 84%).
-    fn prefetch_ahead(l: usize, sb: isize) -> usize {
-        if l == LINE || sb.unsigned_abs() < PAGE {
+    /// lanes whose source rows are `sb` bytes apart and `run` bytes long in the corner: 2
+    /// for 1-byte blocks (64 source rows each, more than the hardware prefetchers follow),
+    /// for rows within a page of each other (NHWC -> NCHW, the 3-d permute) and for runs
+    /// shorter than a page (the 4-d reversal's 512-byte rows), else none. Measured at 1 GiB
+    /// on the development Xeon, A/B in one process (`benches/cpu_1gib.rs` with a temporary
+    /// switch, 5 rounds, 1 and 2 threads, each pair twice, session 15), share of the same
+    /// run's memcpy rate without -> with: u8 transpose 38-44% -> 43-48%, NHWC -> NCHW f16
+    /// 51% -> 59-64%, f32 67-69% -> 79% (1 thread), 3-d permute 67-68% -> 73% (1 thread;
+    /// 2 threads within the noise), 4-d reversal 46-47% -> 51-52% (1 thread), 48% -> 50-59%
+    /// (2 threads); the f16 transpose (4 KiB runs, rows 64 KiB apart) lost 2-7 points with
+    /// it, the f32 and f64 ones moved within the noise (72 -> 69%, 82 -> 84%).
+    fn prefetch_ahead(l: usize, sb: isize, run: usize) -> usize {
+        if l == LINE || sb.unsigned_abs() < PAGE || run < PAGE {
             2
         } else {
             0
