@@ -22,12 +22,14 @@ pub(crate) fn max_chunk(k: &StridekitParams, pool: PoolKind) -> u64 {
 /// The chunks to map at `ptr`, the start of an unmapped block of `room` bytes, so that
 /// `size` bytes are mapped (`place` = (ptr, size, room)): the spare chunks taken for this
 /// request that fit, in order, then one new chunk for the rest (at least the pool's least
-/// growth, as far as the room allows). Appended to `plan` as (size, whether it is a spare).
+/// growth, as far as the room allows, and at most `slack_cap` bytes past what is needed).
+/// Appended to `plan` as (size, whether it is a spare).
 pub(crate) fn chunk_plan(
     params: &StridekitParams,
     spare_chunks: &mut Vec<u64>,
     place: (u64, u64, u64),
     pool: PoolKind,
+    slack_cap: u64,
     plan: &mut Vec<(u64, bool)>,
 ) {
     let (ptr, size, room) = place;
@@ -50,6 +52,7 @@ pub(crate) fn chunk_plan(
             PoolKind::Small => K_SMALL_BUFFER,
             PoolKind::Large => params.min_chunk,
         };
+        let least = least.min((need - at).saturating_add(slack_cap));
         let mut rest = (need - at).max(least).min(room - at);
         let most = max_chunk(params, pool);
         while rest > 0 {

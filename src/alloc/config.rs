@@ -8,7 +8,10 @@
 //! `release_lock_on_cudamalloc`, `backend` (`native` only), `policy` (`pytorch` or
 //! `stridekit`), policy:stridekit's own parameters (`stridekit_min_chunk_mb`,
 //! `stridekit_max_chunk_mb`, `stridekit_max_moves`, and the design-study keys
-//! `stridekit_tie_break`, `stridekit_long_life`, `stridekit_life_mode`: [`StridekitParams`]), and the pinned-memory keys
+//! `stridekit_tie_break`, `stridekit_long_life`, `stridekit_life_mode`, `stridekit_share_life`,
+//! `stridekit_share_mode`, `stridekit_share_window_mb`, `stridekit_pair_cover_mb`:
+//! [`StridekitParams`]), and the
+//! pinned-memory keys
 //! PyTorch accepts (`pinned_use_cuda_host_register`, `pinned_num_register_threads`,
 //! `pinned_use_background_threads`, `pinned_reserve_segment_size_mb`,
 //! `graph_capture_record_stream_reuse`), which do not affect device memory and are kept
@@ -77,6 +80,21 @@ pub struct StridekitParams {
     /// no idle chunk; bit 1, its growth creates exactly the granules it needs (no least
     /// growth); bit 2, a growth of a predicted short-lived request does instead.
     pub life_mode: u8,
+    /// Lifetime-matched sharing of chunks (`stridekit_share_life`, [`super::life_share`]):
+    /// a request, or a live block, is predicted long-lived at this many requests; 0 (the
+    /// default) turns it off.
+    pub share_life: u32,
+    /// What lifetime-matched sharing decides (`stridekit_share_mode`, a bit set, read only
+    /// with `share_life`): bit 0, which free block a request takes; bit 1, where a growth
+    /// lands; bit 2, which idle chunks a long-lived growth moves and how much it creates.
+    pub share_mode: u8,
+    /// How far sharing may stray from best fit and exact growth (bytes, a multiple of 2
+    /// MiB; `stridekit_share_window_mb`).
+    pub share_window: u64,
+    /// Pair covers (`stridekit_pair_cover_mb`, [`super::pair_cover`]; bytes, 0 = off, the
+    /// default): a covering idle chunk gives way to a pair of idle chunks that leaves at
+    /// least this many bytes less free.
+    pub pair_cover: u64,
 }
 
 impl StridekitParams {
@@ -88,6 +106,10 @@ impl StridekitParams {
         tie_break: 0,
         long_life: 0,
         life_mode: LIFE_MODE_DEFAULT,
+        share_life: 0,
+        share_mode: SHARE_MODE_DEFAULT,
+        share_window: 4 * MB,
+        pair_cover: 0,
     };
 
     /// The parameters as settings keys (`stridekit_min_chunk_mb:18,...`; the design-study
@@ -109,6 +131,24 @@ impl StridekitParams {
         if self.life_mode != d.life_mode {
             s.push_str(&format!(",stridekit_life_mode:{}", self.life_mode));
         }
+        if self.share_life != d.share_life {
+            s.push_str(&format!(",stridekit_share_life:{}", self.share_life));
+        }
+        if self.share_mode != d.share_mode {
+            s.push_str(&format!(",stridekit_share_mode:{}", self.share_mode));
+        }
+        if self.share_window != d.share_window {
+            s.push_str(&format!(
+                ",stridekit_share_window_mb:{}",
+                self.share_window / MB
+            ));
+        }
+        if self.pair_cover != d.pair_cover {
+            s.push_str(&format!(
+                ",stridekit_pair_cover_mb:{}",
+                self.pair_cover / MB
+            ));
+        }
         s
     }
 }
@@ -129,7 +169,11 @@ pub const TIE_BREAK_MASK: u8 = 0b11;
 pub const LIFE_MODE_MASK: u8 = 0b111;
 /// `stridekit_life_mode`'s default: bits 0 and 1.
 pub const LIFE_MODE_DEFAULT: u8 = 0b011;
-/// Largest `stridekit_long_life` (requests).
+/// The bits `stridekit_share_mode` may set.
+pub const SHARE_MODE_MASK: u8 = 0b111;
+/// `stridekit_share_mode`'s default: bits 0 and 1.
+pub const SHARE_MODE_DEFAULT: u8 = 0b011;
+/// Largest `stridekit_long_life` and `stridekit_share_life` (requests).
 pub const MAX_LONG_LIFE: u64 = 1 << 30;
 
 impl Default for AllocConfig {
@@ -337,14 +381,14 @@ impl AllocConfig {
                     }
                     cfg.stridekit.max_moves = v as usize;
                 }
-                "stridekit_tie_break" | "stridekit_life_mode" => {
+                "stridekit_tie_break" | "stridekit_life_mode" | "stridekit_share_mode" => {
                     t.expect(i + 1, ":", key)?;
                     i += 2;
                     let v = t.uint(i, key)?;
-                    let mask = if key == "stridekit_tie_break" {
-                        TIE_BREAK_MASK
-                    } else {
-                        LIFE_MODE_MASK
+                    let mask = match key {
+                        "stridekit_tie_break" => TIE_BREAK_MASK,
+                        "stridekit_life_mode" => LIFE_MODE_MASK,
+                        _ => SHARE_MODE_MASK,
                     };
                     if v > mask as u64 {
                         return Err(AllocError::config(
@@ -352,13 +396,13 @@ impl AllocConfig {
                             format!("{v} is not a set of the bits {mask:#b}"),
                         ));
                     }
-                    if key == "stridekit_tie_break" {
-                        cfg.stridekit.tie_break = v as u8;
-                    } else {
-                        cfg.stridekit.life_mode = v as u8;
+                    match key {
+                        "stridekit_tie_break" => cfg.stridekit.tie_break = v as u8,
+                        "stridekit_life_mode" => cfg.stridekit.life_mode = v as u8,
+                        _ => cfg.stridekit.share_mode = v as u8,
                     }
                 }
-                "stridekit_long_life" => {
+                "stridekit_long_life" | "stridekit_share_life" => {
                     t.expect(i + 1, ":", key)?;
                     i += 2;
                     let v = t.uint(i, key)?;
@@ -368,7 +412,29 @@ impl AllocConfig {
                             format!("{v} is more than {MAX_LONG_LIFE} requests"),
                         ));
                     }
-                    cfg.stridekit.long_life = v as u32;
+                    if key == "stridekit_long_life" {
+                        cfg.stridekit.long_life = v as u32;
+                    } else {
+                        cfg.stridekit.share_life = v as u32;
+                    }
+                }
+                "stridekit_share_window_mb" | "stridekit_pair_cover_mb" => {
+                    t.expect(i + 1, ":", key)?;
+                    i += 2;
+                    let v = t.uint(i, key)?;
+                    if v % 2 != 0 || v > MAX_STRIDEKIT_CHUNK_MB {
+                        return Err(AllocError::config(
+                            key,
+                            format!(
+                                "{v} is not an even number of MiB up to {MAX_STRIDEKIT_CHUNK_MB}"
+                            ),
+                        ));
+                    }
+                    if key == "stridekit_share_window_mb" {
+                        cfg.stridekit.share_window = v * MB;
+                    } else {
+                        cfg.stridekit.pair_cover = v * MB;
+                    }
                 }
                 "release_lock_on_cudamalloc" | "release_lock_on_hipmalloc" => {
                     t.expect(i + 1, ":", key)?;
@@ -633,17 +699,23 @@ mod tests {
             c.stridekit
         );
         let e = AllocConfig::parse(
-            "policy:stridekit,stridekit_tie_break:3,stridekit_long_life:500,stridekit_life_mode:4",
+            "policy:stridekit,stridekit_tie_break:3,stridekit_long_life:500,stridekit_life_mode:4,\
+             stridekit_share_life:70,stridekit_share_mode:5,stridekit_share_window_mb:6,\
+             stridekit_pair_cover_mb:4",
         )
         .unwrap();
+        let k = e.stridekit;
         assert_eq!(
             (
-                e.stridekit.tie_break,
-                e.stridekit.long_life,
-                e.stridekit.life_mode
+                k.tie_break,
+                k.long_life,
+                k.life_mode,
+                k.share_life,
+                k.share_mode
             ),
-            (3, 500, 4)
+            (3, 500, 4, 70, 5)
         );
+        assert_eq!((k.share_window, k.pair_cover), (6 * MB, 4 * MB));
         assert_eq!(
             AllocConfig::parse(&e.stridekit.settings())
                 .unwrap()
@@ -664,6 +736,10 @@ mod tests {
             ("stridekit_life_mode:8", "stridekit_life_mode"),
             ("stridekit_long_life:1073741825", "stridekit_long_life"),
             ("stridekit_long_life:-3", "stridekit_long_life"),
+            ("stridekit_share_life:1073741825", "stridekit_share_life"),
+            ("stridekit_share_mode:8", "stridekit_share_mode"),
+            ("stridekit_share_window_mb:3", "stridekit_share_window_mb"),
+            ("stridekit_pair_cover_mb:5", "stridekit_pair_cover_mb"),
             (
                 "stridekit_min_chunk_mb:24,stridekit_max_chunk_mb:20",
                 "stridekit_min_chunk_mb",

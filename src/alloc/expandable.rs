@@ -91,11 +91,13 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             if self.life.exact_growth {
                 params.min_chunk = super::sizes::GRANULE;
             }
+            let cap = self.share_slack_cap();
             chunks::chunk_plan(
                 &params,
                 &mut self.spare_chunks,
                 (ptr, size, room),
                 pool,
+                cap,
                 &mut plan,
             );
         } else {

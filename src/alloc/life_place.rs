@@ -10,8 +10,11 @@ use super::state::DeviceCachingAllocator;
 const MOST_CANDIDATES: usize = 64;
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
+    /// Whether the predictor runs (design (a), `stridekit_long_life`, or design (b),
+    /// `stridekit_share_life`).
     fn life_on(&self) -> bool {
-        self.cfg.is_stridekit() && self.cfg.stridekit.long_life > 0
+        let k = &self.cfg.stridekit;
+        self.cfg.is_stridekit() && (k.long_life > 0 || k.share_life > 0)
     }
 
     /// Before a request of `size` (rounded) bytes is served: predict its lifetime.
@@ -20,15 +23,20 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             return;
         }
         let k = self.cfg.stridekit;
-        let long = self.life.predict(size, k.long_life);
+        self.life.tick();
+        let long = k.long_life > 0 && self.life.class_long(size, k.long_life);
         self.life.long = long;
-        self.life.exact_growth = (long && k.life_mode & 2 != 0) || (!long && k.life_mode & 4 != 0);
+        self.life.exact_growth =
+            k.long_life > 0 && ((long && k.life_mode & 2 != 0) || (!long && k.life_mode & 4 != 0));
+        self.life.share_long = k.share_life > 0 && self.life.class_long(size, k.share_life);
     }
 
     /// Block `i` was handed out.
     pub(crate) fn life_on_alloc(&mut self, i: u32) {
         if self.life_on() {
             self.life.born_at(i);
+            let long = self.life.share_long;
+            self.life.mark(i, long);
             self.life.exact_growth = false;
         }
     }

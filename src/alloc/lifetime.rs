@@ -17,7 +17,8 @@
 //!   no slack chunk is pinned for as long as it lives;
 //! - bit 2: a growth of a predicted short-lived request creates exactly instead.
 //!
-//! This module is the predictor; [`super::life_place`] is where the allocator asks it.
+//! This module is the predictor; [`super::life_place`] is where the allocator asks it, and
+//! [`super::life_share`] is a second design built on it (`stridekit_share_life`).
 
 /// Size classes: 64 powers of two, four classes each.
 const CLASSES: usize = 64 * 4;
@@ -37,6 +38,10 @@ pub(crate) struct Lifetimes {
     pub long: bool,
     /// The current request's growth creates exactly what it needs.
     pub exact_growth: bool,
+    /// Each live block's prediction at its allocation (`stridekit_share_life`), by index.
+    long_at: Vec<bool>,
+    /// The current request is predicted long-lived at `stridekit_share_life`.
+    pub share_long: bool,
 }
 
 /// The size class of a rounded request of `size` bytes.
@@ -52,9 +57,21 @@ fn class(size: u64) -> usize {
 
 impl Lifetimes {
     /// Predict the request of `size` bytes (a tick of the clock).
+    #[cfg(test)]
     pub(crate) fn predict(&mut self, size: u64, threshold: u32) -> bool {
+        self.tick();
+        self.class_long(size, threshold)
+    }
+
+    /// A request arrives (the clock's tick).
+    pub(crate) fn tick(&mut self) {
         self.clock += 1;
         self.mean.resize(CLASSES, -1.0);
+    }
+
+    /// Whether a request of `size` bytes is predicted long-lived at `threshold` (after
+    /// [`Self::tick`]).
+    pub(crate) fn class_long(&self, size: u64, threshold: u32) -> bool {
         let m = self.mean[class(size)];
         m < 0.0 || m >= threshold as f64
     }
@@ -65,6 +82,28 @@ impl Lifetimes {
             self.born.resize(i + 1, 0);
         }
         self.born[i] = self.clock;
+    }
+
+    /// Block `i`, just allocated, was predicted long-lived (`long`) at the sharing
+    /// threshold.
+    pub(crate) fn mark(&mut self, i: u32, long: bool) {
+        let i = i as usize;
+        if self.long_at.len() <= i {
+            self.long_at.resize(i + 1, false);
+        }
+        self.long_at[i] = long;
+    }
+
+    /// Whether live block `i` counts as long-lived at `threshold`: predicted so at its
+    /// allocation, or it has lived that long already.
+    pub(crate) fn live_long(&self, i: u32, threshold: u32) -> bool {
+        let i = i as usize;
+        let predicted = self.long_at.get(i).copied().unwrap_or(true);
+        let age = self
+            .born
+            .get(i)
+            .map_or(u64::MAX, |&b| self.clock.saturating_sub(b));
+        predicted || age >= threshold as u64
     }
 
     pub(crate) fn died(&mut self, i: u32, size: u64) {
@@ -106,5 +145,21 @@ mod tests {
         l.died(3, 4096);
         assert!(!l.predict(4096, 10), "lived 4 requests, below 10");
         assert!(l.predict(4096, 4));
+    }
+
+    #[test]
+    fn live_blocks_count_as_long_once_they_have_lived_long() {
+        let mut l = Lifetimes::default();
+        l.tick();
+        l.born_at(0);
+        l.mark(0, false);
+        assert!(!l.live_long(0, 3));
+        for _ in 0..3 {
+            l.tick();
+        }
+        assert!(l.live_long(0, 3));
+        l.born_at(1);
+        l.mark(1, true);
+        assert!(l.live_long(1, 3));
     }
 }

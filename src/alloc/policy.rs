@@ -85,7 +85,8 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         // remainder takes it over (`alloc_found_block`).
         let listed = self
             .get_free_block(&p)
-            .map(|f| self.life_refit(f, rank, size, pool == PoolKind::Large));
+            .map(|f| self.life_refit(f, rank, size, pool == PoolKind::Large))
+            .map(|f| self.share_refit(f, rank, size, pool == PoolKind::Large));
         let mut found = listed.map(|(i, _)| i);
         if found.is_none() {
             if self.set_fraction && self.cfg.garbage_collection_threshold > 0.0 {

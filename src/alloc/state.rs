@@ -42,7 +42,8 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     pub(crate) spare_chunks: Vec<u64>,
     /// Buffers the decisions reuse (nothing is allocated per request in steady state).
     pub(crate) scratch: Scratch,
-    /// policy:stridekit's lifetime predictor (`stridekit_long_life`; unused when off).
+    /// policy:stridekit's lifetime predictor (`stridekit_long_life`, `stridekit_share_life`;
+    /// unused when both are off).
     pub(crate) life: Lifetimes,
 }
 

@@ -45,14 +45,17 @@ use super::block::{NIL, PoolKind, fkey, key_rank};
 use super::chunks::max_chunk;
 use super::device::{RawDevice, StreamId};
 use super::error::{AllocError, AllocResult};
+use super::pair_cover;
 use super::scratch::{Gap, Idle};
 use super::state::DeviceCachingAllocator;
 
 pub use super::chunks::{LARGE_MAX_CHUNK, LARGE_MIN_CHUNK};
 pub use super::sizes::GRANULE;
 
-/// What a placement costs: (bytes to create, chunks moved, bytes mapped).
-type Cost = (u64, usize, u64);
+/// What a placement costs: (bytes to create, lifetime mismatch of its first side, chunks
+/// moved, bytes mapped); the mismatch is 0 unless `stridekit_share_mode` bit 1 is on
+/// ([`super::life_share`]).
+type Cost = (u64, u32, usize, u64);
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
     /// The gaps a request of `size` bytes starting at free block `c` maps, walking the
@@ -95,6 +98,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let mut best: Option<(Cost, u32)> = None;
         let tie = self.cfg.stridekit.tie_break;
         let (high_first, last_wins) = (tie & 1 != 0, tie & 2 != 0);
+        let cap = self.share_slack_cap();
         let unmapped = match pool {
             PoolKind::Small => &self.small,
             PoolKind::Large => &self.large,
@@ -105,13 +109,18 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             let prev = self.blocks[u as usize].prev;
             let c = if self.allocatable(prev) { prev } else { u };
             if self.gaps(c, size, &mut s.gaps) {
-                let score = placement_cost(
+                let mut score = placement_cost(
                     &s.idle,
                     &s.gaps,
-                    self.cfg.stridekit.max_moves,
+                    (
+                        self.cfg.stridekit.max_moves,
+                        cap,
+                        self.cfg.stridekit.pair_cover,
+                    ),
                     high_first,
                     (&mut s.trial, &mut s.chosen),
                 );
+                score.1 = self.growth_mismatch(c);
                 if best.is_none_or(|(m, _)| score < m || (last_wins && score == m)) {
                     best = Some((score, c));
                     std::mem::swap(&mut s.best_gaps, &mut s.gaps);
@@ -199,12 +208,16 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let mut s = std::mem::take(&mut self.scratch);
         self.idle_chunks(stream, pool, Some((keep, c)), &mut s.idle);
         s.chosen.clear();
+        let cap = self.share_slack_cap();
         for g in &s.best_gaps {
             choose_chunks(
                 &mut s.idle,
-                g.need,
-                g.room,
-                self.cfg.stridekit.max_moves,
+                (g.need, g.room),
+                (
+                    self.cfg.stridekit.max_moves,
+                    cap,
+                    self.cfg.stridekit.pair_cover,
+                ),
                 self.cfg.stridekit.tie_break & 1 != 0,
                 &mut s.chosen,
             );
@@ -263,13 +276,14 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
     }
 }
 
-/// What landing on `gaps` costs with `idle` chunks to move: (bytes to create, chunks
-/// moved, bytes mapped), compared in that order. `work` holds a copy of `idle` the trial
-/// takes chunks from and the chunks it takes for one gap.
+/// What landing on `gaps` costs with `idle` chunks to move (`limits`: the most moves
+/// per gap and the most free bytes a covering chunk may leave): (bytes to create, 0,
+/// chunks moved, bytes mapped), compared in that order. `work` holds a copy of `idle` the
+/// trial takes chunks from and the chunks it takes for one gap.
 fn placement_cost(
     idle: &[Idle],
     gaps: &[Gap],
-    max_moves: usize,
+    limits: (usize, u64, u64),
     high_first: bool,
     work: (&mut Vec<Idle>, &mut Vec<Idle>),
 ) -> Cost {
@@ -279,41 +293,59 @@ fn placement_cost(
     let (mut created, mut moved, mut mapped) = (0, 0, 0);
     for g in gaps {
         chosen.clear();
-        choose_chunks(trial, g.need, g.room, max_moves, high_first, chosen);
+        choose_chunks(trial, (g.need, g.room), limits, high_first, chosen);
         let covered: u64 = chosen.iter().map(|k| k.size).sum();
         created += g.need.saturating_sub(covered);
         moved += chosen.len();
         mapped += g.need;
     }
-    (created, moved, mapped)
+    (created, 0, moved, mapped)
 }
 
 /// Which idle chunks fill a gap of `need` bytes with `room` bytes of address space
-/// (removed from `idle`, appended to `out`): one chunk that covers it if there is one
-/// (the smallest), else the largest that fit, up to `max_moves`, topped up by the smallest
-/// that covers the rest; what they leave uncovered is created. Among equally large chunks
-/// the lowest address is taken, the highest with `high_first` (`stridekit_tie_break`).
+/// (`gap` = (need, room); removed from `idle`, appended to `out`): one chunk that covers
+/// it if there is one (the smallest, and leaving at most `slack_cap` free), else the
+/// largest that fit, up to `max_moves` (`limits` = (max_moves, slack_cap)), topped up by
+/// the smallest that covers the rest; what they leave uncovered is created. Among equally
+/// large chunks the lowest address is taken, the highest with `high_first`
+/// (`stridekit_tie_break`). With `pair_gain` (`stridekit_pair_cover_mb`, 0: off), a
+/// covering chunk that leaves at least that many bytes more free than the best pair of
+/// idle chunks covering the rest ([`pair_cover::best_pair`]) gives way to the pair.
 fn choose_chunks(
     idle: &mut Vec<Idle>,
-    need: u64,
-    room: u64,
-    max_moves: usize,
+    gap: (u64, u64),
+    limits: (usize, u64, u64),
     high_first: bool,
     out: &mut Vec<Idle>,
 ) {
+    let (need, room) = gap;
+    let (max_moves, slack_cap, pair_gain) = limits;
     // The address as a tie-break key: lower first, or higher first.
     let at = |k: &Idle| if high_first { u64::MAX - k.ptr } else { k.ptr };
     let covering = |idle: &[Idle], need: u64, room: u64| {
         idle.iter()
             .enumerate()
-            .filter(|(_, k)| k.size >= need && k.size <= room)
+            .filter(|(_, k)| k.size >= need && k.size <= room && k.size - need <= slack_cap)
             .min_by_key(|(_, k)| (k.size, at(k)))
             .map(|(j, _)| j)
     };
     let (mut need, mut room, mut taken) = (need, room, 0);
     while need > 0 && taken < max_moves {
         if let Some(j) = covering(idle, need, room) {
-            out.push(idle.remove(j));
+            let slack = idle[j].size - need;
+            let pair = (pair_gain > 0 && slack >= pair_gain && taken + 2 <= max_moves)
+                .then(|| pair_cover::best_pair(idle, need, room, at))
+                .flatten()
+                .filter(|&(_, _, total)| total - need + pair_gain <= slack);
+            match pair {
+                Some((a, b, _)) => {
+                    let (hi, lo) = (a.max(b), a.min(b));
+                    let k = idle.remove(hi);
+                    out.push(idle.remove(lo));
+                    out.push(k);
+                }
+                None => out.push(idle.remove(j)),
+            }
             break;
         }
         let Some(j) = idle
