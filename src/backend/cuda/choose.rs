@@ -510,6 +510,7 @@ fn packed_launch(
         ept: tile_packed_ept(width, d.idx64()),
         threads: BLOCK,
         min_blocks: min_blocks.min(i64::MAX as u64) as i64,
+        ragged: !d.idx64(),
     };
     let t = packed_tile(
         (&d.sizes[..r], &d.dst[..r], &d.src[..r]),
