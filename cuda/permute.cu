@@ -174,6 +174,34 @@ __device__ __forceinline__ I sk_tilep_offset(const SkTile& p, int first, int cou
     return off;
 }
 
+/* Which of a packed tile's chunks are its group's ragged last one (packed.rs: a
+ * one-dimension group whose chunk does not divide its dimension): bit 0 the A group's,
+ * whose last chunk has src_dtype > 0 elements and whose chunk index is the innermost batch
+ * entry; bit 1 the B group's (dst_dtype > 0 elements, the next entry, or the innermost
+ * when A has none). The plan keeps the batch below 2^31, lr = 1 and one row per source run
+ * then. Called once per phase: the sizes kept across the loads made ptxas spill. */
+template <typename I>
+__device__ __forceinline__ int sk_tilep_ragged(const SkTile& p, I bt) {
+    /* 32-bit index kernels only (the plan never gives the 64-bit ones a ragged chunk: the
+     * selects made ptxas spill sk_tilep_w1/w2_i64 on sm_80). */
+    if (sizeof(I) != 4 || (p.src_dtype | p.dst_dtype) <= 0) return 0;
+    unsigned n1 = 1, n2 = 1;
+#pragma unroll
+    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
+        if (k == p.batch_rank - 1) n1 = (unsigned)p.batch_sizes[k];
+        if (k == p.batch_rank - 2) n2 = (unsigned)p.batch_sizes[k];
+    }
+    unsigned q = (unsigned)bt;
+    int rag = 0;
+    if (p.src_dtype > 0) {
+        rag = q % n1 == n1 - 1 ? 1 : 0;
+        q /= n1;
+        n1 = n2;
+    }
+    if (p.dst_dtype > 0 && q % n1 == n1 - 1) rag |= 2;
+    return rag;
+}
+
 /* Elements of the run a gather keeps innermost on both sides (1: a transpose). */
 __device__ __forceinline__ int sk_tilep_run(const SkTile& p) {
     return p.dst_stride_b > 1 ? (int)p.dst_stride_b : 1;
@@ -202,34 +230,38 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
         I d0 = 0, s0 = (I)p.src_offset;
         sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
                          bt, d0, s0);
+        /* The tile's rows and source-run length (a ragged chunk's: sk_tilep_ragged). */
+        const int rag = sk_tilep_ragged<I>(p, bt);
+        const int na_t = (rag & 1) ? (int)p.src_dtype : na;
+        const int len_t = (rag & 2) ? (int)p.dst_dtype : len;
         /* Source runs, warp by warp, sk_tilep_ept aligned chunks of a run (or of the next
          * runs) loaded before they are stored. A run is one row, or ra rows that follow
          * each other in the source: len = ra * nb contiguous elements, which (the pitch
          * then being nb) are len consecutive tile slots too. */
         int a = warp * ra, c = 0, m = 0;
         const T* row = src;
-        if (a < na) {
+        if (a < na_t) {
             const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
             row = src + at;
             m = (int)(at % (I)SEC);
         }
-        while (a < na) {
+        while (a < na_t) {
             T v[ILP];
             int slot[ILP];
 #pragma unroll
             for (int k = 0; k < ILP; ++k) {
                 slot[k] = -1;
                 v[k] = 0;
-                if (a < na) {
+                if (a < na_t) {
                     const int j = c * lanes + lane - m;
-                    if (j >= 0 && j < len) {
+                    if (j >= 0 && j < len_t) {
                         v[k] = SK_LD(&row[j]);
                         slot[k] = a * pitch + j;
                     }
-                    if (++c * lanes - m >= len) {
+                    if (++c * lanes - m >= len_t) {
                         c = 0;
                         a += warps * ra;
-                        if (a < na) {
+                        if (a < na_t) {
                             const I at = s0 + sk_tilep_offset<I>(p, ga, p.tile_a, p.batch_src_strides, a);
                             row = src + at;
                             m = (int)(at % (I)SEC);
@@ -247,13 +279,17 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
         s0 = 0;
         sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
                          bt, d0, s0);
+        /* The tile's columns and rows again (sk_tilep_ragged). */
+        const int rag_s = sk_tilep_ragged<I>(p, bt);
+        const int nb_s = (rag_s & 2) ? (int)p.dst_dtype : nb;
+        const int na_s = (rag_s & 1) ? (int)p.src_dtype : na;
         /* Destination runs: column b of the tile, na * lr contiguous elements (element
          * i = a * lr + l at slot a * pitch + b * lr + l). */
-        for (int b = warp; b < nb; b += warps) {
+        for (int b = warp; b < nb_s; b += warps) {
             /* The run length is read from the parameters where it is used (kept in a
              * register, it made ptxas spill the 64-bit kernels). */
             const int lr = sk_tilep_run(p);
-            const int n = na * lr;
+            const int n = na_s * lr;
             const I run = d0 + sk_tilep_offset<I>(p, gb, p.tile_b, p.batch_dst_strides, b);
             const int mb = (int)(run % (I)SEC);
             T* out = dst + run;

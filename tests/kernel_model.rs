@@ -227,6 +227,31 @@ fn the_model_makes_the_packed_tiles_accesses() {
     record_and_check(&launches);
 }
 
+/// Packed tiles with a ragged last chunk (packed.rs `split_start`; src_dtype / dst_dtype
+/// the A / B group's last chunk): the first two launches of each width of 2, 4 and 8 bytes
+/// (1-byte tiles never split), so the model's masked last rows and columns are checked
+/// thread by thread.
+#[test]
+fn the_model_makes_the_packed_tiles_accesses_with_ragged_chunks() {
+    let mut rng = Rng::new(0x30de7);
+    let mut launches = Vec::new();
+    for dt in [DType::F16, DType::F32, DType::F64] {
+        let mut took = 0;
+        for c in across::ragged_start_cases(&mut rng, dt) {
+            for l in copy_launches(&c.src, &c.dst, dt, &c.bytes, &c.what) {
+                let ragged = matches!(l.launch.params,
+                    LaunchParams::Tile(p) if p.src_dtype > 0 || p.dst_dtype > 0);
+                if l.job.kernel.starts_with("sk_tilep_") && ragged && took < 2 {
+                    took += 1;
+                    launches.push(l);
+                }
+            }
+        }
+        assert_eq!(took, 2, "{dt}: two ragged packed launches");
+    }
+    record_and_check(&launches);
+}
+
 /// Packed tiles whose source runs cross rows (`tiles_b` > 1): the first two launches of
 /// each width, 256 threads per block, so the warps' shares of the runs are checked too.
 #[test]

@@ -86,7 +86,9 @@ typedef struct SkTile {
     int32_t tile_a;       /* tile extent along A */
     int32_t tile_b;       /* tile extent along B */
     int32_t tiles_b;      /* number of tiles along B: blockIdx.x = tile_a_index * tiles_b + tile_b_index */
-    /* The converting tile only: SkDType codes (ignored by pure copies). */
+    /* The converting tile only: SkDType codes (ignored by pure copies). The packed tile
+     * (permute.cu sk_tilep_*) reads them as its ragged last chunks' sizes: src_dtype the A
+     * group's, dst_dtype the B group's (0: none). */
     int32_t dst_dtype;
     int32_t src_dtype;
 } SkTile;

@@ -97,6 +97,33 @@ pub fn split_start_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
     cases
 }
 
+/// Like [`split_start_cases`], but the two large dimensions are primes (or have no
+/// divisor that makes a good tile), so a split start needs a ragged last chunk
+/// (packed.rs `split_start`, permute.cu's masked last chunk).
+#[allow(dead_code)]
+pub fn ragged_start_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
+    let w = dt.itemsize() as i64;
+    let mut cases = Vec::new();
+    let square = [(251, 263), (307, 281), (211, 331), (257, 269), (193, 347)];
+    for (i, (y, z)) in square.into_iter().enumerate() {
+        let sizes = [(1_000_000 / (y * z)).max(2), y, z];
+        cases.push(permuted_case(rng, dt, &sizes, &[0, 2, 1], i));
+    }
+    let runs = [(61, 67), (89, 83), (127, 109), (67, 71), (83, 97)];
+    for (i, (x, y)) in runs.into_iter().enumerate() {
+        let l = (rng.range(4, 12) * 4 / w).max(1);
+        let sizes = [(600_000 / (x * y * l)).max(1), x, y, l];
+        cases.push(permuted_case(
+            rng,
+            dt,
+            &sizes,
+            &[0, 2, 1, 3],
+            i + square.len(),
+        ));
+    }
+    cases
+}
+
 #[allow(dead_code)]
 fn permuted_case(rng: &mut Rng, dt: DType, sizes: &[i64], perm: &[i64], i: usize) -> CopyCase {
     let offset = [0, 4][i % 2];

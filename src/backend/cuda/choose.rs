@@ -510,14 +510,29 @@ fn packed_launch(
         ept: tile_packed_ept(width, d.idx64()),
         threads: BLOCK,
         min_blocks: min_blocks.min(i64::MAX as u64) as i64,
+        ragged: !d.idx64(),
     };
-    let t = packed_tile(
-        (&d.sizes[..r], &d.dst[..r], &d.src[..r]),
-        (d.dst_offset, d.src_offset),
-        (a, b),
-        (width, run),
-        budget,
-    )?;
+    let tile = |budget| {
+        packed_tile(
+            (&d.sizes[..r], &d.dst[..r], &d.src[..r]),
+            (d.dst_offset, d.src_offset),
+            (a, b),
+            (width, run),
+            budget,
+        )
+    };
+    let t = tile(budget)?;
+    // A ragged tile gives way to the divisor-only one where that promises no less on its
+    // worse side (the split start's rating does not see sector-aligned sides).
+    let ragged = |p: &SkTile| p.src_dtype > 0 || p.dst_dtype > 0;
+    let worse = |e: (f64, f64)| e.0.min(e.1);
+    let t = match tile(PackedBudget {
+        ragged: false,
+        ..budget
+    }) {
+        Some(u) if ragged(&t.params) && worse(u.efficiency) >= worse(t.efficiency) => u,
+        _ => t,
+    };
     let launch = GpuLaunch {
         kernel: KernelId::copy(Family::TilePacked, width, d.idx64()),
         grid: (t.params.batch.clamp(1, MAX_BLOCKS) as u32, 1, 1),

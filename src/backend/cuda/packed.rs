@@ -130,6 +130,14 @@ pub(super) fn run_efficiency(len: i64, chunk: i64, width: usize) -> f64 {
     bytes / (bytes + 32.0)
 }
 
+/// Expected share of the sectors used along a dimension of `n` elements cut in chunks of
+/// `c` (the last one ragged when `c` does not divide `n`): one partial sector per chunk's
+/// run, the ragged chunk's included. [`run_efficiency`] of `c` where `c` divides `n`.
+fn chunked_efficiency(n: i64, c: i64, width: usize) -> f64 {
+    let bytes = (n * width as i64) as f64;
+    bytes / (bytes + 32.0 * (n + c.max(1) - 1).div_euclid(c.max(1)) as f64)
+}
+
 /// A packed tile: its arguments (SkTile read as permute.cu's sk_tilep describes), shared
 /// bytes, and the expected sector efficiency of its reads and of its writes.
 #[derive(Debug, Clone, Copy)]
@@ -147,6 +155,9 @@ pub(super) struct PackedBudget {
     pub ept: u32,
     pub threads: u32,
     pub min_blocks: i64,
+    /// Whether a split start may leave a ragged last chunk (the 32-bit index kernels read
+    /// it; permute.cu sk_tilep_ragged).
+    pub ragged: bool,
 }
 
 /// A packed tile's groups: A is ga[..la] (product na), B gb[..lb] (nb), innermost first.
@@ -165,6 +176,30 @@ struct Groups {
     splits: usize,
 }
 
+impl Groups {
+    /// Batch indices: the dimensions no group takes, and each split dimension's chunks (a
+    /// ragged last chunk included).
+    fn batch(&self, sizes: &[i64], r: usize) -> i64 {
+        (0..r).fold(1i64, |acc, k| {
+            let n = if self.used[k] {
+                (sizes[k] + self.part[k].max(1) - 1) / self.part[k].max(1)
+            } else {
+                sizes[k]
+            };
+            acc.saturating_mul(n)
+        })
+    }
+
+    /// The size of the ragged last chunk of the group's dimension `k` (0: none).
+    fn ragged(&self, sizes: &[i64], k: usize) -> i64 {
+        if self.used[k] && self.part[k] > 0 {
+            sizes[k] % self.part[k]
+        } else {
+            0
+        }
+    }
+}
+
 /// Group A takes whole dimensions contiguous in the destination from `a` (destination
 /// stride 1), group B whole dimensions contiguous in the source from `b` (source stride 1),
 /// growing the shorter run first while the n_a x n_b tile fits in 48 KB; the other
@@ -177,10 +212,11 @@ struct Groups {
 /// size that fits (PackedSplit; see [`grow`]); a split tile within 48 KB that leaves fewer
 /// than `budget.min_blocks` batch indices gives way to the tile before the split. `dims`
 /// are (sizes, destination strides, source strides), innermost last. When the two
-/// dimensions `a` and `b` do not fit whole, each group starts from a divisor of its
-/// dimension ([`split_start`]: the pair whose worse side promises most among those that
-/// keep [`FLIGHT_PER_SM`] in flight and `budget.min_blocks` batch indices) and grows no
-/// further; None when no pair does. The expected efficiency of a side is 1 where every
+/// dimensions `a` and `b` do not fit whole, each group starts from a chunk of its
+/// dimension ([`split_start`]: a divisor, or a whole number of sectors with a ragged last
+/// chunk, which the kernel reads from `src_dtype` (A) and `dst_dtype` (B); the pair whose
+/// worse side promises most among those that keep [`FLIGHT_PER_SM`] in flight and
+/// `budget.min_blocks` batch indices) and grows no further; None when no pair does. The expected efficiency of a side is 1 where every
 /// run starts on a sector boundary and is whole sectors long. With `run` > 1 (a gather keeping an innermost run of `run`
 /// elements, contiguous on both sides), `dims` leave that run out and the tile's elements
 /// are runs: A starts at the destination dimension of stride `run`, B at the source's, and
@@ -222,35 +258,60 @@ pub(super) fn packed_tile(
     // [`packed_flight`] scaled to its busy warps (one source row per warp) and to the
     // share of a batch of `ept` loads a warp's rows fill (32 lanes per request).
     let warps = (budget.threads / 32).max(1) as i64;
-    let score = |ca: i64, cb: i64| {
-        let (len, col) = (cb.saturating_mul(run), ca.saturating_mul(run));
-        let eff = run_efficiency(len, len, width).min(run_efficiency(col, col, width));
-        let batch = total / ca.saturating_mul(cb).max(1);
-        if batch < budget.min_blocks {
-            return 0.0;
-        }
-        let shared = shared_of(ca, cb).unwrap_or(i64::MAX);
-        let rows = ca.min(warps) as f64 / warps as f64;
-        let requests = (((ca + warps - 1) / warps) * ((len + 31) / 32)) as f64;
-        let fill = (requests / budget.ept.max(1) as f64).min(1.0);
-        let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
-        if flight * rows * fill < FLIGHT_PER_SM {
-            return 0.0;
-        }
-        eff
-    };
+    let (sa, sb) = (sizes[a], sizes[b]);
+    let score =
+        |ca: i64, cb: i64| {
+            let len = cb.saturating_mul(run);
+            let eff = chunked_efficiency(sb.saturating_mul(run), len, width).min(
+                chunked_efficiency(sa.saturating_mul(run), ca.saturating_mul(run), width),
+            );
+            let chunks = |n: i64, c: i64| (n + c.max(1) - 1) / c.max(1);
+            let batch = (total / sa.saturating_mul(sb).max(1))
+                .saturating_mul(chunks(sa, ca))
+                .saturating_mul(chunks(sb, cb));
+            // A ragged chunk's batch index must fit the kernel's 32-bit chunk arithmetic.
+            if (sa % ca != 0 || sb % cb != 0) && batch > i32::MAX as i64 {
+                return 0.0;
+            }
+            if batch < budget.min_blocks {
+                return 0.0;
+            }
+            let shared = shared_of(ca, cb).unwrap_or(i64::MAX);
+            let rows = ca.min(warps) as f64 / warps as f64;
+            let requests = (((ca + warps - 1) / warps) * ((len + 31) / 32)) as f64;
+            let fill = (requests / budget.ept.max(1) as f64).min(1.0);
+            let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
+            if flight * rows * fill < FLIGHT_PER_SM {
+                return 0.0;
+            }
+            eff
+        };
     let portable_max = budget.max_shared.min(PORTABLE_SHARED);
+    // Tile elements (runs of `run`) per sector: a ragged chunk's length is a multiple.
+    let bytes = (w * run).max(1);
+    let sec_elems = 32
+        / (1..=32)
+            .rev()
+            .find(|d| 32 % d == 0 && bytes % d == 0)
+            .unwrap_or(1);
+    // Ragged chunks for transposes only (the kernel reads a ragged B chunk's run as its
+    // size: lr = 1).
+    let sec_elems = if budget.ragged && run == 1 {
+        sec_elems
+    } else {
+        0
+    };
     // Within 48 KB: the last tile of the growth, but not a split one that leaves fewer
     // than `budget.min_blocks` batch indices (the last before the split then).
     let mut unsplit_or_enough: Option<Groups> = None;
     let portable = grow(
         (sizes, dst, src),
         (a, b),
-        (r, portable_max / w / run),
+        (r, portable_max / w / run, sec_elems),
         |na, nb| shared_of(na, nb).is_some_and(|x| x <= portable_max),
         score,
         |g| {
-            if g.splits == 0 || total / (g.na * g.nb).max(1) >= budget.min_blocks {
+            if g.splits == 0 || g.batch(sizes, r) >= budget.min_blocks {
                 unsplit_or_enough = Some(*g);
             }
         },
@@ -262,12 +323,12 @@ pub(super) fn packed_tile(
         grow(
             (sizes, dst, src),
             (a, b),
-            (r, budget.max_shared / w / run),
+            (r, budget.max_shared / w / run, sec_elems),
             fits,
             score,
             |g| {
                 let shared = shared_of(g.na, g.nb).unwrap_or(i64::MAX);
-                let batch = total / (g.na * g.nb).max(1);
+                let batch = g.batch(sizes, r);
                 let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
                 if shared > PORTABLE_SHARED && batch >= budget.min_blocks && flight >= FLIGHT_PER_SM
                 {
@@ -309,19 +370,39 @@ pub(super) fn packed_tile(
         ..Default::default()
     };
     // The batch: the dimensions no group takes, and the chunks of the split ones (a chunk
-    // index steps `part` elements of its dimension), in dimension order; then the groups.
+    // index steps `part` elements of its dimension), in dimension order, but the chunk
+    // indices of ragged dimensions (a last chunk shorter than `part`: the groups of
+    // [`split_start`], one dimension each) innermost, B's then A's, as permute.cu reads
+    // them; then the groups.
+    let (rag_a, rag_b) = (g.ragged(sizes, ga[0]), g.ragged(sizes, gb[0]));
+    if (rag_a > 0 && la != 1) || (rag_b > 0 && lb != 1) {
+        return None;
+    }
+    let ragged_last = |k: usize| match (rag_b > 0 && k == gb[0], rag_a > 0 && k == ga[0]) {
+        (true, _) => 1,
+        (_, true) => 2,
+        _ => 0,
+    };
     let mut batch = 1i64;
     let mut n = 0;
-    for k in 0..r {
-        if !used[k] || part[k] < sizes[k] {
-            let q = if used[k] { part[k] } else { 1 };
-            p.batch_sizes[n] = sizes[k] / q;
-            p.batch_dst_strides[n] = dst[k].checked_mul(q)?;
-            p.batch_src_strides[n] = src[k].checked_mul(q)?;
-            batch = batch.checked_mul(sizes[k] / q)?;
-            n += 1;
+    for pass in 0..3 {
+        for k in (0..r).filter(|&k| ragged_last(k) == pass) {
+            if !used[k] || part[k] < sizes[k] {
+                let q = if used[k] { part[k] } else { 1 };
+                let chunks = (sizes[k] + q - 1) / q;
+                p.batch_sizes[n] = chunks;
+                p.batch_dst_strides[n] = dst[k].checked_mul(q)?;
+                p.batch_src_strides[n] = src[k].checked_mul(q)?;
+                batch = batch.checked_mul(chunks)?;
+                n += 1;
+            }
         }
     }
+    if (rag_a > 0 || rag_b > 0) && batch > i32::MAX as i64 {
+        return None;
+    }
+    p.src_dtype = i32::try_from(rag_a).ok()?;
+    p.dst_dtype = i32::try_from(rag_b).ok()?;
     for &k in ga[..la].iter().rev().chain(gb[..lb].iter().rev()) {
         p.batch_sizes[n] = part[k];
         p.batch_dst_strides[n] = dst[k];
@@ -329,7 +410,12 @@ pub(super) fn packed_tile(
         n += 1;
     }
     p.batch = batch;
-    let rows = source_rows(&p, (width, run), (budget.threads / 32).max(1) as i64);
+    // One row per source run with a ragged chunk (a run of rows could pass its end).
+    let rows = if rag_a > 0 || rag_b > 0 {
+        1
+    } else {
+        source_rows(&p, (width, run), (budget.threads / 32).max(1) as i64)
+    };
     let len = nb.checked_mul(run)?.checked_mul(rows)?;
     let column = na.checked_mul(run)?;
     p.tiles_b = i32::try_from(rows).ok()?;
@@ -345,16 +431,28 @@ pub(super) fn packed_tile(
     let mut dst_starts = p.batch_dst_strides[..br]
         .iter()
         .chain(&p.batch_dst_strides[br + ta..br + ta + tb]);
-    let load = if on_sectors(src_offset, src_starts.iter().all(multiples), len) {
+    // A ragged chunk: its runs count too (in the share of the whole dimension).
+    let (load_n, store_n) = (
+        if rag_b > 0 { sizes[gb[0]] * run } else { len },
+        if rag_a > 0 {
+            sizes[ga[0]] * run
+        } else {
+            column
+        },
+    );
+    let load = if on_sectors(src_offset, src_starts.iter().all(multiples), len)
+        && (rag_b * run) % sec == 0
+    {
         1.0
     } else {
-        run_efficiency(len, len, width)
+        chunked_efficiency(load_n, len, width)
     };
-    let store = if on_sectors(dst_offset, dst_starts.all(multiples), column) {
-        1.0
-    } else {
-        run_efficiency(column, column, width)
-    };
+    let store =
+        if on_sectors(dst_offset, dst_starts.all(multiples), column) && (rag_a * run) % sec == 0 {
+            1.0
+        } else {
+            chunked_efficiency(store_n, column, width)
+        };
     Some(PackedTile {
         params: p,
         shared: shared_of(na, nb)?,
@@ -362,26 +460,27 @@ pub(super) fn packed_tile(
     })
 }
 
-/// The divisors (ca of `na`, cb of `nb`) of a packed tile's first two dimensions when
-/// they do not fit whole: of the pairs that `fits`, the one `score` rates highest (ties:
-/// the larger tile). None when no pair that fits scores above zero.
+/// The chunks (ca of `na`, cb of `nb`) of a packed tile's first two dimensions when they
+/// do not fit whole: of the pairs that `fits`, the one `score` rates highest (ties: the
+/// larger tile). A chunk is a divisor of its dimension or, with `sec` > 0, a multiple of
+/// `sec` elements (a sector) shorter than it, whose last chunk is ragged (permute.cu masks
+/// it). None when no
+/// pair that fits scores above zero. `fits` grows with either chunk.
 fn split_start(
     (na, nb): (i64, i64),
+    sec: i64,
     fits: impl Fn(i64, i64) -> bool,
     score: impl Fn(i64, i64) -> f64,
 ) -> Option<(i64, i64)> {
-    // Every divisor (a square root's twice), without allocating: planning never does.
-    let divisors = |n: i64| {
-        (1..)
-            .take_while(move |c: &i64| c * c <= n)
-            .filter(move |c| n % c == 0)
-            .flat_map(move |c| [c, n / c])
-    };
+    let chunk = move |n: i64, c: &i64| n % c == 0 || (sec > 0 && c % sec == 0);
     let mut best: Option<(f64, i64, (i64, i64))> = None;
-    for ca in divisors(na) {
-        for cb in divisors(nb) {
+    for ca in (1..=na).filter(|c| chunk(na, c)) {
+        if !fits(ca, 1) {
+            break;
+        }
+        for cb in (1..=nb).filter(|c| chunk(nb, c)) {
             if !fits(ca, cb) {
-                continue;
+                break;
             }
             let s = score(ca, cb);
             if s <= 0.0 {
@@ -403,7 +502,7 @@ fn split_start(
 fn grow(
     (sizes, dst, src): (&[i64], &[i64], &[i64]),
     (a, b): (usize, usize),
-    (r, max_elems): (usize, i64),
+    (r, max_elems, sec): (usize, i64, i64),
     fits: impl Fn(i64, i64) -> bool,
     score: impl Fn(i64, i64) -> f64,
     mut visit: impl FnMut(&Groups),
@@ -424,7 +523,7 @@ fn grow(
     if !fits(g.na, g.nb) {
         // Two dimensions too large to take whole: a divisor of each (the pair `score`
         // rates highest among those that fit; the groups then stop, as after a split).
-        let (ca, cb) = split_start((sizes[a], sizes[b]), &fits, &score)?;
+        let (ca, cb) = split_start((sizes[a], sizes[b]), sec, &fits, &score)?;
         let splits = usize::from(ca < sizes[a]) + usize::from(cb < sizes[b]);
         if r + splits > MAX_RANK {
             return None;
@@ -524,6 +623,7 @@ mod tests {
             ept: 4,
             threads: 256,
             min_blocks: 1,
+            ragged: false,
         };
         let t = packed_tile(
             (&sizes, &dst, &src),
@@ -554,6 +654,7 @@ mod tests {
             ept: 12,
             threads: 256,
             min_blocks: 264,
+            ragged: false,
         };
         let dims = (&sizes[..], &dst[..], &src[..]);
         let t = packed_tile(dims, (0, 0), (3, 0), (4, 1), h200).unwrap();

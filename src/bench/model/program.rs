@@ -361,7 +361,24 @@ impl<'a> Program<'a> {
                 rest /= n;
             }
             // Source runs of `tiles_b` rows that follow each other, `src_stride_a` elements.
-            let (ra, len) = (p.tiles_b.max(1) as i64, p.src_stride_a);
+            let (ra, mut len) = (p.tiles_b.max(1) as i64, p.src_stride_a);
+            // A ragged last chunk: src_dtype / dst_dtype > 0 the A / B group's last chunk's
+            // size, the chunk indices the innermost batch entries (A's first).
+            let (mut na, mut nb) = (na, nb);
+            let (mut q, mut k) = (bt, ranks(p.batch_rank));
+            let last = |q: &mut i64, k: &mut usize| {
+                let n = p.batch_sizes[k.saturating_sub(1)].max(1);
+                let is_last = *q % n == n - 1;
+                (*q, *k) = (*q / n, k.saturating_sub(1));
+                is_last
+            };
+            if p.src_dtype > 0 && last(&mut q, &mut k) {
+                na = p.src_dtype as i64;
+            }
+            if p.dst_dtype > 0 && last(&mut q, &mut k) {
+                nb = p.dst_dtype as i64;
+                len = nb * lr;
+            }
             let (mut a, mut c) = (warp * ra, 0i64);
             let row_of = |a: i64| s0 + group(ga, ca, &p.batch_src_strides, a);
             let mut row = if a < na { row_of(a) } else { 0 };
