@@ -75,14 +75,27 @@ pub fn run_cases(rng: &mut Rng, dt: DType, count: usize) -> Vec<CopyCase> {
 /// this file too, records accesses thread by thread and leaves these large cases out).
 #[allow(dead_code)]
 pub fn split_start_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
+    let square = [(240, 260), (300, 280), (200, 330), (252, 264), (180, 350)];
+    let runs = [(60, 66), (90, 84), (120, 110), (66, 65), (84, 91)];
+    large_tile_cases(rng, dt, square, runs)
+}
+
+/// The cases of [`split_start_cases`] and [`ragged_start_cases`]: a transpose (b, y, z) by
+/// (0, 2, 1) for each `(y, z)` of `square`, then a gather (b, x, y, l) by (0, 2, 1, 3) for
+/// each `(x, y)` of `runs`.
+#[allow(dead_code)]
+fn large_tile_cases(
+    rng: &mut Rng,
+    dt: DType,
+    square: [(i64, i64); 5],
+    runs: [(i64, i64); 5],
+) -> Vec<CopyCase> {
     let w = dt.itemsize() as i64;
     let mut cases = Vec::new();
-    let square = [(240, 260), (300, 280), (200, 330), (252, 264), (180, 350)];
     for (i, (y, z)) in square.into_iter().enumerate() {
         let sizes = [(1_000_000 / (y * z)).max(2), y, z];
         cases.push(permuted_case(rng, dt, &sizes, &[0, 2, 1], i));
     }
-    let runs = [(60, 66), (90, 84), (120, 110), (66, 65), (84, 91)];
     for (i, (x, y)) in runs.into_iter().enumerate() {
         let l = (rng.range(4, 12) * 4 / w).max(1);
         let sizes = [(600_000 / (x * y * l)).max(1), x, y, l];
@@ -102,26 +115,9 @@ pub fn split_start_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
 /// (packed.rs `split_start`, permute.cu's masked last chunk).
 #[allow(dead_code)]
 pub fn ragged_start_cases(rng: &mut Rng, dt: DType) -> Vec<CopyCase> {
-    let w = dt.itemsize() as i64;
-    let mut cases = Vec::new();
     let square = [(251, 263), (307, 281), (211, 331), (257, 269), (193, 347)];
-    for (i, (y, z)) in square.into_iter().enumerate() {
-        let sizes = [(1_000_000 / (y * z)).max(2), y, z];
-        cases.push(permuted_case(rng, dt, &sizes, &[0, 2, 1], i));
-    }
     let runs = [(61, 67), (89, 83), (127, 109), (67, 71), (83, 97)];
-    for (i, (x, y)) in runs.into_iter().enumerate() {
-        let l = (rng.range(4, 12) * 4 / w).max(1);
-        let sizes = [(600_000 / (x * y * l)).max(1), x, y, l];
-        cases.push(permuted_case(
-            rng,
-            dt,
-            &sizes,
-            &[0, 2, 1, 3],
-            i + square.len(),
-        ));
-    }
-    cases
+    large_tile_cases(rng, dt, square, runs)
 }
 
 #[allow(dead_code)]
