@@ -2,11 +2,11 @@
 //! modes do): before a request, after it is served, when a block is freed, and which free
 //! block a predicted long-lived request takes.
 
-use super::block::{NIL, fkey, key_rank};
+use super::block::{NIL, fkey, key_rank, key_size};
 use super::device::RawDevice;
 use super::state::DeviceCachingAllocator;
 
-/// Candidates past best fit that bit 0 looks at (bounds the work of one request).
+/// Candidates past best fit that a refit looks at (bounds the work of one request).
 const MOST_CANDIDATES: usize = 64;
 
 impl<D: RawDevice> DeviceCachingAllocator<D> {
@@ -79,12 +79,28 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         if !self.pins_idle_chunk(found.0, size) {
             return found;
         }
+        self.refit_candidates(rank, size, pool_large, u64::MAX)
+            .find(|&(i, _)| !self.pins_idle_chunk(i, size))
+            .unwrap_or(found)
+    }
+
+    /// The mapped free blocks of rank `rank` that fit `size` bytes and are at most
+    /// `most_size` bytes, in best-fit order, as (block, free-list position): of the first
+    /// [`MOST_CANDIDATES`] fitting blocks, those with a segment. What the refits of both
+    /// lifetime designs ([`Self::life_refit`], `life_share`'s `share_refit`) choose among.
+    pub(crate) fn refit_candidates(
+        &self,
+        rank: u16,
+        size: u64,
+        pool_large: bool,
+        most_size: u64,
+    ) -> impl Iterator<Item = (u32, usize)> + '_ {
         let pool = if pool_large { &self.large } else { &self.small };
         pool.blocks
             .from(fkey(rank, size, 0))
-            .take_while(|&(_, key, _)| key_rank(key) == rank)
+            .take_while(move |&(_, key, _)| key_rank(key) == rank && key_size(key) <= most_size)
             .take(MOST_CANDIDATES)
-            .find(|&(_, _, i)| self.blocks[i as usize].seg != NIL && !self.pins_idle_chunk(i, size))
-            .map_or(found, |(pos, _, i)| (i, pos))
+            .filter(|&(_, _, i)| self.blocks[i as usize].seg != NIL)
+            .map(|(pos, _, i)| (i, pos))
     }
 }

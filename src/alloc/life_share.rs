@@ -25,12 +25,9 @@
 //!   chunk: an idle chunk covers the rest alone only if it is at most the window larger,
 //!   and the least growth stops the window past the request.
 
-use super::block::{NIL, fkey, key_rank, key_size};
+use super::block::NIL;
 use super::device::RawDevice;
 use super::state::DeviceCachingAllocator;
-
-/// Candidates past best fit that bit 0 looks at (bounds the work of one request).
-const MOST_CANDIDATES: usize = 64;
 
 /// Who a request shares the chunk at one of its ends with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,16 +129,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             return found;
         }
         let most = self.blocks[found.0 as usize].size + self.cfg.stridekit.share_window;
-        let pool = if pool_large { &self.large } else { &self.small };
-        for (pos, _, i) in pool
-            .blocks
-            .from(fkey(rank, size, 0))
-            .take_while(|&(_, key, _)| key_rank(key) == rank && key_size(key) <= most)
-            .take(MOST_CANDIDATES)
-        {
-            if self.blocks[i as usize].seg == NIL {
-                continue;
-            }
+        for (i, pos) in self.refit_candidates(rank, size, pool_large, most) {
             let m = self.mismatches(i, size);
             if m < best.0 {
                 best = (m, (i, pos));
