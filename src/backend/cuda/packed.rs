@@ -135,7 +135,14 @@ pub(super) fn run_efficiency(len: i64, chunk: i64, width: usize) -> f64 {
 /// run, the ragged chunk's included. [`run_efficiency`] of `c` where `c` divides `n`.
 fn chunked_efficiency(n: i64, c: i64, width: usize) -> f64 {
     let bytes = (n * width as i64) as f64;
-    bytes / (bytes + 32.0 * (n + c.max(1) - 1).div_euclid(c.max(1)) as f64)
+    bytes / (bytes + 32.0 * chunks_of(n, c) as f64)
+}
+
+/// How many chunks of `c` elements (at least 1) a dimension of `n >= 0` elements is cut
+/// into, the last one ragged when `c` does not divide `n` (no overflow near `i64::MAX`).
+fn chunks_of(n: i64, c: i64) -> i64 {
+    let c = c.max(1);
+    n / c + i64::from(n % c != 0)
 }
 
 /// A packed tile: its arguments (SkTile read as permute.cu's sk_tilep describes), shared
@@ -182,7 +189,7 @@ impl Groups {
     fn batch(&self, sizes: &[i64], r: usize) -> i64 {
         (0..r).fold(1i64, |acc, k| {
             let n = if self.used[k] {
-                (sizes[k] + self.part[k].max(1) - 1) / self.part[k].max(1)
+                chunks_of(sizes[k], self.part[k])
             } else {
                 sizes[k]
             };
@@ -216,8 +223,9 @@ impl Groups {
 /// dimension ([`split_start`]: a divisor, or a whole number of sectors with a ragged last
 /// chunk, which the kernel reads from `src_dtype` (A) and `dst_dtype` (B); the pair whose
 /// worse side promises most among those that keep [`FLIGHT_PER_SM`] in flight and
-/// `budget.min_blocks` batch indices) and grows no further; None when no pair does. The expected efficiency of a side is 1 where every
-/// run starts on a sector boundary and is whole sectors long. With `run` > 1 (a gather keeping an innermost run of `run`
+/// `budget.min_blocks` batch indices) and grows no further; None when no pair does. The
+/// expected efficiency of a side is 1 where every run starts on a sector boundary and is
+/// whole sectors long. With `run` > 1 (a gather keeping an innermost run of `run`
 /// elements, contiguous on both sides), `dims` leave that run out and the tile's elements
 /// are runs: A starts at the destination dimension of stride `run`, B at the source's, and
 /// the kernel reads the run from `dst_stride_b` (permute.cu).
@@ -265,10 +273,9 @@ pub(super) fn packed_tile(
             let eff = chunked_efficiency(sb.saturating_mul(run), len, width).min(
                 chunked_efficiency(sa.saturating_mul(run), ca.saturating_mul(run), width),
             );
-            let chunks = |n: i64, c: i64| (n + c.max(1) - 1) / c.max(1);
             let batch = (total / sa.saturating_mul(sb).max(1))
-                .saturating_mul(chunks(sa, ca))
-                .saturating_mul(chunks(sb, cb));
+                .saturating_mul(chunks_of(sa, ca))
+                .saturating_mul(chunks_of(sb, cb));
             // A ragged chunk's batch index must fit the kernel's 32-bit chunk arithmetic.
             if (sa % ca != 0 || sb % cb != 0) && batch > i32::MAX as i64 {
                 return 0.0;
@@ -389,7 +396,7 @@ pub(super) fn packed_tile(
         for k in (0..r).filter(|&k| ragged_last(k) == pass) {
             if !used[k] || part[k] < sizes[k] {
                 let q = if used[k] { part[k] } else { 1 };
-                let chunks = (sizes[k] + q - 1) / q;
+                let chunks = chunks_of(sizes[k], q);
                 p.batch_sizes[n] = chunks;
                 p.batch_dst_strides[n] = dst[k].checked_mul(q)?;
                 p.batch_src_strides[n] = src[k].checked_mul(q)?;
@@ -464,8 +471,7 @@ pub(super) fn packed_tile(
 /// do not fit whole: of the pairs that `fits`, the one `score` rates highest (ties: the
 /// larger tile). A chunk is a divisor of its dimension or, with `sec` > 0, a multiple of
 /// `sec` elements (a sector) shorter than it, whose last chunk is ragged (permute.cu masks
-/// it). None when no
-/// pair that fits scores above zero. `fits` grows with either chunk.
+/// it). None when no pair that fits scores above zero. `fits` grows with either chunk.
 fn split_start(
     (na, nb): (i64, i64),
     sec: i64,
@@ -521,8 +527,9 @@ fn grow(
     (g.used[a], g.used[b]) = (true, true);
     (g.part[a], g.part[b]) = (sizes[a], sizes[b]);
     if !fits(g.na, g.nb) {
-        // Two dimensions too large to take whole: a divisor of each (the pair `score`
-        // rates highest among those that fit; the groups then stop, as after a split).
+        // Two dimensions too large to take whole: a chunk of each, a divisor or, with
+        // `sec`, whole sectors and a ragged last chunk (the pair `score` rates highest
+        // among those that fit; the groups then stop, as after a split).
         let (ca, cb) = split_start((sizes[a], sizes[b]), sec, &fits, &score)?;
         let splits = usize::from(ca < sizes[a]) + usize::from(cb < sizes[b]);
         if r + splits > MAX_RANK {
