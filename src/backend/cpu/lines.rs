@@ -101,6 +101,7 @@ mod x86 {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
+    use super::super::contiguous::prefetch_rows;
     use super::{Corner as Tile, LINE};
 
     /// Features of this CPU, detected once: (AVX-512 F and BW, VBMI).
@@ -178,12 +179,7 @@ mod x86 {
                     let (pj, pi) = (n / per_band * L, n % per_band * L);
                     if pj < fb {
                         let p = s.wrapping_offset(pj as isize * t.sb + pi as isize * w);
-                        for r in 0..L as isize {
-                            let line = p.wrapping_offset(r * t.sb) as *const i8;
-                            // SAFETY: a prefetch has no effect the program can see, and
-                            // the address is inside the corner.
-                            unsafe { _mm_prefetch::<_MM_HINT_T0>(line) };
-                        }
+                        prefetch_rows(p, L, t.sb, LINE);
                     }
                 }
                 k += 1;

@@ -4,8 +4,9 @@
 //! microseconds to wake (a futex wake-up through the kernel, longer on a virtual machine).
 //! rayon's idle workers sleep after a few dozen yields, so on the development VM an empty
 //! two-task scope cost 12 to 72 us, more the longer the gap between calls (docs/cpu.md,
-//! session 14), and a 2-thread copy in cache was barely faster than one thread. OpenMP, which PyTorch's CPU copies run on, spins its idle threads for a while
-//! first (libgomp's `GOMP_SPINCOUNT`); rayon has no such setting, hence this pool.
+//! session 14), and a 2-thread copy in cache was barely faster than one thread. OpenMP,
+//! which PyTorch's CPU copies run on, spins its idle threads for a while first (libgomp's
+//! `GOMP_SPINCOUNT`); rayon has no such setting, hence this pool.
 //!
 //! The caller runs tasks too: a pool for `n` threads has `n - 1` workers. Each thread first
 //! runs its own tasks (thread `k` the tasks `k`, `k + n`, ...), then any that a slower
