@@ -2,11 +2,16 @@
 //!
 //! glibc's `memcpy` (what `copy_nonoverlapping` calls) takes `rep movsb` for runs of a few
 //! KiB on this project's AMD hosts, which measured 2x slower than a plain 32-byte vector
-//! loop on 4 KiB rows (a broadcast row copy is a thousand of them). On x86-64 with AVX2
-//! (detected at run time, once) runs of at least [`VECTOR_MIN`] bytes go through such a
-//! loop; runs of at least [`STREAM_MIN`] bytes (far beyond any cache), and the pieces of
-//! walks that large, write with non-temporal stores, which skip reading the destination
-//! lines first. Those stores cover whole 64-byte lines only (the partial lines at either
+//! loop on 4 KiB rows (a broadcast row copy is a thousand of them). On an AMD x86-64 CPU
+//! with AVX2 (detected at run time, once) runs of at least [`VECTOR_MIN`] bytes go through
+//! such a loop. Elsewhere (Intel) glibc's copy is the faster one at every size that stays
+//! in the caches: on the development Xeon (AVX-512), one thread, a run copied again and
+//! again, GB/s vector loop / glibc: 16 KiB 53-88 / 124-144 (glibc's 64-byte stores), 4 KiB
+//! 123-137 / 138-157, 128-512 KiB about equal (32-40 both), 1 MiB 16-18 / 19-20, 2 MiB
+//! 11-12 / 11-13 (session 16), so plain runs there go to `copy_nonoverlapping`. Runs of at
+//! least [`STREAM_MIN`] bytes (far beyond any cache), and the pieces of walks that large,
+//! write with non-temporal stores on every x86-64 CPU with AVX2, which skip reading the
+//! destination lines first. Those stores cover whole 64-byte lines only (the partial lines at either
 //! end of a run are written plainly): a line written partly non-temporally, or both ways,
 //! is merged in memory, which measured 2.6x slower on 1 KiB rows 16 bytes off a line. With
 //! AVX-512F they are 64 bytes wide. Everything else is `copy_nonoverlapping`.
@@ -55,7 +60,7 @@ pub(super) unsafe fn copy_streaming(d: *mut u8, s: *const u8, n: usize) {
 #[inline]
 unsafe fn copy_unfenced(d: *mut u8, s: *const u8, n: usize, stream: bool) {
     #[cfg(target_arch = "x86_64")]
-    if n >= VECTOR_MIN && x86::has_avx2() {
+    if n >= VECTOR_MIN && x86::has_avx2() && (stream || x86::is_amd()) {
         // SAFETY: the caller's contract; the CPU has AVX2; n >= VECTOR_MIN >= 32.
         return unsafe { x86::copy(d, s, n, stream) };
     }
@@ -123,6 +128,20 @@ mod x86 {
     pub fn has_avx2() -> bool {
         static HAS: OnceLock<bool> = OnceLock::new();
         *HAS.get_or_init(|| is_x86_feature_detected!("avx2"))
+    }
+
+    /// Whether the CPU is AMD's (or Hygon's, the same cores): the hosts where glibc's copy
+    /// of runs of a few KiB measured slower than [`copy`]'s vector loop.
+    pub fn is_amd() -> bool {
+        static AMD: OnceLock<bool> = OnceLock::new();
+        *AMD.get_or_init(|| {
+            let v = __cpuid(0);
+            let mut vendor = [0u8; 12];
+            for (k, r) in [v.ebx, v.edx, v.ecx].into_iter().enumerate() {
+                vendor[4 * k..4 * k + 4].copy_from_slice(&r.to_le_bytes());
+            }
+            &vendor == b"AuthenticAMD" || &vendor == b"HygonGenuine"
+        })
     }
 
     fn has_avx512() -> bool {
