@@ -2,10 +2,14 @@
 //! `half::f16::from_f32` / `bf16::from_f32` (and back) that the reference's [`Scalar`] uses.
 //!
 //! On x86-64 with AVX2 and F16C (detected at run time, once, by std) float16 goes through
-//! `vcvtps2ph`/`vcvtph2ps` eight lanes at a time, float32 -> bfloat16 is half's rounding
+//! `vcvtps2ph`/`vcvtph2ps` eight lanes at a time (sixteen where the CPU has AVX-512 F), float32 -> bfloat16 is half's rounding
 //! written branch-free in AVX2 registers (eight lanes, NaNs blended in; sixteen in AVX-512 F
 //! registers where the CPU has them) and bfloat16 ->
-//! float32 a loop compiled for AVX2 (the compiler vectorises the shift); elsewhere the same loops run as
+//! float32 a loop compiled for AVX2 or AVX-512 F (the compiler vectorises the shift); the
+//! sixteen-lane forms measured, on the development Xeon, one thread, a slice in L1 converted
+//! again and again in one process (session 16), 256 elements (the tiles' staged chunks):
+//! f32 -> f16 19 -> 15 ns, f16 -> f32 22 -> 16-17 ns, bf16 -> f32 40 -> 25 ns; 4096
+//! elements 1.1-1.6x faster; 1 Mi elements (4 MiB, past L2) alike. Elsewhere the same loops run as
 //! compiled for the baseline target. The F16C instructions round to nearest even and keep
 //! NaN payloads exactly as `half`'s software conversion (tests/cpu_fast_paths.rs checks
 //! random bit patterns, NaNs included, against the reference).
@@ -16,6 +20,11 @@ use half::{bf16, f16};
 
 /// `dst[i] = f16::from_f32(src[i])`.
 pub(super) fn f32_to_f16(src: &[f32], dst: &mut [f16]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx512f() && x86::has_f16c() {
+        // SAFETY: the CPU has the features the function is compiled for.
+        return unsafe { x86::f32_to_f16_x16(src, dst) };
+    }
     #[cfg(target_arch = "x86_64")]
     if x86::has_f16c() {
         // SAFETY: the CPU has the features the function is compiled for.
@@ -28,6 +37,11 @@ pub(super) fn f32_to_f16(src: &[f32], dst: &mut [f16]) {
 
 /// `dst[i] = src[i].to_f32()`.
 pub(super) fn f16_to_f32(src: &[f16], dst: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx512f() && x86::has_f16c() {
+        // SAFETY: as above.
+        return unsafe { x86::f16_to_f32_x16(src, dst) };
+    }
     #[cfg(target_arch = "x86_64")]
     if x86::has_f16c() {
         // SAFETY: as above.
@@ -55,6 +69,11 @@ pub(super) fn f32_to_bf16(src: &[f32], dst: &mut [bf16]) {
 
 /// `dst[i] = src[i].to_f32()`.
 pub(super) fn bf16_to_f32(src: &[bf16], dst: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if x86::has_avx512f() {
+        // SAFETY: as above.
+        return unsafe { x86::bf16_to_f32_x16(src, dst) };
+    }
     #[cfg(target_arch = "x86_64")]
     if x86::has_avx2() {
         // SAFETY: as above.
@@ -210,10 +229,132 @@ mod x86 {
         unsafe { f32_to_bf16(&src[full..n], &mut dst[full..n]) };
     }
 
+    /// [`f32_to_f16`] 16 lanes at a time (`vcvtps2ph` on AVX-512 registers).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, AVX and F16C (the tail).
+    #[target_feature(enable = "avx512f,avx,f16c")]
+    pub unsafe fn f32_to_f16_x16(src: &[f32], dst: &mut [f16]) {
+        let n = src.len().min(dst.len());
+        let full = n / 16 * 16;
+        for i in (0..full).step_by(16) {
+            // SAFETY: lanes i..i+16 are inside both slices; unaligned loads and stores.
+            unsafe {
+                let v = _mm512_loadu_ps(src.as_ptr().add(i));
+                let h = _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v);
+                _mm256_storeu_si256(dst.as_mut_ptr().add(i) as *mut __m256i, h);
+            }
+        }
+        // SAFETY: the CPU has AVX and F16C.
+        unsafe { f32_to_f16(&src[full..n], &mut dst[full..n]) };
+    }
+
+    /// [`f16_to_f32`] 16 lanes at a time (`vcvtph2ps` on AVX-512 registers).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, AVX and F16C (the tail).
+    #[target_feature(enable = "avx512f,avx,f16c")]
+    pub unsafe fn f16_to_f32_x16(src: &[f16], dst: &mut [f32]) {
+        let n = src.len().min(dst.len());
+        let full = n / 16 * 16;
+        for i in (0..full).step_by(16) {
+            // SAFETY: as above.
+            unsafe {
+                let h = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
+                _mm512_storeu_ps(dst.as_mut_ptr().add(i), _mm512_cvtph_ps(h));
+            }
+        }
+        // SAFETY: the CPU has AVX and F16C.
+        unsafe { f16_to_f32(&src[full..n], &mut dst[full..n]) };
+    }
+
+    /// [`super::bf16_to_f32`]'s loop compiled for AVX-512 F (the compiler widens the shift
+    /// to 16 lanes).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn bf16_to_f32_x16(src: &[bf16], dst: &mut [f32]) {
+        super::bf16_to_f32_loop(src, dst);
+    }
+
     /// # Safety
     /// The CPU has AVX2.
     #[target_feature(enable = "avx2")]
     pub unsafe fn bf16_to_f32(src: &[bf16], dst: &mut [f32]) {
         super::bf16_to_f32_loop(src, dst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every float16 and bfloat16 bit pattern, and float32 patterns around every float16
+    /// rounding boundary plus NaNs, converted by the dispatching functions (the widest
+    /// loop this CPU has) at lengths that leave every tail, against `half` bit for bit.
+    #[test]
+    fn every_loop_converts_as_half_does() {
+        let halves: Vec<u16> = (0..=u16::MAX).collect();
+        let mut floats: Vec<f32> = halves
+            .iter()
+            .flat_map(|&h| {
+                let x = f16::from_bits(h).to_f32().to_bits();
+                [
+                    x,
+                    x.wrapping_add(1),
+                    x.wrapping_sub(1),
+                    x ^ 0x1000,
+                    x | 0x7F80_0001,
+                ]
+            })
+            .map(f32::from_bits)
+            .collect();
+        floats.extend([0x7FC0_1234u32, 0xFF80_0001, 0x3380_0000, 0x4780_0000].map(f32::from_bits));
+        for n in (0..40).chain([floats.len() - 3]) {
+            let src = &floats[floats.len() - n..];
+            let mut h = vec![f16::ZERO; n];
+            f32_to_f16(src, &mut h);
+            let mut b = vec![bf16::ZERO; n];
+            f32_to_bf16(src, &mut b);
+            for (i, s) in src.iter().enumerate() {
+                assert_eq!(
+                    h[i].to_bits(),
+                    f16::from_f32(*s).to_bits(),
+                    "f16 of {:#x}",
+                    s.to_bits()
+                );
+                assert_eq!(
+                    b[i].to_bits(),
+                    bf16::from_f32(*s).to_bits(),
+                    "bf16 of {:#x}",
+                    s.to_bits()
+                );
+            }
+        }
+        for n in (0..40).chain([halves.len() - 5]) {
+            let bits = &halves[halves.len() - n..];
+            let (hs, bs): (Vec<f16>, Vec<bf16>) = bits
+                .iter()
+                .map(|&x| (f16::from_bits(x), bf16::from_bits(x)))
+                .unzip();
+            let (mut fh, mut fb) = (vec![0f32; n], vec![0f32; n]);
+            f16_to_f32(&hs, &mut fh);
+            bf16_to_f32(&bs, &mut fb);
+            for i in 0..n {
+                assert_eq!(
+                    fh[i].to_bits(),
+                    hs[i].to_f32().to_bits(),
+                    "f16 {:#x}",
+                    bits[i]
+                );
+                assert_eq!(
+                    fb[i].to_bits(),
+                    bs[i].to_f32().to_bits(),
+                    "bf16 {:#x}",
+                    bits[i]
+                );
+            }
+        }
     }
 }
