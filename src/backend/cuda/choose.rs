@@ -22,8 +22,11 @@
 use super::error::CudaError;
 use super::kernels::{Family, KernelId};
 pub use super::packed::{DeviceLimits, TILEP_REGISTERS, tile_packed_pitch};
-use super::packed::{PackedBudget, packed_tile, run_efficiency};
+use super::packed::{PackedBudget, enough_flight, packed_tile, run_efficiency};
 use super::params::{SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile};
+pub use super::tile_layout::{
+    tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_pitch, tile_vec_swizzled,
+};
 use crate::dtype::DType;
 use crate::plan::{CopyPlan, PlanKind};
 
@@ -47,33 +50,6 @@ pub const fn copy_ept(width: usize, idx64: bool) -> u32 {
     }
 }
 
-/// Elements per row of the scalar shared tile of `width`-byte elements, `tile_a` x `tile_b`
-/// (sk_tile_pitch in tile.cuh). A bank row holds `u` = 32 (4-byte) or 16 (8-byte)
-/// elements; for an odd `tile_a` below `u` and a `tile_b` that `u` divides (a skinny tile cut
-/// on 32-element boundaries, so no warp of the fill crosses a row) the pitch is congruent to
-/// the inverse of `tile_a` modulo `u`, so the write phase's 32 lanes (e = b * tile_a + a)
-/// hit 32 banks. Otherwise an
-/// odd number of 4-byte words for widths up to 4, one element of padding for 8 bytes.
-pub const fn tile_pitch(tile_a: i64, tile_b: i64, width: usize) -> i64 {
-    let w = width as i64;
-    let u = match width {
-        4 => 32,
-        8 => 16,
-        _ => 0,
-    };
-    if u != 0 && tile_a % 2 == 1 && tile_a < u && tile_b % u == 0 {
-        let mut x = tile_a;
-        x = x.wrapping_mul(2 - tile_a.wrapping_mul(x));
-        x = x.wrapping_mul(2 - tile_a.wrapping_mul(x));
-        let inv = x & (u - 1);
-        return tile_b + ((inv - tile_b) & (u - 1));
-    }
-    if w >= 8 {
-        return tile_b + 1;
-    }
-    let words = ((tile_b * w + 3) / 4) | 1;
-    words * 4 / w
-}
 /// Largest grid.x the element-wise kernels use; they grid-stride past it.
 const MAX_BLOCKS: i64 = 1 << 20;
 /// Most kernel dimensions (SK_MAX_RANK).
@@ -347,49 +323,6 @@ fn vec_tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
     }
 }
 
-/// Whether the 16-byte-access tile of `width`-byte elements, `tile_a` x `tile_b`, is XOR
-/// swizzled (sk_tilev_swizzled in tile.cuh): full 64 x 64 tiles of 1- and 2-byte elements
-/// and 32 x 32 tiles of 8-byte ones.
-pub const fn tile_vec_swizzled(tile_a: i64, tile_b: i64, width: usize) -> bool {
-    let edge = if width <= 2 { 64 } else { 32 };
-    width != 4 && tile_a >= edge && tile_b >= edge && tile_b % edge == 0
-}
-
-/// Elements per row of the 16-byte-access tile (sk_tilev_pitch in tile.cuh).
-pub const fn tile_vec_pitch(swizzled: bool, tile_b: i64, width: usize) -> i64 {
-    tile_b
-        + match (swizzled, width) {
-            (true, 2) => 2,
-            (true, _) => 0,
-            (false, 1) => 2,
-            (false, 2) => 3,
-            (false, _) => 1,
-        }
-}
-
-/// Where column `c` of row `r` of the 16-byte-access tile lives in its row (sk_tilev_col in
-/// tile.cuh): XORed by a function of the row when the tile is swizzled, so that neither
-/// phase has bank conflicts.
-pub const fn tile_vec_col(swizzled: bool, r: i64, c: i64, width: usize) -> i64 {
-    let x = match width {
-        1 => (((r >> 4) & 3) << 4) ^ (((r >> 1) & 3) << 2),
-        2 => (r >> 1) & 31,
-        _ => (r >> 1) & 15,
-    };
-    if swizzled { c ^ x } else { c }
-}
-
-/// The element of its 16-byte word (word `bv` of its row) a thread of the 16-byte fill
-/// stores `k`-th (sk_tilev_fill_lane in tile.cuh): rotated by the word for swizzled 8-byte
-/// tiles.
-pub const fn tile_vec_fill_lane(swizzled: bool, k: i64, bv: i64, width: usize) -> i64 {
-    if swizzled && width == 8 {
-        (k + (bv >> 3)) & 1
-    } else {
-        k
-    }
-}
-
 /// The scalar tiled transpose of `width`-byte elements.
 fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
     let extents = tile_extents(d.sizes[a], d.sizes[b], width);
@@ -543,20 +476,21 @@ fn packed_launch(
     Some((launch, t.efficiency))
 }
 
-/// The transpose of `width`-byte words: the scalar tile, or the packed one where neither
-/// side's runs promise less of each sector and the worse side's promise more.
-fn transpose_launch(d: &Dims, (a, b): (usize, usize), width: usize) -> Option<GpuLaunch> {
-    let tile = tile_launch(d, a, b, width, d.idx64());
-    let Some(LaunchParams::Tile(t)) = tile.as_ref().map(|l| l.params) else {
-        return packed_launch(d, (a, b), width, 1).map(|p| p.0);
-    };
-    // Scalar tile rows that follow each other in memory (A next outside B in the source,
-    // or B next outside A in the destination) share sectors within a warp's request.
+/// What a tile launch of `tile_a` x `tile_b` promises of each sector on its reads (rows
+/// along B) and its writes (columns along A), a warp request covering `chunk` elements of
+/// a row or column: one sector more than the run, but whole sectors where every run starts
+/// on a sector boundary, and rows that follow each other in memory (A next outside B in
+/// the source, or B next outside A in the destination) share sectors within a request.
+fn tile_promise(
+    d: &Dims,
+    (a, b): (usize, usize),
+    (tile_a, tile_b): (i64, i64),
+    (width, chunk): (usize, i64),
+) -> (f64, f64) {
     let side = |run: i64, adjacent: bool| {
         let run = if adjacent { i64::MAX / 64 } else { run };
-        run_efficiency(run, 32, width)
+        run_efficiency(run, chunk, width)
     };
-    // Rows whose every start is on a sector boundary use whole sectors.
     let sec = 32 / width as i64;
     let on_sectors = |offset: i64, step: i64, strides: &[i64; MAX_RANK], tile: i64, n: i64| {
         let batch = (0..d.rank)
@@ -568,27 +502,67 @@ fn transpose_launch(d: &Dims, (a, b): (usize, usize), width: usize) -> Option<Gp
             .all(|x| x % sec == 0)
     };
     let aligned = (
-        on_sectors(d.src_offset, d.src[a], &d.src, t.tile_b as i64, d.sizes[b]),
-        on_sectors(d.dst_offset, d.dst[b], &d.dst, t.tile_a as i64, d.sizes[a]),
+        on_sectors(d.src_offset, d.src[a], &d.src, tile_b, d.sizes[b]),
+        on_sectors(d.dst_offset, d.dst[b], &d.dst, tile_a, d.sizes[a]),
     );
-    let scalar = (
-        side(t.tile_b as i64, d.src[a] == d.sizes[b]).max(f64::from(u8::from(aligned.0))),
-        side(t.tile_a as i64, d.dst[b] == d.sizes[a]).max(f64::from(u8::from(aligned.1))),
-    );
+    (
+        side(tile_b, d.src[a] == d.sizes[b]).max(f64::from(u8::from(aligned.0))),
+        side(tile_a, d.dst[b] == d.sizes[a]).max(f64::from(u8::from(aligned.1))),
+    )
+}
+
+/// Whether a packed tile promising `packed` (reads, writes) beats a tile promising
+/// `other`: neither side less, the worse side more by 0.02.
+fn beats((rd, wr): (f64, f64), other: (f64, f64)) -> bool {
+    rd >= other.0 && wr >= other.1 && rd.min(wr) > other.0.min(other.1) + 0.02
+}
+
+/// The transpose of `width`-byte words: the scalar tile, or the packed one where neither
+/// side's runs promise less of each sector and the worse side's promise more (with its
+/// promise, so the plan can weigh it against the 16-byte tile too).
+fn transpose_launch(
+    d: &Dims,
+    (a, b): (usize, usize),
+    width: usize,
+) -> Option<(GpuLaunch, Option<(f64, f64)>)> {
+    let tile = tile_launch(d, a, b, width, d.idx64());
+    let Some(LaunchParams::Tile(t)) = tile.as_ref().map(|l| l.params) else {
+        return packed_launch(d, (a, b), width, 1).map(|(l, e)| (l, Some(e)));
+    };
+    let extents = (t.tile_a as i64, t.tile_b as i64);
+    let scalar = tile_promise(d, (a, b), extents, (width, 32));
     // Enough blocks: as many as the scalar tile's, or two per SM of an H200 (132 SMs).
     let scalar_blocks = tile.map_or(0, |l| l.grid.0 as u64 * l.grid.1 as u64);
     let enough = |l: &GpuLaunch| l.grid.0 as u64 >= scalar_blocks.min(MIN_PACKED_BLOCKS);
     match packed_launch(d, (a, b), width, scalar_blocks.min(MIN_PACKED_BLOCKS)) {
-        Some((l, (rd, wr)))
-            if enough(&l)
-                && rd >= scalar.0
-                && wr >= scalar.1
-                && rd.min(wr) > scalar.0.min(scalar.1) + 0.02 =>
-        {
-            Some(l)
-        }
-        _ => tile,
+        Some((l, e)) if enough(&l) && beats(e, scalar) => Some((l, Some(e))),
+        _ => tile.map(|l| (l, None)),
     }
+}
+
+/// Whether the packed tile `packed` (promising `promise` of each sector on its reads and
+/// writes) replaces the 16-byte-access tile `vec` of the same transpose: it [`beats`] the
+/// promise of the vec tile's rows and columns (a warp request spans whole tile rows of
+/// 16-byte words, so its runs are the tile's extents) and its blocks keep 20 KB in flight
+/// per SM by [`enough_flight`]. The 16-byte tile's rows start wherever the strides put
+/// them (16-byte aligned only): where those are off a sector boundary, the packed tile's
+/// sector-aligned requests lose less.
+fn packed_over_vec(
+    d: &Dims,
+    ab: (usize, usize),
+    (packed, promise): (&GpuLaunch, (f64, f64)),
+    vec: &GpuLaunch,
+    width: usize,
+) -> bool {
+    let (LaunchParams::Tile(p), LaunchParams::Tile(v)) = (packed.params, vec.params) else {
+        return false;
+    };
+    let extents = (v.tile_a as i64, v.tile_b as i64);
+    let vec_promise = tile_promise(d, ab, extents, (width, extents.0.max(extents.1)));
+    let runs = p.n_a / i64::from(p.tiles_b.max(1));
+    let launch = (width, tile_packed_ept(width, d.idx64()), BLOCK);
+    let shared_batch = (i64::from(packed.shared_bytes), p.batch);
+    beats(promise, vec_promise) && enough_flight(shared_batch, (runs, p.src_stride_a), launch)
 }
 
 /// A copy that keeps its innermost dimension (a run of `L` elements, contiguous on both
@@ -638,6 +612,11 @@ fn run_tile_launch(d: &Dims, width: usize) -> Option<GpuLaunch> {
 
 /// A pure copy of `width`-byte words over `d`.
 fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
+    copy_choice(d, width).0
+}
+
+/// [`copy_launch`], with the packed tile's promise where it takes one.
+fn copy_choice(d: &Dims, width: usize) -> (GpuLaunch, Option<(f64, f64)>) {
     let idx64 = d.idx64();
     // (Widened 16-byte words share the innermost dimension, so they are never a transpose.)
     if let Some(ab) = d.transpose_dims()
@@ -654,7 +633,8 @@ fn copy_launch(d: &Dims, width: usize) -> GpuLaunch {
         Family::Strided
     };
     let kernel = KernelId::copy(family, width, idx64);
-    strided_launch(d, kernel, (0, 0), idx64, copy_ept(width, idx64))
+    let launch = strided_launch(d, kernel, (0, 0), idx64, copy_ept(width, idx64));
+    (launch, None)
 }
 
 fn convert_variant(src: DType, dst: DType) -> usize {
@@ -738,14 +718,20 @@ impl GpuPlan {
             let narrow = strided_launch(&d, kernel, codes, idx64, EPT);
             return Ok(GpuPlan::Kernel { narrow, wide: None });
         }
-        let narrow = run_tile_launch(&d, dsz).unwrap_or_else(|| copy_launch(&d, dsz));
+        let (narrow, packed) = match run_tile_launch(&d, dsz) {
+            Some(l) => (l, None),
+            None => copy_choice(&d, dsz),
+        };
         let mut wide = None;
         if let LaunchParams::Tile(_) = narrow.params {
             // A transpose: the 16-byte-access tile when sizes, strides and offsets allow
-            // (none for the packed tile of a gather's runs, already aligned to sectors).
-            let vec = d
-                .transpose_dims()
-                .and_then(|(a, b)| vec_tile_launch(&d, a, b, dsz, d.idx64()));
+            // (none for the packed tile of a gather's runs, already aligned to sectors),
+            // unless the packed tile promises more ([`packed_over_vec`]).
+            let vec = d.transpose_dims().and_then(|ab| {
+                let v = vec_tile_launch(&d, ab.0, ab.1, dsz, d.idx64())?;
+                let over = packed.is_some_and(|e| packed_over_vec(&d, ab, (&narrow, e), &v, dsz));
+                (!over).then_some(v)
+            });
             return Ok(GpuPlan::Kernel {
                 narrow,
                 wide: vec.map(|l| (l, 16)),

@@ -22,6 +22,7 @@ mod packed;
 pub mod params;
 mod rows;
 pub mod storage;
+mod tile_layout;
 
 pub use crate::plan::RowGatherShape;
 pub use choose::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams};

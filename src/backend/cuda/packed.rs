@@ -65,6 +65,35 @@ fn packed_flight(shared: i64, batch: i64, (width, ept, threads): (usize, u32, u3
     (blocks * threads * ept as u64 * width as u64) as f64
 }
 
+/// The plan's estimate of the bytes in flight per SM of packed blocks whose tile has
+/// `runs` source runs of `len` elements: [`packed_flight`] scaled to the busy warps (one
+/// run per warp), to the share of a batch of `ept` loads a warp's runs fill (32 lanes per
+/// request) and to the lanes those requests use (a run shorter than a warp, or ending
+/// inside its last request, leaves lanes idle).
+pub(super) fn busy_flight(
+    (shared, batch): (i64, i64),
+    (runs, len): (i64, i64),
+    (width, ept, threads): (usize, u32, u32),
+) -> f64 {
+    let warps = (threads / 32).max(1) as i64;
+    let (runs, len) = (runs.max(1), len.max(1));
+    let busy = runs.min(warps) as f64 / warps as f64;
+    let per_run = chunks_of(len, 32);
+    let requests = chunks_of(runs, warps).saturating_mul(per_run) as f64;
+    let fill = (requests / ept.max(1) as f64).min(1.0);
+    let lanes = len as f64 / (32.0 * per_run as f64);
+    packed_flight(shared, batch, (width, ept, threads)) * busy * fill * lanes
+}
+
+/// Whether [`busy_flight`] reaches the bytes in flight per SM the copy rate needs.
+pub(super) fn enough_flight(
+    shared_batch: (i64, i64),
+    runs_len: (i64, i64),
+    launch: (usize, u32, u32),
+) -> bool {
+    busy_flight(shared_batch, runs_len, launch) >= FLIGHT_PER_SM
+}
+
 /// Shared memory every device gives a block without opt-in.
 const PORTABLE_SHARED: i64 = 48 * 1024;
 
@@ -263,9 +292,7 @@ pub(super) fn packed_tile(
     // How a split first tile (dimensions a and b too large to take whole) is rated: the
     // worse side's promise; zero (not taken) when it leaves fewer than
     // `budget.min_blocks` batch indices or keeps less than FLIGHT_PER_SM in flight by
-    // [`packed_flight`] scaled to its busy warps (one source row per warp) and to the
-    // share of a batch of `ept` loads a warp's rows fill (32 lanes per request).
-    let warps = (budget.threads / 32).max(1) as i64;
+    // [`busy_flight`] (one source row per run).
     let (sa, sb) = (sizes[a], sizes[b]);
     let score =
         |ca: i64, cb: i64| {
@@ -284,11 +311,8 @@ pub(super) fn packed_tile(
                 return 0.0;
             }
             let shared = shared_of(ca, cb).unwrap_or(i64::MAX);
-            let rows = ca.min(warps) as f64 / warps as f64;
-            let requests = (((ca + warps - 1) / warps) * ((len + 31) / 32)) as f64;
-            let fill = (requests / budget.ept.max(1) as f64).min(1.0);
-            let flight = packed_flight(shared, batch, (width, budget.ept, budget.threads));
-            if flight * rows * fill < FLIGHT_PER_SM {
+            let launch = (width, budget.ept, budget.threads);
+            if !enough_flight((shared, batch), (ca, len), launch) {
                 return 0.0;
             }
             eff
@@ -667,15 +691,17 @@ mod tests {
         let t = packed_tile(dims, (0, 0), (3, 0), (4, 1), h200).unwrap();
         assert_eq!((t.params.n_a, t.params.n_b, t.shared), (135, 194, 105_300));
         assert_eq!((t.params.batch, t.params.batch_rank), (300, 2));
-        // Within 48 KB, too few batch indices for the large tile, or too few bytes in
-        // flight for it (4 loads per thread): a tile of a divisor of each of the two
-        // dimensions (split_start) within 48 KB instead.
+        // Within 48 KB, or too few batch indices for the large tile: a tile of a divisor
+        // of each of the two dimensions (split_start) within 48 KB instead.
         let few = PackedBudget {
             min_blocks: 301,
             ..h200
         };
-        let shallow = PackedBudget { ept: 4, ..h200 };
-        for b in [budget(48 * 1024), few, shallow] {
+        let portable = PackedBudget {
+            max_shared: 48 * 1024,
+            ..h200
+        };
+        for b in [portable, few] {
             let t = packed_tile(dims, (0, 0), (3, 0), (4, 1), b).unwrap();
             let q = t.params;
             assert!(t.shared <= 48 * 1024 && (q.n_a, q.n_b) != (135, 194));
@@ -685,7 +711,10 @@ mod tests {
                 (1, 1, 135 * 58200)
             );
         }
-        // No pair of divisors keeps 20 KB in flight with one load per thread: none.
+        // No pair of divisors keeps 20 KB in flight with 4 loads per thread (rows of 97
+        // elements leave a quarter of their requests' lanes idle), nor with one: none.
+        let shallow = PackedBudget { ept: 4, ..h200 };
+        assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), shallow).is_none());
         let single = PackedBudget { ept: 1, ..h200 };
         assert!(packed_tile(dims, (0, 0), (3, 0), (4, 1), single).is_none());
         // A split (PackedSplit): sizes (20, 64, 64), A = dim 2 (destination stride 1), B =

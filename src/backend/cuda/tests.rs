@@ -391,3 +391,21 @@ fn converting_transposes_convert_inside_the_tile() {
     let p = plan(&src, DType::F16, &src, DType::F32);
     assert_eq!(kernel(&p, true), "sk_convert_f32_f16_i32");
 }
+
+#[test]
+fn packed_tiles_replace_16_byte_tiles_whose_rows_start_off_sectors() {
+    // A 5944 x 11290 f64 transpose: the 16-byte tile's source rows (stride 11290, two
+    // elements off a 32-byte sector every other row) use ~94% of their sectors, the packed
+    // tile's sector-aligned requests ~99%: no wide launch, the packed tile either way.
+    let transpose = |sizes: &[i64], dt: DType| {
+        let t = view::permute(&Layout::contiguous(sizes), &[1, 0]).unwrap();
+        let cp = CopyPlan::copy(&Layout::contiguous(t.sizes()), dt, &t, dt);
+        GpuPlan::for_device(&cp, DeviceLimits::H200).unwrap()
+    };
+    let p = transpose(&[5944, 11290], DType::F64);
+    assert_eq!(kernel(&p, true), "sk_tilep_w8_i32");
+    assert_eq!(kernel(&p, false), "sk_tilep_w8_i32");
+    // A 4096 x 4096 f32 transpose: every row on a sector boundary, the 16-byte tile kept.
+    let p = transpose(&[4096, 4096], DType::F32);
+    assert_eq!(kernel(&p, true), "sk_tilev_w4_i32");
+}

@@ -1,0 +1,75 @@
+//! Where the scalar and 16-byte-access tiles of the tiled transpose (permute.cu sk_tile_*
+//! and sk_tilev_*) keep each element in shared memory: row pitches, and the XOR swizzle of
+//! the full 16-byte tiles (tile.cuh's sk_tile_pitch, sk_tilev_* mirror these; choose.rs
+//! sizes the launches with them and the model's thread programs read them).
+
+/// Elements per row of the scalar shared tile of `width`-byte elements, `tile_a` x `tile_b`
+/// (sk_tile_pitch in tile.cuh). A bank row holds `u` = 32 (4-byte) or 16 (8-byte)
+/// elements; for an odd `tile_a` below `u` and a `tile_b` that `u` divides (a skinny tile cut
+/// on 32-element boundaries, so no warp of the fill crosses a row) the pitch is congruent to
+/// the inverse of `tile_a` modulo `u`, so the write phase's 32 lanes (e = b * tile_a + a)
+/// hit 32 banks. Otherwise an
+/// odd number of 4-byte words for widths up to 4, one element of padding for 8 bytes.
+pub const fn tile_pitch(tile_a: i64, tile_b: i64, width: usize) -> i64 {
+    let w = width as i64;
+    let u = match width {
+        4 => 32,
+        8 => 16,
+        _ => 0,
+    };
+    if u != 0 && tile_a % 2 == 1 && tile_a < u && tile_b % u == 0 {
+        let mut x = tile_a;
+        x = x.wrapping_mul(2 - tile_a.wrapping_mul(x));
+        x = x.wrapping_mul(2 - tile_a.wrapping_mul(x));
+        let inv = x & (u - 1);
+        return tile_b + ((inv - tile_b) & (u - 1));
+    }
+    if w >= 8 {
+        return tile_b + 1;
+    }
+    let words = ((tile_b * w + 3) / 4) | 1;
+    words * 4 / w
+}
+
+/// Whether the 16-byte-access tile of `width`-byte elements, `tile_a` x `tile_b`, is XOR
+/// swizzled (sk_tilev_swizzled in tile.cuh): full 64 x 64 tiles of 1- and 2-byte elements
+/// and 32 x 32 tiles of 8-byte ones.
+pub const fn tile_vec_swizzled(tile_a: i64, tile_b: i64, width: usize) -> bool {
+    let edge = if width <= 2 { 64 } else { 32 };
+    width != 4 && tile_a >= edge && tile_b >= edge && tile_b % edge == 0
+}
+
+/// Elements per row of the 16-byte-access tile (sk_tilev_pitch in tile.cuh).
+pub const fn tile_vec_pitch(swizzled: bool, tile_b: i64, width: usize) -> i64 {
+    tile_b
+        + match (swizzled, width) {
+            (true, 2) => 2,
+            (true, _) => 0,
+            (false, 1) => 2,
+            (false, 2) => 3,
+            (false, _) => 1,
+        }
+}
+
+/// Where column `c` of row `r` of the 16-byte-access tile lives in its row (sk_tilev_col in
+/// tile.cuh): XORed by a function of the row when the tile is swizzled, so that neither
+/// phase has bank conflicts.
+pub const fn tile_vec_col(swizzled: bool, r: i64, c: i64, width: usize) -> i64 {
+    let x = match width {
+        1 => (((r >> 4) & 3) << 4) ^ (((r >> 1) & 3) << 2),
+        2 => (r >> 1) & 31,
+        _ => (r >> 1) & 15,
+    };
+    if swizzled { c ^ x } else { c }
+}
+
+/// The element of its 16-byte word (word `bv` of its row) a thread of the 16-byte fill
+/// stores `k`-th (sk_tilev_fill_lane in tile.cuh): rotated by the word for swizzled 8-byte
+/// tiles.
+pub const fn tile_vec_fill_lane(swizzled: bool, k: i64, bv: i64, width: usize) -> i64 {
+    if swizzled && width == 8 {
+        (k + (bv >> 3)) & 1
+    } else {
+        k
+    }
+}
