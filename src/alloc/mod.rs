@@ -40,6 +40,7 @@ pub mod sorted;
 pub mod state;
 pub mod stats;
 pub mod stitch;
+pub mod stridekit_params;
 pub mod targets;
 pub mod trace;
 pub mod tune;
