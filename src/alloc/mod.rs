@@ -35,6 +35,7 @@ pub mod report;
 pub mod rounding;
 pub(crate) mod scratch;
 pub mod sizes;
+pub(crate) mod slack_feedback;
 pub mod snapshot;
 pub mod sorted;
 pub mod state;

@@ -2,7 +2,7 @@
 //! (`stridekit_min_chunk_mb`, `stridekit_max_chunk_mb`, `stridekit_max_moves`, and the
 //! design-study keys `stridekit_tie_break`, `stridekit_long_life`, `stridekit_life_mode`,
 //! `stridekit_share_life`, `stridekit_share_mode`, `stridekit_share_window_mb`,
-//! `stridekit_pair_cover_mb`): what each key may hold and what it sets. The settings string
+//! `stridekit_pair_cover_mb`, `stridekit_slack_decay`): what each key may hold and what it sets. The settings string
 //! itself is read by [`super::config`], which hands every `stridekit_*` key's integer value
 //! to [`StridekitParams::set`].
 
@@ -11,7 +11,7 @@ use super::error::{AllocError, AllocResult};
 const MB: u64 = 1 << 20;
 
 /// The settings keys of policy:stridekit's parameters (each takes a non-negative integer).
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 11] = [
     "stridekit_min_chunk_mb",
     "stridekit_max_chunk_mb",
     "stridekit_max_moves",
@@ -22,6 +22,7 @@ pub const KEYS: [&str; 10] = [
     "stridekit_share_mode",
     "stridekit_share_window_mb",
     "stridekit_pair_cover_mb",
+    "stridekit_slack_decay",
 ];
 
 /// policy:stridekit's own parameters: how large the physical chunks of its large pool are
@@ -69,6 +70,10 @@ pub struct StridekitParams {
     /// default): a covering idle chunk gives way to a pair of idle chunks that leaves at
     /// least this many bytes less free.
     pub pair_cover: u64,
+    /// Slack feedback (`stridekit_slack_decay`, [`super::slack_feedback`]; 0 = off, the
+    /// default): the most times the large pool's least growth is halved while the slack of
+    /// its growths goes unused.
+    pub slack_decay: u8,
 }
 
 impl StridekitParams {
@@ -84,6 +89,7 @@ impl StridekitParams {
         share_mode: SHARE_MODE_DEFAULT,
         share_window: 4 * MB,
         pair_cover: 0,
+        slack_decay: 0,
     };
 
     /// The parameters as settings keys (`stridekit_min_chunk_mb:18,...`; the design-study
@@ -123,6 +129,9 @@ impl StridekitParams {
                 self.pair_cover / MB
             ));
         }
+        if self.slack_decay != d.slack_decay {
+            s.push_str(&format!(",stridekit_slack_decay:{}", self.slack_decay));
+        }
         s
     }
 }
@@ -147,6 +156,8 @@ pub const LIFE_MODE_DEFAULT: u8 = 0b011;
 pub const SHARE_MODE_MASK: u8 = 0b111;
 /// `stridekit_share_mode`'s default: bits 0 and 1.
 pub const SHARE_MODE_DEFAULT: u8 = 0b011;
+/// Most halvings `stridekit_slack_decay` may allow (18 MiB halved 4 times is one granule).
+pub const MAX_SLACK_DECAY: u64 = 4;
 /// Largest `stridekit_long_life` and `stridekit_share_life` (requests).
 pub const MAX_LONG_LIFE: u64 = 1 << 30;
 
@@ -212,6 +223,15 @@ impl StridekitParams {
                     self.share_life = v as u32;
                 }
             }
+            "stridekit_slack_decay" => {
+                if v > MAX_SLACK_DECAY {
+                    return Err(AllocError::config(
+                        key,
+                        format!("{v} is more than {MAX_SLACK_DECAY} halvings"),
+                    ));
+                }
+                self.slack_decay = v as u8;
+            }
             "stridekit_share_window_mb" | "stridekit_pair_cover_mb" => {
                 if !even_mib(v) {
                     return Err(AllocError::config(
@@ -264,6 +284,7 @@ mod tests {
             ("stridekit_share_mode", 4),
             ("stridekit_share_window_mb", 0),
             ("stridekit_pair_cover_mb", 10),
+            ("stridekit_slack_decay", 3),
         ] {
             assert!(StridekitParams::is_key(key));
             p.set(key, v).unwrap();
@@ -279,6 +300,7 @@ mod tests {
             share_mode: 4,
             share_window: 0,
             pair_cover: 10 * MB,
+            slack_decay: 3,
         };
         assert_eq!(p, want);
         assert!(p.check().is_ok());
@@ -305,6 +327,7 @@ mod tests {
             ("stridekit_share_mode", 8),
             ("stridekit_share_window_mb", 1),
             ("stridekit_pair_cover_mb", 5),
+            ("stridekit_slack_decay", 5),
             ("stridekit_bogus", 1),
         ] {
             let e = p.set(key, v).unwrap_err();
