@@ -188,13 +188,7 @@ impl StridekitParams {
                 }
             }
             "stridekit_max_moves" => {
-                if v > MAX_STRIDEKIT_MOVES {
-                    return Err(AllocError::config(
-                        key,
-                        format!("{v} is more than {MAX_STRIDEKIT_MOVES}"),
-                    ));
-                }
-                self.max_moves = v as usize;
+                self.max_moves = at_most(key, v, MAX_STRIDEKIT_MOVES, "")? as usize;
             }
             "stridekit_tie_break" | "stridekit_life_mode" | "stridekit_share_mode" => {
                 let (mask, field) = match key {
@@ -211,12 +205,7 @@ impl StridekitParams {
                 *field = v as u8;
             }
             "stridekit_long_life" | "stridekit_share_life" => {
-                if v > MAX_LONG_LIFE {
-                    return Err(AllocError::config(
-                        key,
-                        format!("{v} is more than {MAX_LONG_LIFE} requests"),
-                    ));
-                }
+                let v = at_most(key, v, MAX_LONG_LIFE, " requests")?;
                 if key == "stridekit_long_life" {
                     self.long_life = v as u32;
                 } else {
@@ -224,13 +213,7 @@ impl StridekitParams {
                 }
             }
             "stridekit_slack_decay" => {
-                if v > MAX_SLACK_DECAY {
-                    return Err(AllocError::config(
-                        key,
-                        format!("{v} is more than {MAX_SLACK_DECAY} halvings"),
-                    ));
-                }
-                self.slack_decay = v as u8;
+                self.slack_decay = at_most(key, v, MAX_SLACK_DECAY, " halvings")? as u8;
             }
             "stridekit_share_window_mb" | "stridekit_pair_cover_mb" => {
                 if !even_mib(v) {
@@ -264,6 +247,17 @@ impl StridekitParams {
         }
         Ok(())
     }
+}
+
+/// `v`, or the error of `key` when it is more than `most` (`unit` follows the number).
+fn at_most(key: &str, v: u64, most: u64, unit: &str) -> AllocResult<u64> {
+    if v > most {
+        return Err(AllocError::config(
+            key,
+            format!("{v} is more than {most}{unit}"),
+        ));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
