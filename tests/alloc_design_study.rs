@@ -40,7 +40,8 @@ use alloc_common::{Half, corpus_half};
 /// The variants studied when `STRIDEKIT_STUDY_VARIANTS` does not list others (`;`
 /// between them): the policy as it is, then session 12's lifetime-aware designs (the rows
 /// of docs/alloc_design_studies.md, "Session 12"), then session 15's main rows
-/// (lifetime-matched sharing and pair covers, "Session 15").
+/// (lifetime-matched sharing and pair covers, "Session 15"), then session 16's (slack
+/// feedback, "Session 16").
 const VARIANTS: &[&str] = &[
     "",
     ",stridekit_long_life:30,stridekit_life_mode:1",
@@ -71,6 +72,9 @@ const VARIANTS: &[&str] = &[
     ",stridekit_share_life:300,stridekit_share_mode:6",
     ",stridekit_share_life:1000,stridekit_share_mode:7",
     ",stridekit_pair_cover_mb:4",
+    ",stridekit_slack_decay:1",
+    ",stridekit_slack_decay:2",
+    ",stridekit_slack_decay:4",
 ];
 
 /// Tie-break perturbations averaged with the replay itself.

@@ -6,19 +6,16 @@
 //! `garbage_collection_threshold` (in (0, 1); takes effect with a memory fraction),
 //! `per_process_memory_fraction` (in (0, 1]), `expandable_segments`,
 //! `release_lock_on_cudamalloc`, `backend` (`native` only), `policy` (`pytorch` or
-//! `stridekit`), policy:stridekit's own parameters (`stridekit_min_chunk_mb`,
-//! `stridekit_max_chunk_mb`, `stridekit_max_moves`, and the design-study keys
-//! `stridekit_tie_break`, `stridekit_long_life`, `stridekit_life_mode`, `stridekit_share_life`,
-//! `stridekit_share_mode`, `stridekit_share_window_mb`, `stridekit_pair_cover_mb`:
-//! [`StridekitParams`]), and the
-//! pinned-memory keys
-//! PyTorch accepts (`pinned_use_cuda_host_register`, `pinned_num_register_threads`,
+//! `stridekit`), policy:stridekit's own parameters (the `stridekit_*` keys, whose values
+//! [`super::stridekit_params`] checks and sets: [`StridekitParams`]), and the pinned-memory
+//! keys PyTorch accepts (`pinned_use_cuda_host_register`, `pinned_num_register_threads`,
 //! `pinned_use_background_threads`, `pinned_reserve_segment_size_mb`,
 //! `graph_capture_record_stream_reuse`), which do not affect device memory and are kept
 //! only for the record.
 
 use super::error::{AllocError, AllocResult};
 use super::sizes::K_LARGE_BUFFER;
+pub use super::stridekit_params::StridekitParams;
 
 const MB: u64 = 1 << 20;
 /// Number of power-of-two intervals for `roundup_power2_divisions` (1 MiB .. 64 GiB).
@@ -49,132 +46,6 @@ pub struct AllocConfig {
     /// The settings string this was parsed from (empty for defaults).
     pub source: String,
 }
-
-/// policy:stridekit's own parameters: how large the physical chunks of its large pool are
-/// when it must create memory, and how many idle chunks it moves into one gap. The
-/// defaults are the values that did best over the tuning half of the corpus
-/// (tests/data/alloc/corpus/README.md; `alloc tune` searches them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StridekitParams {
-    /// The least a large-pool segment grows by when it must create memory (bytes, a
-    /// multiple of 2 MiB): smaller requests share chunks, as they share PyTorch's pages.
-    pub min_chunk: u64,
-    /// The largest chunk the large pool creates (bytes, a multiple of 2 MiB). A chunk
-    /// moves or is released only whole, so larger chunks cost fewer device calls but
-    /// strand more memory next to live blocks.
-    pub max_chunk: u64,
-    /// Most idle chunks moved into one gap; past it the rest of the gap is created.
-    pub max_moves: usize,
-    /// Tie-breaks that decide nothing of substance (`stridekit_tie_break`, a bit set; 0,
-    /// the default, is the policy as designed): bit 0, among equally large idle chunks the
-    /// highest address moves first; bit 1, among equally costly placements of a growth the
-    /// last one found (the highest address) wins. The design study replays each trace
-    /// under several of them to see how much of a figure is the luck of one replay.
-    pub tie_break: u8,
-    /// Lifetime-aware placement (`stridekit_long_life`, [`super::lifetime`]): a request is
-    /// predicted long-lived when the lifetimes (in requests) of freed blocks of its size
-    /// class average at least this many; 0 (the default) turns it off.
-    pub long_life: u32,
-    /// What a predicted long-lived request does differently (`stridekit_life_mode`, a bit
-    /// set, read only with `long_life`): bit 0, it prefers a fitting free block that pins
-    /// no idle chunk; bit 1, its growth creates exactly the granules it needs (no least
-    /// growth); bit 2, a growth of a predicted short-lived request does instead.
-    pub life_mode: u8,
-    /// Lifetime-matched sharing of chunks (`stridekit_share_life`, [`super::life_share`]):
-    /// a request, or a live block, is predicted long-lived at this many requests; 0 (the
-    /// default) turns it off.
-    pub share_life: u32,
-    /// What lifetime-matched sharing decides (`stridekit_share_mode`, a bit set, read only
-    /// with `share_life`): bit 0, which free block a request takes; bit 1, where a growth
-    /// lands; bit 2, which idle chunks a long-lived growth moves and how much it creates.
-    pub share_mode: u8,
-    /// How far sharing may stray from best fit and exact growth (bytes, a multiple of 2
-    /// MiB; `stridekit_share_window_mb`).
-    pub share_window: u64,
-    /// Pair covers (`stridekit_pair_cover_mb`, [`super::pair_cover`]; bytes, 0 = off, the
-    /// default): a covering idle chunk gives way to a pair of idle chunks that leaves at
-    /// least this many bytes less free.
-    pub pair_cover: u64,
-}
-
-impl StridekitParams {
-    /// The defaults.
-    pub const DEFAULT: StridekitParams = StridekitParams {
-        min_chunk: 18 * MB,
-        max_chunk: 20 * MB,
-        max_moves: 16,
-        tie_break: 0,
-        long_life: 0,
-        life_mode: LIFE_MODE_DEFAULT,
-        share_life: 0,
-        share_mode: SHARE_MODE_DEFAULT,
-        share_window: 4 * MB,
-        pair_cover: 0,
-    };
-
-    /// The parameters as settings keys (`stridekit_min_chunk_mb:18,...`; the design-study
-    /// keys only when they are not their defaults).
-    pub fn settings(&self) -> String {
-        let mut s = format!(
-            "stridekit_min_chunk_mb:{},stridekit_max_chunk_mb:{},stridekit_max_moves:{}",
-            self.min_chunk / MB,
-            self.max_chunk / MB,
-            self.max_moves
-        );
-        let d = StridekitParams::DEFAULT;
-        if self.tie_break != d.tie_break {
-            s.push_str(&format!(",stridekit_tie_break:{}", self.tie_break));
-        }
-        if self.long_life != d.long_life {
-            s.push_str(&format!(",stridekit_long_life:{}", self.long_life));
-        }
-        if self.life_mode != d.life_mode {
-            s.push_str(&format!(",stridekit_life_mode:{}", self.life_mode));
-        }
-        if self.share_life != d.share_life {
-            s.push_str(&format!(",stridekit_share_life:{}", self.share_life));
-        }
-        if self.share_mode != d.share_mode {
-            s.push_str(&format!(",stridekit_share_mode:{}", self.share_mode));
-        }
-        if self.share_window != d.share_window {
-            s.push_str(&format!(
-                ",stridekit_share_window_mb:{}",
-                self.share_window / MB
-            ));
-        }
-        if self.pair_cover != d.pair_cover {
-            s.push_str(&format!(
-                ",stridekit_pair_cover_mb:{}",
-                self.pair_cover / MB
-            ));
-        }
-        s
-    }
-}
-
-impl Default for StridekitParams {
-    fn default() -> Self {
-        StridekitParams::DEFAULT
-    }
-}
-
-/// Most idle chunks `stridekit_max_moves` may allow (bounds the work of one request).
-pub const MAX_STRIDEKIT_MOVES: u64 = 256;
-/// Largest `stridekit_*_chunk_mb` (1 TiB).
-pub const MAX_STRIDEKIT_CHUNK_MB: u64 = 1 << 20;
-/// The bits `stridekit_tie_break` may set.
-pub const TIE_BREAK_MASK: u8 = 0b11;
-/// The bits `stridekit_life_mode` may set.
-pub const LIFE_MODE_MASK: u8 = 0b111;
-/// `stridekit_life_mode`'s default: bits 0 and 1.
-pub const LIFE_MODE_DEFAULT: u8 = 0b011;
-/// The bits `stridekit_share_mode` may set.
-pub const SHARE_MODE_MASK: u8 = 0b111;
-/// `stridekit_share_mode`'s default: bits 0 and 1.
-pub const SHARE_MODE_DEFAULT: u8 = 0b011;
-/// Largest `stridekit_long_life` and `stridekit_share_life` (requests).
-pub const MAX_LONG_LIFE: u64 = 1 << 30;
 
 impl Default for AllocConfig {
     fn default() -> Self {
@@ -351,90 +222,10 @@ impl AllocConfig {
                         }
                     };
                 }
-                "stridekit_min_chunk_mb" | "stridekit_max_chunk_mb" => {
+                key if StridekitParams::is_key(key) => {
                     t.expect(i + 1, ":", key)?;
                     i += 2;
-                    let v = t.uint(i, key)?;
-                    if v == 0 || v % 2 != 0 || v > MAX_STRIDEKIT_CHUNK_MB {
-                        return Err(AllocError::config(
-                            key,
-                            format!(
-                                "{v} is not a positive even number of MiB up to {MAX_STRIDEKIT_CHUNK_MB} (chunks are made of 2 MiB granules)"
-                            ),
-                        ));
-                    }
-                    if key == "stridekit_min_chunk_mb" {
-                        cfg.stridekit.min_chunk = v * MB;
-                    } else {
-                        cfg.stridekit.max_chunk = v * MB;
-                    }
-                }
-                "stridekit_max_moves" => {
-                    t.expect(i + 1, ":", key)?;
-                    i += 2;
-                    let v = t.uint(i, key)?;
-                    if v > MAX_STRIDEKIT_MOVES {
-                        return Err(AllocError::config(
-                            key,
-                            format!("{v} is more than {MAX_STRIDEKIT_MOVES}"),
-                        ));
-                    }
-                    cfg.stridekit.max_moves = v as usize;
-                }
-                "stridekit_tie_break" | "stridekit_life_mode" | "stridekit_share_mode" => {
-                    t.expect(i + 1, ":", key)?;
-                    i += 2;
-                    let v = t.uint(i, key)?;
-                    let mask = match key {
-                        "stridekit_tie_break" => TIE_BREAK_MASK,
-                        "stridekit_life_mode" => LIFE_MODE_MASK,
-                        _ => SHARE_MODE_MASK,
-                    };
-                    if v > mask as u64 {
-                        return Err(AllocError::config(
-                            key,
-                            format!("{v} is not a set of the bits {mask:#b}"),
-                        ));
-                    }
-                    match key {
-                        "stridekit_tie_break" => cfg.stridekit.tie_break = v as u8,
-                        "stridekit_life_mode" => cfg.stridekit.life_mode = v as u8,
-                        _ => cfg.stridekit.share_mode = v as u8,
-                    }
-                }
-                "stridekit_long_life" | "stridekit_share_life" => {
-                    t.expect(i + 1, ":", key)?;
-                    i += 2;
-                    let v = t.uint(i, key)?;
-                    if v > MAX_LONG_LIFE {
-                        return Err(AllocError::config(
-                            key,
-                            format!("{v} is more than {MAX_LONG_LIFE} requests"),
-                        ));
-                    }
-                    if key == "stridekit_long_life" {
-                        cfg.stridekit.long_life = v as u32;
-                    } else {
-                        cfg.stridekit.share_life = v as u32;
-                    }
-                }
-                "stridekit_share_window_mb" | "stridekit_pair_cover_mb" => {
-                    t.expect(i + 1, ":", key)?;
-                    i += 2;
-                    let v = t.uint(i, key)?;
-                    if v % 2 != 0 || v > MAX_STRIDEKIT_CHUNK_MB {
-                        return Err(AllocError::config(
-                            key,
-                            format!(
-                                "{v} is not an even number of MiB up to {MAX_STRIDEKIT_CHUNK_MB}"
-                            ),
-                        ));
-                    }
-                    if key == "stridekit_share_window_mb" {
-                        cfg.stridekit.share_window = v * MB;
-                    } else {
-                        cfg.stridekit.pair_cover = v * MB;
-                    }
+                    cfg.stridekit.set(key, t.uint(i, key)?)?;
                 }
                 "release_lock_on_cudamalloc" | "release_lock_on_hipmalloc" => {
                     t.expect(i + 1, ":", key)?;
@@ -489,16 +280,7 @@ impl AllocConfig {
             }
             i += 1;
         }
-        if cfg.stridekit.min_chunk > cfg.stridekit.max_chunk {
-            return Err(AllocError::config(
-                "stridekit_min_chunk_mb",
-                format!(
-                    "{} is above stridekit_max_chunk_mb {}",
-                    cfg.stridekit.min_chunk / MB,
-                    cfg.stridekit.max_chunk / MB
-                ),
-            ));
-        }
+        cfg.stridekit.check()?;
         if cfg.policy == Policy::Stridekit {
             // stridekit's policy always grows expandable segments (and stitches their free
             // pages), whatever expandable_segments says.

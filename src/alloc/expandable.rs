@@ -88,8 +88,11 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         plan.clear();
         if self.cfg.is_stridekit() {
             let mut params = self.cfg.stridekit;
+            let decay = params.slack_decay;
             if self.life.exact_growth {
                 params.min_chunk = super::sizes::GRANULE;
+            } else if decay > 0 && pool == PoolKind::Large {
+                params.min_chunk = self.slack.least_growth(ptr, params.min_chunk, decay);
             }
             let cap = self.share_slack_cap();
             chunks::chunk_plan(
@@ -107,6 +110,14 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         }
         let r = self.map_plan(si, ptr, &plan);
         self.scratch.plan = plan;
+        if let Ok((at, len)) = r
+            && len > 0
+            && pool == PoolKind::Large
+            && self.cfg.is_stridekit()
+            && self.cfg.stridekit.slack_decay > 0
+        {
+            self.slack.grew(ptr + size, at + len);
+        }
         r
     }
 

@@ -110,6 +110,10 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         let split = self.should_split(block, size);
         let i = self.alloc_found_block(block, &p, orig_size, split, listed.map(|(_, pos)| pos));
         self.life_on_alloc(i);
+        if self.cfg.stridekit.slack_decay > 0 {
+            let b = &self.blocks[i as usize];
+            self.slack.on_alloc(b.ptr, b.size);
+        }
         Ok(self.handle(i))
     }
 

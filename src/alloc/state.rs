@@ -14,6 +14,7 @@ use super::error::{AllocError, AllocResult};
 use super::lifetime::Lifetimes;
 use super::rounding::round_size;
 use super::scratch::Scratch;
+use super::slack_feedback::SlackFeedback;
 use super::stats::DeviceStats;
 
 /// The per-device caching allocator (not thread-safe; wrap it in
@@ -45,6 +46,8 @@ pub struct DeviceCachingAllocator<D: RawDevice> {
     /// policy:stridekit's lifetime predictor (`stridekit_long_life`, `stridekit_share_life`;
     /// unused when both are off).
     pub(crate) life: Lifetimes,
+    /// policy:stridekit's slack feedback (`stridekit_slack_decay`; unused when off).
+    pub(crate) slack: SlackFeedback,
 }
 
 /// Which side of a block a new block is linked on.
@@ -125,6 +128,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
             spare_chunks: Vec::new(),
             scratch: Scratch::default(),
             life: Lifetimes::default(),
+            slack: SlackFeedback::default(),
         };
         if let Some(f) = a.cfg.per_process_memory_fraction {
             a.set_memory_fraction(f)?;

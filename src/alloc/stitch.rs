@@ -456,6 +456,48 @@ mod tests {
         assert_eq!(a.device().used(), 20 * MIB);
     }
 
+    /// Slack feedback (`stridekit_slack_decay`, off by default): with it on, mixed
+    /// requests take other decisions (the least growth shrinks while slack goes unused),
+    /// and the books balance all the same.
+    #[test]
+    fn slack_feedback_changes_growths_and_keeps_the_books() {
+        let run = |setting: &str| {
+            let mut a = allocator(setting, 16 << 30);
+            let (mut live, mut x) = (Vec::new(), 99u64);
+            for step in 0..2000 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Mostly large requests (their growths leave no slack), some small ones.
+                let size = if step % 4 == 0 {
+                    3 * MIB
+                } else {
+                    (x >> 33) % (60 * MIB) + MIB
+                };
+                live.push(a.malloc(size, 0).unwrap());
+                if live.len() > 40 {
+                    let k = (x >> 40) as usize % live.len();
+                    a.free(live.swap_remove(k)).unwrap();
+                }
+            }
+            let reserved = a.stats().reserved_bytes[0].current as u64;
+            assert_eq!(a.device().used(), reserved, "{setting}");
+            let peak = (
+                a.stats().reserved_bytes[0].peak,
+                a.device().calls.obtaining(),
+            );
+            for h in live {
+                a.free(h).unwrap();
+            }
+            a.release_all().unwrap();
+            assert_eq!(a.device().used(), 0, "{setting}");
+            peak
+        };
+        let off = run("policy:stridekit");
+        assert_eq!(off, run("policy:stridekit,stridekit_slack_decay:0"));
+        assert_ne!(off, run("policy:stridekit,stridekit_slack_decay:4"));
+    }
+
     /// Out of memory under the policy: nothing is left behind as spare chunks.
     #[test]
     fn failed_requests_release_the_chunks_they_took() {
