@@ -86,12 +86,16 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         };
         let mut plan = std::mem::take(&mut self.scratch.plan);
         plan.clear();
+        // Slack feedback (off by default) watches the large pool's growths.
+        let feedback = self.cfg.is_stridekit()
+            && self.cfg.stridekit.slack_decay > 0
+            && pool == PoolKind::Large;
         if self.cfg.is_stridekit() {
             let mut params = self.cfg.stridekit;
-            let decay = params.slack_decay;
             if self.life.exact_growth {
                 params.min_chunk = super::sizes::GRANULE;
-            } else if decay > 0 && pool == PoolKind::Large {
+            } else if feedback {
+                let decay = params.slack_decay;
                 params.min_chunk = self.slack.least_growth(ptr, params.min_chunk, decay);
             }
             let cap = self.share_slack_cap();
@@ -112,9 +116,7 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
         self.scratch.plan = plan;
         if let Ok((at, len)) = r
             && len > 0
-            && pool == PoolKind::Large
-            && self.cfg.is_stridekit()
-            && self.cfg.stridekit.slack_decay > 0
+            && feedback
         {
             self.slack.grew(ptr + size, at + len);
         }

@@ -47,7 +47,8 @@ impl SlackFeedback {
         (halved.div_ceil(GRANULE) * GRANULE).clamp(GRANULE, min_chunk.max(GRANULE))
     }
 
-    /// A growth mapped `[start, end)` for a request whose part in it ends at `used_end`.
+    /// A growth mapped memory up to `end` for a request whose part in it ends at
+    /// `used_end`: its slack is `[used_end, end)`.
     pub(crate) fn grew(&mut self, used_end: u64, end: u64) {
         if end > used_end {
             (self.lo, self.hi, self.used) = (used_end, end, false);
