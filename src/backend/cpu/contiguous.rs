@@ -80,25 +80,44 @@ pub(super) fn store_fence() {
     };
 }
 
+/// The cache a prefetch brings its lines into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CacheLevel {
+    /// L1 and the caches below it (`prefetcht0`).
+    L1,
+    /// L2 and below, not L1 (`prefetcht1`), which leaves L1 to the loads already in use.
+    L2,
+}
+
 /// Asks for the 64-byte lines of `rows` runs of `bytes` bytes, `step` bytes apart from
-/// `p`, to be brought into L1 ahead of their use (x86-64; nothing elsewhere). A prefetch
-/// reads nothing the program sees and faults on no address, so `p` need not be inside an
-/// allocation: the addresses are formed with wrapping arithmetic.
+/// `p`, to be brought into `level` ahead of their use (x86-64; nothing elsewhere). A
+/// prefetch reads nothing the program sees and faults on no address, so `p` need not be
+/// inside an allocation: the addresses are formed with wrapping arithmetic.
 #[inline]
-pub(super) fn prefetch_rows(p: *const u8, rows: usize, step: isize, bytes: usize) {
+pub(super) fn prefetch_rows(
+    p: *const u8,
+    rows: usize,
+    step: isize,
+    bytes: usize,
+    level: CacheLevel,
+) {
     #[cfg(target_arch = "x86_64")]
     for j in 0..rows as isize {
         let row = p.wrapping_offset(j.wrapping_mul(step));
         for k in (0..bytes).step_by(64) {
+            let at = row.wrapping_add(k) as *const i8;
             // SAFETY: SSE is part of x86-64; a prefetch has no visible effect.
             unsafe {
-                use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(k) as *const i8)
+                use std::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+                match level {
+                    CacheLevel::L1 => _mm_prefetch::<_MM_HINT_T0>(at),
+                    CacheLevel::L2 => _mm_prefetch::<_MM_HINT_T1>(at),
+                }
             };
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (p, rows, step, bytes);
+    let _ = (p, rows, step, bytes, level);
 }
 
 /// Writes `v` (an element of `T`'s width) into `len` consecutive elements from `d` (a

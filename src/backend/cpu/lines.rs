@@ -101,7 +101,7 @@ mod x86 {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
-    use super::super::contiguous::prefetch_rows;
+    use super::super::contiguous::{CacheLevel, prefetch_rows};
     use super::{Corner as Tile, LINE};
 
     /// Features of this CPU, detected once: (AVX-512 F and BW, VBMI).
@@ -165,21 +165,21 @@ mod x86 {
         // 1- and 2-byte blocks are transposed as 16 dwords ([`block_in_dwords`]).
         let lanes = L.min(16);
         let (lo, hi) = (index(lanes, false), index(lanes, true));
-        let ahead = prefetch_ahead(L, t.sb, fa * w as usize);
+        let prefetch = prefetch_into(L, t.sb, fa * w as usize);
         let per_band = fa / L;
         let mut k = 0;
         for j0 in (0..fb).step_by(L) {
             let j = j0 as isize;
             for i0 in (0..fa).step_by(L) {
                 let i = i0 as isize;
-                if ahead > 0 {
-                    // The source lines of the block `ahead` blocks on (in this band or
+                if let Some(level) = prefetch {
+                    // The source lines of the block `AHEAD` blocks on (in this band or
                     // the next), unless that is past the corner.
-                    let n = k + ahead;
+                    let n = k + AHEAD;
                     let (pj, pi) = (n / per_band * L, n % per_band * L);
                     if pj < fb {
                         let p = s.wrapping_offset(pj as isize * t.sb + pi as isize * w);
-                        prefetch_rows(p, L, t.sb, LINE);
+                        prefetch_rows(p, L, t.sb, LINE, level);
                     }
                 }
                 k += 1;
@@ -198,23 +198,38 @@ mod x86 {
         }
     }
 
-    /// How many blocks ahead [`walk`] prefetches the source lines of, for blocks of `l`
-    /// lanes whose source rows are `sb` bytes apart and `run` bytes long in the corner: 2
-    /// for 1-byte blocks (64 source rows each, more than the hardware prefetchers follow),
-    /// for rows within a page of each other (NHWC -> NCHW, the 3-d permute) and for runs
-    /// shorter than a page (the 4-d reversal's 512-byte rows), else none. Measured at 1 GiB
-    /// on the development Xeon, A/B in one process (`benches/cpu_1gib.rs` with a temporary
-    /// switch, 5 rounds, 1 and 2 threads, each pair twice, session 15), share of the same
-    /// run's memcpy rate without -> with: u8 transpose 38-44% -> 43-48%, NHWC -> NCHW f16
-    /// 51% -> 59-64%, f32 67-69% -> 79% (1 thread), 3-d permute 67-68% -> 73% (1 thread;
-    /// 2 threads within the noise), 4-d reversal 46-47% -> 51-52% (1 thread), 48% -> 50-59%
-    /// (2 threads); the f16 transpose (4 KiB runs, rows 64 KiB apart) lost 2-7 points with
-    /// it, the f32 and f64 ones moved within the noise (72 -> 69%, 82 -> 84%).
-    fn prefetch_ahead(l: usize, sb: isize, run: usize) -> usize {
+    /// How many blocks ahead [`walk`] prefetches the source lines of a block, where it
+    /// does ([`prefetch_into`]).
+    const AHEAD: usize = 2;
+
+    /// Whether, and into which cache, [`walk`] prefetches the source lines of the block
+    /// [`AHEAD`] blocks on, for blocks of `l` lanes whose source rows are `sb` bytes apart
+    /// and `run` bytes long in the corner:
+    /// - into L1 for 1-byte blocks (64 source rows each, more than the hardware prefetchers
+    ///   follow), for rows within a page of each other (NHWC -> NCHW, the 3-d permute) and
+    ///   for runs shorter than a page (the 4-d reversal's 512-byte rows);
+    /// - into L2 for the other 2-byte blocks (the f16 transpose: 4 KiB runs, rows 64 KiB
+    ///   apart);
+    /// - else not at all (4- and 8-byte blocks over rows and runs of a page or more).
+    ///
+    /// Measured at 1 GiB on the development Xeon, A/B in one process (`benches/cpu_1gib.rs`
+    /// with a temporary switch, 5 rounds, 1 and 2 threads, each pair twice), share of the
+    /// same run's memcpy rate without -> with. Session 15 (into L1): u8 transpose 38-44% ->
+    /// 43-48%, NHWC -> NCHW f16 51% -> 59-64%, f32 67-69% -> 79% (1 thread), 3-d permute
+    /// 67-68% -> 73% (1 thread; 2 threads within the noise), 4-d reversal 46-47% -> 51-52%
+    /// (1 thread), 48% -> 50-59% (2 threads); the f32 and f64 transposes moved within the
+    /// noise. Session 17, the f16 transpose into L2: 49-62% -> 55-67% at 1 thread in four
+    /// runs (every pair faster), 49-59% -> 51-70% at 2 threads; into L1 it gained alike in
+    /// the one run that had both (session 15 had measured a loss of 2-7 points). Into L2
+    /// instead of L1 for the other cases moved them within the noise or down (the 6-d
+    /// permute at 2 threads 33-38% -> 29-31%).
+    fn prefetch_into(l: usize, sb: isize, run: usize) -> Option<CacheLevel> {
         if l == LINE || sb.unsigned_abs() < PAGE || run < PAGE {
-            2
+            Some(CacheLevel::L1)
+        } else if l == LINE / 2 {
+            Some(CacheLevel::L2)
         } else {
-            0
+            None
         }
     }
 

@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
-use super::contiguous;
+use super::contiguous::{self, CacheLevel};
 use super::lines::{self, Corner};
 
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
@@ -158,7 +158,7 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             // 51% / 45% -> 57% / 57% (1 / 2 threads), f32 58% / 53% -> 59% / 58%; two or
             // four tiles ahead: 1-3 points below one tile ahead.
             let next = s.wrapping_offset((t.na as isize).wrapping_mul(t.sa));
-            contiguous::prefetch_rows(next, t.nb, t.sb, t.na * w as usize);
+            contiguous::prefetch_rows(next, t.nb, t.sb, t.na * w as usize, CacheLevel::L1);
             // SAFETY: the buffer holds the tile's destination block (bytes fit); the
             // source as the caller vouches; the destination block is the caller's.
             unsafe {

@@ -3,7 +3,7 @@
 //! innermost dimension is strided in the source and another is contiguous there (a
 //! transpose or a permute that moves the innermost dimension).
 
-use super::contiguous::STREAM_MIN;
+use super::contiguous::{CacheLevel, STREAM_MIN};
 use super::lines;
 use super::segment::{STAGE_BYTES, Segment, Tile, square_edge};
 use super::shape::{ByteWalk, Sizes};
@@ -270,7 +270,7 @@ fn prefetch_tile(w: &ByteWalk, t: Tiling, s: *const u8, sp: usize, (ra, rb): (us
     let (_, sp) = w.step(t.b, rb * t.tb, 0, sp);
     let run = t.ta.min(w.sizes[t.a].saturating_sub(ra * t.ta)) * w.sw;
     let rows = t.tb.min(w.sizes[t.b].saturating_sub(rb * t.tb));
-    super::contiguous::prefetch_rows(s.wrapping_add(sp), rows, w.src[t.b], run);
+    super::contiguous::prefetch_rows(s.wrapping_add(sp), rows, w.src[t.b], run, CacheLevel::L1);
 }
 
 /// Moves tile `(ra, rb)` (its place along `a` and `b`) of the other dimensions' index whose
