@@ -147,6 +147,19 @@ impl CudaDevice {
     }
 }
 
+/// The alignment cuMemAddressReserve is given for a requested `align`: its largest power-of-two
+/// divisor (the driver answers CUDA_ERROR_INVALID_VALUE to any other alignment, which is
+/// what PyTorch's 20 MiB expandable-segment pages asked for on the H200, 2026-12-04). A
+/// range aligned to that divisor still starts on every page boundary the allocator maps at
+/// (pages are multiples of the 2 MiB granularity). 0 stays 0 (the driver's default).
+pub(crate) fn reserve_alignment(align: u64) -> usize {
+    if align == 0 {
+        0
+    } else {
+        1usize << align.trailing_zeros()
+    }
+}
+
 impl RawDevice for CudaDevice {
     fn malloc(&mut self, size: u64) -> Result<u64, DeviceError> {
         self.bind()?;
@@ -173,7 +186,7 @@ impl RawDevice for CudaDevice {
         let mut p: sys::CUdeviceptr = 0;
         // SAFETY: p is a valid out-pointer.
         check_plain("cuMemAddressReserve", unsafe {
-            sys::cuMemAddressReserve(&mut p, size as usize, align as usize, 0, 0)
+            sys::cuMemAddressReserve(&mut p, size as usize, reserve_alignment(align), 0, 0)
         })?;
         self.calls.reservations += 1;
         Ok(p)
@@ -308,6 +321,26 @@ impl Drop for CudaDevice {
         for ev in self.event_pool.drain(..) {
             // SAFETY: events created by this device and no longer used.
             let _ = unsafe { result::event::destroy(ev) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reserve_alignment;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn reservations_ask_for_a_power_of_two_alignment() {
+        // PyTorch's large-pool page (20 MiB) and small-pool page (2 MiB), stridekit's 2 MiB
+        // granule, and the driver's default.
+        assert_eq!(reserve_alignment(20 * MIB), 4 << 20);
+        assert_eq!(reserve_alignment(2 * MIB), 2 << 20);
+        assert_eq!(reserve_alignment(0), 0);
+        for align in [MIB, 3 * MIB, 20 * MIB, 6 * MIB, u64::MAX] {
+            let a = reserve_alignment(align) as u64;
+            assert!(a.is_power_of_two() && align % a == 0, "{align}: {a}");
         }
     }
 }

@@ -33,7 +33,9 @@ pub trait RawDevice {
     fn malloc(&mut self, size: u64) -> Result<u64, DeviceError>;
     /// Return a segment obtained with [`RawDevice::malloc`] (cudaFree).
     fn free(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
-    /// Reserve `size` bytes of address space aligned to `align` (cuMemAddressReserve).
+    /// Reserve `size` bytes of address space aligned to `align` (cuMemAddressReserve). A
+    /// device may align to a power-of-two divisor of `align` only (CUDA accepts no other);
+    /// every page the allocator maps is a multiple of the 2 MiB granularity either way.
     fn reserve(&mut self, size: u64, align: u64) -> AllocResult<u64>;
     /// Release a reservation made with [`RawDevice::reserve`] (cuMemAddressFree).
     fn release_reservation(&mut self, ptr: u64, size: u64) -> AllocResult<()>;
