@@ -67,10 +67,16 @@ fn the_model_tracks_the_h200_measurements() {
         }
     }
     let (a, f, h) = (mae(&all), mae(&fit), mae(&held));
-    println!("{lines}MAE all {a:.2} (before {:.2}), fit {f:.2}, held out {h:.2}", mae(&before));
+    println!(
+        "{lines}MAE all {a:.2} (before {:.2}), fit {f:.2}, held out {h:.2}",
+        mae(&before)
+    );
     assert_eq!(all.len(), 22);
     assert_eq!(fit.len(), 13);
     assert!(a < MAX_MAE_ALL, "MAE {a:.2} over all cases\n{lines}");
     assert!(f < MAX_MAE_FIT, "MAE {f:.2} over the fitted cases\n{lines}");
-    assert!(h < MAX_MAE_HELD_OUT, "MAE {h:.2} over the held-out cases\n{lines}");
+    assert!(
+        h < MAX_MAE_HELD_OUT,
+        "MAE {h:.2} over the held-out cases\n{lines}"
+    );
 }
