@@ -7,15 +7,22 @@
 //! - [`warp`]: warps in lockstep: sectors and lines per request, bank conflicts, bytes in
 //!   flight per warp;
 //! - [`occupancy`]: resident warps per SM from the sm_90 image (registers, shared memory);
+//! - [`issue`]: the warp instructions a launch executes (counted from the sm_90 SASS) and
+//!   the rate they allow;
 //! - [`report`]: the table, JSON, and the comparison with a measured bench run.
 //!
 //! The bound: DRAM bytes are the distinct sectors over runs of consecutive blocks (what L2
 //! merges), so a case moving R + W useful bytes costs R / e_load + W / e_store; the rate is
 //! cut further when the bytes in flight per SM are below [`occupancy::NEEDED_FLIGHT_PER_SM`]
-//! (Little's law). The memcpy case is the 100% line.
+//! (Little's law), halved for kernels whose data loads wait for an index load, and allowed
+//! above the memcpy line for one-directional copies ([`issue::direction_allowance`]). That
+//! is the memory bound. The issue bound is the time the launch's warp instructions take at
+//! [`issue::ISSUE_IPC`] per SM; the prediction joins both ([`issue::blend`]). The memcpy
+//! case is the 100% line. Calibrated against the first H200 run (bench/model-notes.md).
 
 pub mod cli;
 pub mod error;
+pub mod issue;
 pub mod occupancy;
 pub mod program;
 pub mod report;
@@ -26,7 +33,7 @@ use serde::Serialize;
 
 pub use error::ModelError;
 
-use crate::backend::cuda::{DeviceLimits, GpuLaunch, GpuPlan, RowGatherPlan};
+use crate::backend::cuda::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams, RowGatherPlan};
 use crate::bench::cases::{Case, WorkKind};
 use occupancy::{NEEDED_FLIGHT_PER_SM, occupancy, resources};
 use program::Program;
@@ -77,7 +84,17 @@ pub struct ModelRecord {
     pub occupancy_limit: String,
     pub flight_bytes_per_warp: f64,
     pub flight_bytes_per_sm: f64,
-    /// The bound the figures above imply, in % of the 1 GiB memcpy's rate.
+    /// The share of a warp's time its loads are in flight: 1, or 0.5 where the data loads
+    /// wait for an index load (the row gather: two round trips per iteration).
+    pub flight_duty: f64,
+    /// The memory bound in % of memcpy: sectors, flight (times its duty), and the
+    /// one-direction allowance.
+    pub memory_bound_pct: f64,
+    /// Warp instructions per byte read + written (counted from the sm_90 SASS; null for a
+    /// kernel not counted) and the issue bound they imply in % of memcpy.
+    pub warp_instructions_per_byte: Option<f64>,
+    pub issue_bound_pct: Option<f64>,
+    /// The prediction in % of the 1 GiB memcpy's rate: the memory and issue bounds joined.
     pub predicted_pct_of_memcpy: f64,
     /// Which of the issue's targets the case misses (empty: none).
     pub misses: Vec<String>,
@@ -154,6 +171,10 @@ pub fn model_case(case: &Case) -> Result<ModelRecord, ModelError> {
         occupancy_limit: String::new(),
         flight_bytes_per_warp: 0.0,
         flight_bytes_per_sm: 0.0,
+        flight_duty: 1.0,
+        memory_bound_pct: 100.0,
+        warp_instructions_per_byte: None,
+        issue_bound_pct: None,
         predicted_pct_of_memcpy: 100.0,
         misses: Vec::new(),
     };
@@ -203,12 +224,20 @@ pub fn model_case(case: &Case) -> Result<ModelRecord, ModelError> {
     rec.flight_bytes_per_sm = c.flight_per_warp() * occ.warps_per_sm as f64;
     let (r, w) = (read as f64, written as f64);
     let traffic = r / rec.load_dram_efficiency.max(1e-9) + w / rec.store_dram_efficiency.max(1e-9);
-    let flight = (rec.flight_bytes_per_sm / NEEDED_FLIGHT_PER_SM).min(1.0);
-    rec.predicted_pct_of_memcpy = if traffic > 0.0 {
-        100.0 * (r + w) / traffic * flight
+    if matches!(l.params, LaunchParams::Rows(_)) {
+        rec.flight_duty = 0.5;
+    }
+    let flight = (rec.flight_bytes_per_sm * rec.flight_duty / NEEDED_FLIGHT_PER_SM).min(1.0);
+    rec.memory_bound_pct = if traffic > 0.0 {
+        100.0 * (r + w) / traffic * flight * issue::direction_allowance(r, w)
     } else {
         100.0
     };
+    if let Some(n) = issue::warp_instructions(&l).filter(|_| r + w > 0.0) {
+        rec.warp_instructions_per_byte = Some(n / (r + w));
+        rec.issue_bound_pct = Some(issue::issue_bound_pct(n, r + w));
+    }
+    rec.predicted_pct_of_memcpy = issue::blend(rec.memory_bound_pct, rec.issue_bound_pct);
     rec.misses = misses(&rec);
     Ok(rec)
 }

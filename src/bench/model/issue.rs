@@ -1,0 +1,235 @@
+//! Instruction issue: the warp instructions a launch executes, counted from the sm_90 SASS
+//! of the kernels, and the rate they cap the copy at.
+//!
+//! The first H200 run (bench/results/h200-2026-12-04) measured the tiled transposes at
+//! 40-65% of memcpy where every memory figure of the model (sectors, banks, flight) was
+//! met. Their SASS explains it: every thread recomputes its tile coordinates with 32-bit
+//! divisions by run-time extents (about 20 instructions each), stores 16-byte words into
+//! the tile lane by lane, and runs a prologue and the batch offsets once per tile, so a
+//! tile of 4 KB costs ~2,700 warp instructions. At the memcpy rate an SM moves ~16 bytes
+//! (read + written) per clock, so such a kernel needs ~5 warp instructions per clock of an
+//! SM that issues at most 4: it is bound by issue, not by DRAM. The same holds for the
+//! element-wise gathers of 4-byte words (a division per dimension per element).
+//!
+//! The counts are per thread and come from reading the disassembly (nvcc 13.0.88
+//! `-cubin -arch=sm_90`, nvdisasm): each constant is the number of instructions between
+//! two addresses of the listing (bench/model-notes.md, "Calibration against the first H200
+//! run", gives the ranges). They are dynamic counts along the path a thread takes (loops
+//! by their trip counts, blocks a warp skips when no lane takes them), rounded to the
+//! instruction; only the kernels whose SASS was read are counted, the others have no
+//! issue bound (`None`). Counted: `sk_tile_w4_i32`, `sk_tilev_w{1,2,4,8}_i32`,
+//! `sk_gather_w*_i32`, `sk_rows_w*_idx*`.
+//!
+//! Fitted (to the 13 tile cases of the H200 run, the gathers held out): [`ISSUE_IPC`],
+//! the warp instructions per clock an SM sustains on these kernels, and [`BLEND`], the
+//! exponent that joins the issue and memory bounds. Everything else is counted or measured.
+
+use crate::backend::cuda::choose::{ROWS_PER_WARP, copy_ept};
+use crate::backend::cuda::{GpuLaunch, LaunchParams};
+
+/// Warp instructions per clock an SM sustains on the layout kernels (of 4 it can issue):
+/// **fitted** to the tile cases of the H200 run of 2026-12-04 (they achieved 3.2-3.5).
+pub const ISSUE_IPC: f64 = 3.4;
+/// The exponent of the soft minimum joining the bounds, `(m^-k + i^-k)^(-1/k)`: **fitted**
+/// with [`ISSUE_IPC`] (a case near both bounds, the f64 transpose, runs below either).
+pub const BLEND: f64 = 4.5;
+/// SM clock of the H200 runs (its maximum, held in every case but one).
+pub const SM_CLOCK_HZ: f64 = 1.98e9;
+/// The measured memcpy of the run (read + written bytes per second), the 100% line.
+pub const MEMCPY_BYTES_PER_S: f64 = 4254.7e9;
+/// The H200's theoretical DRAM rate: a copy that only writes (or only reads) has no
+/// read/write turnarounds and may pass the memcpy line up to it.
+pub const PEAK_BYTES_PER_S: f64 = 4815.0e9;
+
+/// Bytes (read + written) per clock per SM at the memcpy rate: ~16.3.
+pub fn memcpy_bytes_per_sm_clock() -> f64 {
+    MEMCPY_BYTES_PER_S / (super::occupancy::SMS as f64 * SM_CLOCK_HZ)
+}
+
+/// Per-thread instruction counts of a tile kernel (one block, one batch index).
+#[derive(Debug, Clone, Copy)]
+struct TileCost {
+    /// Once per block: the prologue (tile coordinates: a division by tiles_b).
+    prologue: u32,
+    /// Per batch index: the batch loop's head with no batch dimension, and per dimension.
+    batch: u32,
+    batch_dim: u32,
+    /// Per batch index: before the fill loop, between the phases (barrier), at the end.
+    fixed: u32,
+    /// Per fill trip: the loads and their coordinates, and per word (or element) stored.
+    fill: u32,
+    fill_word: u32,
+    /// Words (16-byte tile) or elements (scalar tile) a thread loads per fill trip.
+    per_trip: u32,
+    /// Per store trip, and once before the store loop.
+    store: u32,
+    store_once: u32,
+}
+
+/// The 16-byte tiles, by element width (sk_tilev_w{1,2,4,8}_i32; the 1-byte counts are
+/// those of the swizzled 64 x 64 tile).
+fn tilev_cost(width: usize) -> Option<TileCost> {
+    let c = |prologue, batch, fixed, fill, fill_word, per_trip, store, store_once| TileCost {
+        prologue,
+        batch,
+        batch_dim: 32,
+        fixed,
+        fill,
+        fill_word,
+        per_trip,
+        store,
+        store_once,
+    };
+    Some(match width {
+        1 => c(67, 37, 42, 43, 110, 1, 118, 0),
+        2 => c(71, 30, 44, 92, 67, 2, 129, 0),
+        4 => c(88, 34, 39, 89, 24, 2, 47, 12),
+        8 => c(86, 30, 38, 87, 41, 2, 46, 14),
+        _ => return None,
+    })
+}
+
+/// The scalar tile of 4-byte elements (sk_tile_w4_i32): 4 loads per fill trip.
+const TILE_W4: TileCost = TileCost {
+    prologue: 96,
+    batch: 34,
+    batch_dim: 33,
+    fixed: 47,
+    fill: 32,
+    fill_word: 62,
+    per_trip: 4,
+    store: 27,
+    store_once: 0,
+};
+
+/// Threads per block (SK_BLOCK) and per warp.
+const THREADS: i64 = 256;
+const LANES: i64 = 32;
+
+/// Trips of `for (e = t; e < n; e += step)` for thread `t`.
+fn trips(t: i64, n: i64, step: i64) -> i64 {
+    if t >= n { 0 } else { (n - t + step - 1) / step }
+}
+
+/// Warp instructions of one block for one batch index, and of its prologue, for a tile
+/// whose fill loop walks `load_units` units (words or elements) and whose store loop walks
+/// `store_units`.
+fn tile_block(c: &TileCost, batch_rank: i64, load_units: i64, store_units: i64) -> (f64, f64) {
+    let per_trip = c.per_trip as i64;
+    let mut body = 0i64;
+    for w in 0..THREADS / LANES {
+        let lanes = w * LANES..(w + 1) * LANES;
+        let mut n = (c.batch as i64) + batch_rank * c.batch_dim as i64 + c.fixed as i64;
+        let fill_trips = lanes
+            .clone()
+            .map(|t| trips(t, load_units, per_trip * THREADS))
+            .max()
+            .unwrap_or(0);
+        for it in 0..fill_trips {
+            n += c.fill as i64;
+            for k in 0..per_trip {
+                let first = w * LANES + it * per_trip * THREADS + k * THREADS;
+                if first < load_units {
+                    n += c.fill_word as i64;
+                }
+            }
+        }
+        let st = lanes
+            .map(|t| trips(t, store_units, THREADS))
+            .max()
+            .unwrap_or(0);
+        if st > 0 {
+            n += c.store_once as i64 + st * c.store as i64;
+        }
+        body += n;
+    }
+    let prologue = (THREADS / LANES) * c.prologue as i64;
+    (body as f64, prologue as f64)
+}
+
+/// Per-element and per-step counts of the element-wise copies (sk_copy_body, gather mode):
+/// per element 37 instructions for the innermost dimension, 29.5 per further dimension
+/// (a 32-bit division and two multiply-adds) and 1 per unused one of the 8; per step 20
+/// (the stores, the loop); 28 once per thread.
+fn gather_step(rank: i64, ept: i64) -> f64 {
+    let element = 37.0 + (rank - 1).max(0) as f64 * 29.5 + (8 - rank).max(0) as f64;
+    20.0 + ept as f64 * element
+}
+
+/// Warp instructions the launch executes, or None for a kernel whose SASS was not counted.
+pub fn warp_instructions(l: &GpuLaunch) -> Option<f64> {
+    let name = l.kernel.name();
+    let width = |prefix: &str| -> Option<usize> {
+        name.strip_prefix(prefix)?
+            .strip_suffix("_i32")?
+            .parse()
+            .ok()
+    };
+    match l.params {
+        LaunchParams::Tile(p) => {
+            let (cost, load_units, store_units) = if let Some(w) = width("sk_tilev_w") {
+                let v = (16 / w) as i64;
+                let (ta, tb) = (p.tile_a as i64, p.tile_b as i64);
+                (tilev_cost(w)?, ta * (tb / v), tb * (ta / v))
+            } else if name == "sk_tile_w4_i32" {
+                let n = p.tile_a as i64 * p.tile_b as i64;
+                (TILE_W4, n, n)
+            } else {
+                return None;
+            };
+            let (body, prologue) = tile_block(&cost, p.batch_rank as i64, load_units, store_units);
+            let tiles = l.grid.0 as f64;
+            let rows = l.grid.1 as f64;
+            Some(tiles * (p.batch.max(1) as f64 * body + rows * prologue))
+        }
+        LaunchParams::Strided32(p) if name.starts_with("sk_gather_w") => {
+            let w: usize = width("sk_gather_w")?;
+            let ept = copy_ept(w, false) as i64;
+            let warp_steps = (p.numel as f64 / (LANES * ept) as f64).ceil();
+            let once = l.grid.0 as f64 * (THREADS / LANES) as f64 * 28.0;
+            Some(warp_steps * gather_step(p.rank as i64, ept) + once)
+        }
+        LaunchParams::Rows(p) if name.starts_with("sk_rows_w") => {
+            // Per warp iteration of 4 rows: 28 + 41 per row (its index load, the bounds
+            // check, both row addresses), then 46 per trip along the rows (4 loads, 4
+            // stores, addresses).
+            let rows = ROWS_PER_WARP;
+            let iterations = (p.num_rows as f64 / rows as f64).ceil();
+            let along = (p.row_len + LANES - 1) / LANES;
+            Some(iterations * (28.0 + 41.0 * rows as f64 + 46.0 * along as f64))
+        }
+        _ => None,
+    }
+}
+
+/// The issue bound in % of memcpy: the time the instructions take at [`ISSUE_IPC`] per SM
+/// against the time memcpy takes to move the same read + written bytes.
+pub fn issue_bound_pct(instructions: f64, bytes: f64) -> f64 {
+    if instructions <= 0.0 {
+        return f64::INFINITY;
+    }
+    100.0 * ISSUE_IPC * bytes / (instructions * memcpy_bytes_per_sm_clock())
+}
+
+/// Joins the memory bound and the issue bound (both in % of memcpy): a soft minimum, so
+/// that a case near both runs below either ([`BLEND`]).
+pub fn blend(memory_pct: f64, issue_pct: Option<f64>) -> f64 {
+    match issue_pct {
+        Some(i) if i.is_finite() && i > 0.0 && memory_pct > 0.0 => {
+            let (m, i) = (memory_pct / 100.0, i / 100.0);
+            100.0 * (m.powf(-BLEND) + i.powf(-BLEND)).powf(-1.0 / BLEND)
+        }
+        _ => memory_pct,
+    }
+}
+
+/// How far above the memcpy line a copy of `read` and `written` bytes may run: 1 for as
+/// many reads as writes, up to the theoretical rate over memcpy's for one direction only
+/// (no read/write turnarounds), linearly in between. Not fitted: the spec's 4.8 TB/s.
+pub fn direction_allowance(read: f64, written: f64) -> f64 {
+    let total = read + written;
+    if total <= 0.0 {
+        return 1.0;
+    }
+    1.0 + (PEAK_BYTES_PER_S / MEMCPY_BYTES_PER_S - 1.0) * (read - written).abs() / total
+}
