@@ -46,8 +46,9 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     constexpr int FILL = sizeof(T) == 1 ? 1 : 2;
     const int nav = t.na / V;
     const int nbv = t.nb / V;
-    const int fav = p.tile_a / V;
-    const int fbv = p.tile_b / V;
+    /* The full tile's words along A and B (p.div_a.d and p.div_b.d: the host divided). */
+    const int fav = (int)p.div_a.d;
+    const int fbv = (int)p.div_b.d;
     const int nt = (int)blockDim.x;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
@@ -61,7 +62,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
 #pragma unroll
             for (int k = 0; k < FILL; ++k) {
                 const int e = e0 + k * nt;
-                const int a = e / fbv;
+                const int a = (int)sk_div(p.div_b, (unsigned)e);
                 const int bv = e - a * fbv;
                 at[k] = a < t.na && bv < nbv ? e : -1;
                 w[k].lo = 0;
@@ -71,7 +72,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
 #pragma unroll
             for (int k = 0; k < FILL; ++k) {
                 if (at[k] < 0) continue;
-                const int a = at[k] / fbv;
+                const int a = (int)sk_div(p.div_b, (unsigned)at[k]);
                 const int bv = at[k] - a * fbv;
 #pragma unroll
                 for (int j = 0; j < V; ++j) {
@@ -83,7 +84,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
         __syncthreads();
         /* Gather V consecutive A elements of one B column, write them as one word. */
         for (int e = threadIdx.x; e < p.tile_b * fav; e += nt) {
-            const int b = e / fav;
+            const int b = (int)sk_div(p.div_a, (unsigned)e);
             const int av = e - b * fav;
             if (b >= t.nb || av >= nav) continue;
             sk_v16 w;
@@ -157,7 +158,8 @@ SK_TILE_KERNELS(8)
  * nb * lr contiguous elements (len = ra * nb * lr), a destination column na runs, na * lr
  * contiguous elements; element (a, b, l) sits at slot a * pitch + b * lr + l. */
 /* The offset of index x (below n_a or n_b, so int) of a group along `strides`: the
- * division is 32-bit whatever I is (64-bit division is a call that made ptxas spill). */
+ * division is 32-bit whatever I is (64-bit division is a call that made ptxas spill), by
+ * the group sizes' divisors (batch_divs). */
 template <typename I>
 __device__ __forceinline__ I sk_tilep_offset(const SkTile& p, int first, int count,
                                              const int64_t (&strides)[SK_MAX_RANK], int x) {
@@ -165,9 +167,8 @@ __device__ __forceinline__ I sk_tilep_offset(const SkTile& p, int first, int cou
 #pragma unroll
     for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
         if (k >= first && k < first + count) {
-            const int n = (int)p.batch_sizes[k];
-            const int q = x / n;
-            off += (I)(x - q * n) * (I)strides[k];
+            const int q = (int)sk_div(p.batch_divs[k], (unsigned)x);
+            off += (I)(x - q * (int)p.batch_divs[k].d) * (I)strides[k];
             x = q;
         }
     }
@@ -228,8 +229,7 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
         /* The batch offsets, the destination's recomputed after the loads (kept across
          * them, it made ptxas spill the 64-bit kernels once the tile had runs). */
         I d0 = 0, s0 = (I)p.src_offset;
-        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
-                         bt, d0, s0);
+        sk_tile_batch_offsets<I>(p, bt, d0, s0);
         /* The tile's rows and source-run length (a ragged chunk's: sk_tilep_ragged). */
         const int rag = sk_tilep_ragged<I>(p, bt);
         const int na_t = (rag & 1) ? (int)p.src_dtype : na;
@@ -277,8 +277,7 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
         __syncthreads();
         d0 = (I)p.dst_offset;
         s0 = 0;
-        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
-                         bt, d0, s0);
+        sk_tile_batch_offsets<I>(p, bt, d0, s0);
         /* The tile's columns and rows again (sk_tilep_ragged). */
         const int rag_s = sk_tilep_ragged<I>(p, bt);
         const int nb_s = (rag_s & 2) ? (int)p.dst_dtype : nb;

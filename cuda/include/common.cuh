@@ -1,7 +1,7 @@
 /* Device helpers shared by every kernel file: element-width types, offset computation
  * from a linear index, the grid-stride loop. Self-contained (no CUDA headers), so NVRTC
- * compiles it without include paths, and free of device intrinsics, so the layout
- * kernels also compile as host C++ for tests/kernel_emulation.rs. */
+ * compiles it without include paths; its one device intrinsic, __umulhi, is shimmed (with
+ * CUDA's semantics) when tests/kernel_emulation.rs compiles the layout kernels as host C++. */
 #ifndef STRIDEKIT_COMMON_CUH
 #define STRIDEKIT_COMMON_CUH
 
@@ -62,6 +62,12 @@ __device__ __forceinline__ void sk_set_lane(sk_v16& w, int k, T v) {
     }
 }
 
+/* n / v.d for 0 <= n <= 2^31 (params.h: SkDiv32, with the proof): a multiply-high, an add
+ * and a shift instead of a division by a run-time value. */
+__device__ __forceinline__ unsigned sk_div(const SkDiv32& v, unsigned n) {
+    return (__umulhi(n, v.m) + n) >> v.s;
+}
+
 /* Offsets of logical element `linear` (row-major over `rank` sizes) on both sides, from
  * the base offsets. The loop is unrolled over SK_MAX_RANK with constant indices so the
  * parameter arrays stay in the constant bank (a dynamic index would copy the struct to
@@ -84,9 +90,35 @@ __device__ __forceinline__ void sk_offsets_of(int rank, const N (&sizes)[SK_MAX_
     }
 }
 
-/* The element-wise kernels' offsets (SkStrided32/SkStrided64). */
-template <typename I, typename P>
-__device__ __forceinline__ void sk_offsets(const P& p, I linear, I& d, I& s) {
+/* The same for 32-bit indices (0 <= linear < 2^31) with the sizes as divisors (SkDiv32). */
+template <typename N>
+__device__ __forceinline__ void sk_offsets_div(int rank, const SkDiv32 (&divs)[SK_MAX_RANK],
+                                               const N (&dst_strides)[SK_MAX_RANK],
+                                               const N (&src_strides)[SK_MAX_RANK], int linear,
+                                               int& d, int& s) {
+#pragma unroll
+    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
+        if (k < rank) {
+            const int q = (int)sk_div(divs[k], (unsigned)linear);
+            const int r = linear - q * (int)divs[k].d;
+            d += r * (int)dst_strides[k];
+            s += r * (int)src_strides[k];
+            linear = q;
+        }
+    }
+}
+
+/* The element-wise kernels' offsets: SkStrided32 (32-bit indices) by its divisors,
+ * SkStrided64 by plain division. */
+template <typename I>
+__device__ __forceinline__ void sk_offsets(const SkStrided32& p, I linear, I& d, I& s) {
+    int di = p.dst_offset, si = p.src_offset;
+    sk_offsets_div(p.rank, p.size_divs, p.dst_strides, p.src_strides, (int)linear, di, si);
+    d = (I)di;
+    s = (I)si;
+}
+template <typename I>
+__device__ __forceinline__ void sk_offsets(const SkStrided64& p, I linear, I& d, I& s) {
     d = (I)p.dst_offset;
     s = (I)p.src_offset;
     sk_offsets_of<I>(p.rank, p.sizes, p.dst_strides, p.src_strides, linear, d, s);

@@ -36,6 +36,24 @@ enum SkDType {
     SK_F64 = 9
 };
 
+/* A run-time divisor d >= 1 prepared on the host (src/backend/cuda/divisor.rs: div32) so
+ * that the kernels divide without a divide instruction (~20 SASS instructions for a 32-bit
+ * division by a run-time value): for 0 <= n <= 2^31 and 1 <= d <= 2^31,
+ *     n / d == (__umulhi(n, m) + n) >> s        (common.cuh: sk_div)
+ * with s = ceil(log2 d) and m = ceil(2^(32+s) / d) - 2^32, which fits 32 bits. Proof
+ * (Granlund-Montgomery): M = m + 2^32 = ceil(2^(32+s) / d) is M d = 2^(32+s) + e with
+ * 0 <= e < d <= 2^s, so n M / 2^(32+s) = n / d + n e / (d 2^(32+s)), and the second term is
+ * below n / 2^(32+s) < 2^-s <= 1/d while n / d's fraction is at most (d - 1) / d: the floor
+ * is n / d's. M < 2^33 as d > 2^(s-1), M >= 2^32 as d <= 2^s. floor(n M / 2^(32+s)) =
+ * (floor(n m / 2^32) + n) >> s, and floor(n m / 2^32) < n, so the 32-bit sum does not wrap
+ * for n <= 2^31: every dividend of the 32-bit index kernels (offsets, numel and grid indices
+ * below 2^31, tile coordinates). d = 1 and powers of two give m = 0. */
+typedef struct SkDiv32 {
+    uint32_t d; /* the divisor */
+    uint32_t m; /* ceil(2^(32+s) / d) - 2^32 */
+    uint32_t s; /* ceil(log2 d) */
+} SkDiv32;
+
 /* Element-wise strided copy, 32-bit indexing: every offset the kernel computes, and numel,
  * fit in int32. Used by gather, scatter, general strided copies and converting copies. */
 typedef struct SkStrided32 {
@@ -49,6 +67,8 @@ typedef struct SkStrided32 {
     /* Converting copies only: SkDType codes (ignored by pure copies). */
     int32_t dst_dtype;
     int32_t src_dtype;
+    /* sizes[k] as divisors (k < rank), for the offsets of a linear index. */
+    SkDiv32 size_divs[SK_MAX_RANK];
 } SkStrided32;
 
 /* The same with 64-bit indexing, for tensors over 2^31 elements or far offsets. */
@@ -91,6 +111,18 @@ typedef struct SkTile {
      * group's, dst_dtype the B group's (0: none). */
     int32_t dst_dtype;
     int32_t src_dtype;
+    /* Divisors (SkDiv32), set by the host from the fields above (divisor.rs: tile_divisors).
+     * The tiles' word index: tiles_b (blockIdx.x's split); the tile's extents along A and B
+     * in its access units (V = 16 / width elements for the 16-byte tile sk_tilev_*, one
+     * element for sk_tile_* and the converting tile), of a full tile and of the last tile
+     * along each (equal to the full one when the size divides); batch_sizes[k] (every
+     * entry, 1 where unused: the packed tile's groups too), used by the 32-bit kernels. */
+    SkDiv32 div_tiles_b;
+    SkDiv32 div_a;
+    SkDiv32 div_b;
+    SkDiv32 div_a_edge;
+    SkDiv32 div_b_edge;
+    SkDiv32 batch_divs[SK_MAX_RANK];
 } SkTile;
 
 /* Row gather along dim 0 (index_select, embedding lookup):

@@ -20,7 +20,7 @@ struct SkTileSpan {
 template <typename I>
 __device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p) {
     SkTileSpan<I> t;
-    const I ti = (I)blockIdx.x / (I)p.tiles_b;
+    const I ti = (I)sk_div(p.div_tiles_b, blockIdx.x);
     const I tj = (I)blockIdx.x - ti * (I)p.tiles_b;
     t.a0 = ti * (I)p.tile_a;
     t.b0 = tj * (I)p.tile_b;
@@ -31,14 +31,29 @@ __device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p) {
     return t;
 }
 
+/* The element offsets of batch index bt from the base offsets d0 and s0: by the divisors
+ * with 32-bit indices (bt < batch < 2^31 there), by plain 64-bit division otherwise. */
+template <typename I>
+__device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& d0, I& s0) {
+    if (sizeof(I) == 4) {
+        int d = (int)d0, s = (int)s0;
+        sk_offsets_div(p.batch_rank, p.batch_divs, p.batch_dst_strides, p.batch_src_strides,
+                       (int)bt, d, s);
+        d0 = (I)d;
+        s0 = (I)s;
+    } else {
+        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
+                         bt, d0, s0);
+    }
+}
+
 /* Calls move(s, d) for every batch index this block handles, with the element offsets of
  * the tile's corner in the source (s, rows along A) and the destination (d, rows along B). */
 template <typename I, typename F>
 __device__ __forceinline__ void sk_tile_batches(const SkTile& p, const SkTileSpan<I>& t, F move) {
     for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
         I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
-        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
-                         bt, d0, s0);
+        sk_tile_batch_offsets<I>(p, bt, d0, s0);
         move(s0 + t.a0 * (I)p.src_stride_a + t.b0, d0 + t.b0 * (I)p.dst_stride_b + t.a0);
     }
 }
@@ -147,6 +162,9 @@ __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& 
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
     const int nt = (int)blockDim.x;
+    /* The tile's extents as divisors: a full tile's, or the last one's along A or B. */
+    const SkDiv32 div_nb = t.nb == p.tile_b ? p.div_b : p.div_b_edge;
+    const SkDiv32 div_na = t.na == p.tile_a ? p.div_a : p.div_a_edge;
     sk_tile_batches<I>(p, t, [&](I s, I d) {
         /* Read along B: consecutive threads read consecutive source elements. */
         for (int e0 = threadIdx.x; e0 < count; e0 += ILP * nt) {
@@ -155,7 +173,7 @@ __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& 
             for (int k = 0; k < ILP; ++k) {
                 const int e = e0 + k * nt;
                 if (e < count) {
-                    const int a = e / t.nb;
+                    const int a = (int)sk_div(div_nb, (unsigned)e);
                     v[k] = load(s + (I)a * src_stride_a + (I)(e - a * t.nb));
                 }
             }
@@ -163,7 +181,7 @@ __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& 
             for (int k = 0; k < ILP; ++k) {
                 const int e = e0 + k * nt;
                 if (e < count) {
-                    const int a = e / t.nb;
+                    const int a = (int)sk_div(div_nb, (unsigned)e);
                     SK_ST(&tile[a * pitch + (e - a * t.nb)], v[k]);
                 }
             }
@@ -171,7 +189,7 @@ __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& 
         __syncthreads();
         /* Write along A: consecutive threads write consecutive destination elements. */
         for (int e = threadIdx.x; e < count; e += nt) {
-            const int b = e / t.na;
+            const int b = (int)sk_div(div_na, (unsigned)e);
             const int a = e - b * t.na;
             SK_ST(&dst[d + (I)b * dst_stride_b + (I)a], SK_LD(&tile[a * pitch + b]));
         }

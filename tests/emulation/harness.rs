@@ -158,6 +158,8 @@ static SkDim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __launch_bounds__(...)
 #define __shared__
 static inline void __syncthreads() {{}}
+// CUDA's __umulhi: the high 32 bits of the 64-bit product of two unsigned ints.
+static inline unsigned __umulhi(unsigned a, unsigned b) {{ return (unsigned)(((unsigned long long)a * b) >> 32); }}
 #ifdef SK_RECORD_ACCESS
 // Accesses in program order per thread; buffers: 0 dst, 1 src, 2 index, 3 shared.
 struct SkRec {{ unsigned block, thread; unsigned char buffer, store; unsigned short bytes; unsigned long long at; }};

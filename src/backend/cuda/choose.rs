@@ -19,6 +19,7 @@
 // Index loops over the parallel size/stride arrays read better than zipped iterators.
 #![allow(clippy::needless_range_loop)]
 
+use super::divisor;
 use super::error::CudaError;
 use super::kernels::{Family, KernelId};
 pub use super::packed::{DeviceLimits, TILEP_REGISTERS, tile_packed_pitch};
@@ -275,6 +276,7 @@ fn strided_launch(
             p.dst_strides[k] = d.dst[k] as i32;
             p.src_strides[k] = d.src[k] as i32;
         }
+        divisor::strided_divisors(&mut p);
         LaunchParams::Strided32(p)
     };
     GpuLaunch {
@@ -400,6 +402,12 @@ fn tile_launch_with(
     }
     p.batch_rank = n as i32;
     p.batch = batch;
+    let unit = if kernel.name().starts_with("sk_tilev_") {
+        16 / width as i64
+    } else {
+        1
+    };
+    divisor::tile_divisors(&mut p, unit);
     Some(GpuLaunch {
         kernel,
         grid: ((tiles_a * tiles_b) as u32, batch.min(65535) as u32, 1),

@@ -10,6 +10,7 @@
 
 pub mod choose;
 pub mod context;
+pub mod divisor;
 pub mod elementwise;
 pub mod error;
 pub mod kernels;

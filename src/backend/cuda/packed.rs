@@ -4,6 +4,7 @@
 //! each in warp requests aligned to 32-byte sectors. choose.rs decides when it replaces the
 //! scalar tile.
 
+use super::divisor;
 use super::params::{SK_MAX_RANK, SkTile};
 
 const MAX_RANK: usize = SK_MAX_RANK as usize;
@@ -484,6 +485,7 @@ pub(super) fn packed_tile(
         } else {
             chunked_efficiency(store_n, column, width)
         };
+    divisor::tile_divisors(&mut p, 1);
     Some(PackedTile {
         params: p,
         shared: shared_of(na, nb)?,

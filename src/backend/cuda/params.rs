@@ -21,6 +21,21 @@ pub enum SkDType {
 }
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
+pub struct SkDiv32 {
+    pub d: u32,
+    pub m: u32,
+    pub s: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of SkDiv32"][::core::mem::size_of::<SkDiv32>() - 12usize];
+    ["Alignment of SkDiv32"][::core::mem::align_of::<SkDiv32>() - 4usize];
+    ["Offset of field: SkDiv32::d"][::core::mem::offset_of!(SkDiv32, d) - 0usize];
+    ["Offset of field: SkDiv32::m"][::core::mem::offset_of!(SkDiv32, m) - 4usize];
+    ["Offset of field: SkDiv32::s"][::core::mem::offset_of!(SkDiv32, s) - 8usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
 pub struct SkStrided32 {
     pub sizes: [i32; 8usize],
     pub dst_strides: [i32; 8usize],
@@ -31,10 +46,11 @@ pub struct SkStrided32 {
     pub rank: i32,
     pub dst_dtype: i32,
     pub src_dtype: i32,
+    pub size_divs: [SkDiv32; 8usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of SkStrided32"][::core::mem::size_of::<SkStrided32>() - 120usize];
+    ["Size of SkStrided32"][::core::mem::size_of::<SkStrided32>() - 216usize];
     ["Alignment of SkStrided32"][::core::mem::align_of::<SkStrided32>() - 4usize];
     ["Offset of field: SkStrided32::sizes"][::core::mem::offset_of!(SkStrided32, sizes) - 0usize];
     ["Offset of field: SkStrided32::dst_strides"]
@@ -51,6 +67,8 @@ const _: () = {
         [::core::mem::offset_of!(SkStrided32, dst_dtype) - 112usize];
     ["Offset of field: SkStrided32::src_dtype"]
         [::core::mem::offset_of!(SkStrided32, src_dtype) - 116usize];
+    ["Offset of field: SkStrided32::size_divs"]
+        [::core::mem::offset_of!(SkStrided32, size_divs) - 120usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
@@ -106,10 +124,16 @@ pub struct SkTile {
     pub tiles_b: i32,
     pub dst_dtype: i32,
     pub src_dtype: i32,
+    pub div_tiles_b: SkDiv32,
+    pub div_a: SkDiv32,
+    pub div_b: SkDiv32,
+    pub div_a_edge: SkDiv32,
+    pub div_b_edge: SkDiv32,
+    pub batch_divs: [SkDiv32; 8usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of SkTile"][::core::mem::size_of::<SkTile>() - 272usize];
+    ["Size of SkTile"][::core::mem::size_of::<SkTile>() - 432usize];
     ["Alignment of SkTile"][::core::mem::align_of::<SkTile>() - 8usize];
     ["Offset of field: SkTile::batch_sizes"][::core::mem::offset_of!(SkTile, batch_sizes) - 0usize];
     ["Offset of field: SkTile::batch_dst_strides"]
@@ -131,6 +155,13 @@ const _: () = {
     ["Offset of field: SkTile::tiles_b"][::core::mem::offset_of!(SkTile, tiles_b) - 260usize];
     ["Offset of field: SkTile::dst_dtype"][::core::mem::offset_of!(SkTile, dst_dtype) - 264usize];
     ["Offset of field: SkTile::src_dtype"][::core::mem::offset_of!(SkTile, src_dtype) - 268usize];
+    ["Offset of field: SkTile::div_tiles_b"]
+        [::core::mem::offset_of!(SkTile, div_tiles_b) - 272usize];
+    ["Offset of field: SkTile::div_a"][::core::mem::offset_of!(SkTile, div_a) - 284usize];
+    ["Offset of field: SkTile::div_b"][::core::mem::offset_of!(SkTile, div_b) - 296usize];
+    ["Offset of field: SkTile::div_a_edge"][::core::mem::offset_of!(SkTile, div_a_edge) - 308usize];
+    ["Offset of field: SkTile::div_b_edge"][::core::mem::offset_of!(SkTile, div_b_edge) - 320usize];
+    ["Offset of field: SkTile::batch_divs"][::core::mem::offset_of!(SkTile, batch_divs) - 332usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
