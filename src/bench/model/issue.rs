@@ -66,41 +66,77 @@ struct TileCost {
     store_once: u32,
 }
 
+/// Which kernels' SASS the counts are of: those measured on the H200 run of 2026-12-04
+/// (build bb865aa: 32-bit divisions by run-time values), which tests/model_calibration.rs
+/// checks the model against, or the current ones (division by invariant integers, change
+/// 18 of bench/model-notes.md: a multiply-high, an add and a shift per division), which
+/// `stridekit model` predicts. Both counted the same way (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelBuild {
+    MeasuredH200,
+    Current,
+}
+
 /// The 16-byte tiles, by element width (sk_tilev_w{1,2,4,8}_i32; the 1-byte counts are
 /// those of the swizzled 64 x 64 tile).
-fn tilev_cost(width: usize) -> Option<TileCost> {
-    let c = |prologue, batch, fixed, fill, fill_word, per_trip, store, store_once| TileCost {
-        prologue,
-        batch,
-        batch_dim: 32,
-        fixed,
-        fill,
-        fill_word,
-        per_trip,
-        store,
-        store_once,
+fn tilev_cost(width: usize, build: KernelBuild) -> Option<TileCost> {
+    let c = |prologue, batch, batch_dim, fixed, fill, fill_word, per_trip, store, store_once| {
+        TileCost {
+            prologue,
+            batch,
+            batch_dim,
+            fixed,
+            fill,
+            fill_word,
+            per_trip,
+            store,
+            store_once,
+        }
     };
-    Some(match width {
-        1 => c(67, 37, 42, 43, 110, 1, 118, 0),
-        2 => c(71, 30, 44, 92, 67, 2, 129, 0),
-        4 => c(88, 34, 39, 89, 24, 2, 47, 12),
-        8 => c(86, 30, 38, 87, 41, 2, 46, 14),
+    Some(match (build, width) {
+        (KernelBuild::MeasuredH200, 1) => c(67, 37, 32, 42, 43, 110, 1, 118, 0),
+        (KernelBuild::MeasuredH200, 2) => c(71, 30, 32, 44, 92, 67, 2, 129, 0),
+        (KernelBuild::MeasuredH200, 4) => c(88, 34, 32, 39, 89, 24, 2, 47, 12),
+        (KernelBuild::MeasuredH200, 8) => c(86, 30, 32, 38, 87, 41, 2, 46, 14),
+        // Current: prologue [0, batch loop head), fill and store trips as the loops'
+        // lengths, a word the mean of its guarded block; batch head and fixed kept.
+        (KernelBuild::Current, 1) => c(43, 37, 13, 42, 29, 94, 1, 106, 0),
+        (KernelBuild::Current, 2) => c(48, 30, 13, 44, 54, 64, 2, 115, 0),
+        (KernelBuild::Current, 4) => c(63, 34, 13, 39, 51, 18, 2, 33, 12),
+        (KernelBuild::Current, 8) => c(67, 30, 13, 38, 52, 36, 2, 36, 14),
         _ => return None,
     })
 }
 
 /// The scalar tile of 4-byte elements (sk_tile_w4_i32): 4 loads per fill trip.
-const TILE_W4: TileCost = TileCost {
-    prologue: 96,
-    batch: 34,
-    batch_dim: 33,
-    fixed: 47,
-    fill: 32,
-    fill_word: 62,
-    per_trip: 4,
-    store: 27,
-    store_once: 0,
-};
+fn tile_w4_cost(build: KernelBuild) -> TileCost {
+    match build {
+        KernelBuild::MeasuredH200 => TileCost {
+            prologue: 96,
+            batch: 34,
+            batch_dim: 33,
+            fixed: 47,
+            fill: 32,
+            fill_word: 62,
+            per_trip: 4,
+            store: 27,
+            store_once: 0,
+        },
+        // Fill trip [0xd80, 0x12d0) 85 (its elements predicated, not branched: split
+        // 25 + 15 per element), store loop 55 per 4 elements.
+        KernelBuild::Current => TileCost {
+            prologue: 90,
+            batch: 34,
+            batch_dim: 13,
+            fixed: 47,
+            fill: 25,
+            fill_word: 15,
+            per_trip: 4,
+            store: 14,
+            store_once: 0,
+        },
+    }
+}
 
 /// Threads per block (SK_BLOCK) and per warp.
 const THREADS: i64 = 256;
@@ -148,16 +184,28 @@ fn tile_block(c: &TileCost, batch_rank: i64, load_units: i64, store_units: i64) 
 }
 
 /// Per-element and per-step counts of the element-wise copies (sk_copy_body, gather mode):
-/// per element 37 instructions for the innermost dimension, 29.5 per further dimension
-/// (a 32-bit division and two multiply-adds) and 1 per unused one of the 8; per step 20
-/// (the stores, the loop); 28 once per thread.
-fn gather_step(rank: i64, ept: i64) -> f64 {
-    let element = 37.0 + (rank - 1).max(0) as f64 * 29.5 + (8 - rank).max(0) as f64;
+/// measured build, per element 37 instructions for the innermost dimension, 29.5 per
+/// further dimension (a 32-bit division and two multiply-adds) and 1 per unused one of
+/// the 8; current build (the loop [0x2a0, 0x1970) of sk_gather_w4_i32, 365 for 4 elements
+/// of rank 8), 30 and 8 per further dimension. Per step 20 (the stores, the loop); 28 once
+/// per thread.
+fn gather_step(rank: i64, ept: i64, build: KernelBuild) -> f64 {
+    let (first, dim) = match build {
+        KernelBuild::MeasuredH200 => (37.0, 29.5),
+        KernelBuild::Current => (30.0, 8.0),
+    };
+    let element = first + (rank - 1).max(0) as f64 * dim + (8 - rank).max(0) as f64;
     20.0 + ept as f64 * element
 }
 
-/// Warp instructions the launch executes, or None for a kernel whose SASS was not counted.
+/// Warp instructions the launch executes (current kernels), or None for a kernel whose
+/// SASS was not counted.
 pub fn warp_instructions(l: &GpuLaunch) -> Option<f64> {
+    warp_instructions_of(l, KernelBuild::Current)
+}
+
+/// The same for the kernels of `build`.
+pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
     let name = l.kernel.name();
     let width = |prefix: &str| -> Option<usize> {
         name.strip_prefix(prefix)?
@@ -170,10 +218,10 @@ pub fn warp_instructions(l: &GpuLaunch) -> Option<f64> {
             let (cost, load_units, store_units) = if let Some(w) = width("sk_tilev_w") {
                 let v = (16 / w) as i64;
                 let (ta, tb) = (p.tile_a as i64, p.tile_b as i64);
-                (tilev_cost(w)?, ta * (tb / v), tb * (ta / v))
+                (tilev_cost(w, build)?, ta * (tb / v), tb * (ta / v))
             } else if name == "sk_tile_w4_i32" {
                 let n = p.tile_a as i64 * p.tile_b as i64;
-                (TILE_W4, n, n)
+                (tile_w4_cost(build), n, n)
             } else {
                 return None;
             };
@@ -187,7 +235,7 @@ pub fn warp_instructions(l: &GpuLaunch) -> Option<f64> {
             let ept = copy_ept(w, false) as i64;
             let warp_steps = (p.numel as f64 / (LANES * ept) as f64).ceil();
             let once = l.grid.0 as f64 * (THREADS / LANES) as f64 * 28.0;
-            Some(warp_steps * gather_step(p.rank as i64, ept) + once)
+            Some(warp_steps * gather_step(p.rank as i64, ept, build) + once)
         }
         LaunchParams::Rows(p) if name.starts_with("sk_rows_w") => {
             // Per warp iteration of 4 rows: 28 + 41 per row (its index load, the bounds

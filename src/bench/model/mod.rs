@@ -143,8 +143,14 @@ fn case_launch(case: &Case) -> Result<(Option<GpuLaunch>, Vec<i64>, u64, u64), M
     })
 }
 
-/// The model of one case.
+/// The model of one case (the current kernels' instruction counts).
 pub fn model_case(case: &Case) -> Result<ModelRecord, ModelError> {
+    model_case_of(case, issue::KernelBuild::Current)
+}
+
+/// The model of one case with the instruction counts of the kernels of `build`
+/// (tests/model_calibration.rs: the kernels the H200 run measured).
+pub fn model_case_of(case: &Case, build: issue::KernelBuild) -> Result<ModelRecord, ModelError> {
     let (launch, index, read, written) = case_launch(case)?;
     let mut rec = ModelRecord {
         case: case.case.clone(),
@@ -233,7 +239,7 @@ pub fn model_case(case: &Case) -> Result<ModelRecord, ModelError> {
     } else {
         100.0
     };
-    if let Some(n) = issue::warp_instructions(&l).filter(|_| r + w > 0.0) {
+    if let Some(n) = issue::warp_instructions_of(&l, build).filter(|_| r + w > 0.0) {
         rec.warp_instructions_per_byte = Some(n / (r + w));
         rec.issue_bound_pct = Some(issue::issue_bound_pct(n, r + w));
     }
