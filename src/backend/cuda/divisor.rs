@@ -21,7 +21,7 @@ pub fn div32(d: u32) -> SkDiv32 {
     let s = 32 - (d - 1).leading_zeros();
     let d64 = d as u64;
     // 2^(32+s) <= 2^63: no overflow in u64.
-    let big = ((1u64 << (32 + s)) + d64 - 1) / d64;
+    let big = (1u64 << (32 + s)).div_ceil(d64);
     SkDiv32 {
         d,
         m: (big - (1u64 << 32)) as u32,
