@@ -42,6 +42,17 @@ def _mapped_bytes() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def limit_address_space() -> int:
+    """RLIMIT_AS at what this process has mapped + LIMIT_MARGIN (within the hard limit): a
+    larger request fails whatever the host's overcommit policy. The limit."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = _mapped_bytes() + LIMIT_MARGIN
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    return limit
+
+
 def trace_golden(torch, tracer_cls, run_file, directory, program, device):
     path = os.path.join(directory, "prog.py")
     with open(path, "w") as f:
@@ -86,11 +97,7 @@ def main(argv):
     import stridekit
     from stridekit.trace_run import Tracer, run_file
 
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = _mapped_bytes() + LIMIT_MARGIN
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    limit_address_space()
     differ, rows = [], golden_rows()
     with tempfile.TemporaryDirectory() as d:
         for r in rows:

@@ -336,6 +336,17 @@ def _golden_child(tmp_path, device):
     return json.loads(r.stdout.splitlines()[-1])
 
 
+def test_the_golden_child_refuses_what_an_overcommitting_host_would_grant():
+    # Under golden_trace.py's limit a request past the margin fails as the i10_oom_* programs
+    # expect, even for a size this host would grant (lazily) without it.
+    code = ("import sys, torch; sys.path.insert(0, %r); import golden_trace as g; g.limit_address_space()\n"
+            "try:\n    torch.empty(g.LIMIT_MARGIN + (1 << 30), dtype=torch.uint8)\n"
+            "except RuntimeError as e:\n    print('refused', 'DefaultCPUAllocator' in str(e))\n") % HERE
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    assert r.stdout.strip() == "refused True", r.stdout + r.stderr[-2000:]
+
+
 def test_every_golden_program_matches_explain_on_the_cpu(tmp_path):
     # Tensors (values included), storages, totals, steps, peak, output and the error's
     # position. (The four version-error programs agree too: trace_saved.py keeps PyTorch's
