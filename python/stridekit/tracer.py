@@ -245,7 +245,7 @@ class Tracer:
             # operator: that one is new.)
             aliasing = name != "aten::lift_fresh" and any(r.alias_info is not None for r in schema.returns)
             after, temps = (), []
-            if self.session_sim and not cuda_rules.in_host_scope():
+            if self.session_sim and self._on_device(args):
                 before, after = cuda_rules.kernel_temporaries(name, args, kwargs)
                 self._temporaries(before, temps)
             for t in tree_leaves(out):
@@ -298,7 +298,7 @@ class Tracer:
             return
         try:
             name = func._schema.name
-            if not cuda_rules.index_checked_on_device(name, error) or cuda_rules.in_host_scope():
+            if not cuda_rules.index_checked_on_device(name, error) or not self._on_device(args):
                 return
             if any(r.alias_info is not None for r in func._schema.returns):
                 return  # in place: nothing new

@@ -17,15 +17,12 @@ from stridekit.trace_run import Tracer, run_file  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 MIB = 1 << 20
-# What PyTorch reads for its workspaces and the allocator's settings: unset here, as in the run.
-ENV = ("CUBLAS_WORKSPACE_CONFIG", "CUBLASLT_WORKSPACE_SIZE", "TORCH_CUBLASLT_UNIFIED_WORKSPACE",
-       "DISABLE_ADDMM_CUDA_LT", "PYTORCH_CUDA_ALLOC_CONF", "STRIDEKIT_ALLOC_CONF")
 
 
 @pytest.fixture
 def clean_env(monkeypatch):
-    for k in ENV:
-        monkeypatch.delenv(k, raising=False)
+    """The environment as in the recorded run: conftest.py unsets what PyTorch reads for its
+    workspaces and the allocator's settings for every test; this hands the monkeypatch on."""
     return monkeypatch
 
 
