@@ -162,7 +162,7 @@ class BackwardWatch:
         host = cuda_rules.in_host_scope()
         allocs, live, order = {}, {}, []  # allocs: order -> [bytes, ops, free ops or None]
         left = set(gone)
-        reused = 0
+        reused, unseen = 0, []
         for _, n, ptr, size, ops in self._events(prof):
             if ptr is None:  # a known storage's end (its memory's free has no event)
                 if size in left:
@@ -190,6 +190,8 @@ class BackwardWatch:
             if k is not None and k in left:
                 left.discard(k)
                 order.append(("k", k))
+            elif k is not None:  # its memory went, its storage object did not (yet)
+                unseen.append(-size)
         keys = {}
         gemms = set()  # the matrix products whose first allocation was seen
         for kind, v in order:
@@ -221,6 +223,9 @@ class BackwardWatch:
         if reused:
             t._notes.append(f"backward(): {reused} allocation(s) at an address still live in the profiler's "
                             "events were taken as freed before it")
+        if unseen:
+            t._notes.append(f"backward(): {len(unseen)} block(s) of storages known before it were freed while "
+                            f"their storage objects lived on (kept allocated until those end): {sorted(unseen)[:8]} bytes")
         info = {ptr: (allocs[n][0], allocs[n][1][-1].name if allocs[n][1] else "no operator")
                 for ptr, n in live.items()}
         if real and t._blas is not None:
