@@ -86,3 +86,45 @@ fn pow_backward_keeps_its_two_temporaries_until_the_product() {
     assert_eq!(figures(p), (2048, 3584));
     assert_eq!(output(p), "[[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]\n");
 }
+
+/// allocated_bytes.all.current after every step; the program must run without error.
+fn steps(program: &str) -> Vec<i64> {
+    let r = sim(program);
+    assert!(r["error"].is_null(), "{}", r["error"]);
+    r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["allocator"]["allocated_bytes.all.current"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect()
+}
+
+// A backward() that raises: Tensor.backward and torch.autograd.backward are Python frames,
+// which the exception's traceback keeps, so the tensor backward() was called on and the root
+// gradient live as long as the exception (PyTorch 2.11 on an H200, golden program
+// ag_version_error_catch: 2560 after the print in the except body; on the CPU the same, seen
+// through weakref.finalize on the two storages: freed when the except body ends).
+#[test]
+fn a_caught_backward_error_keeps_what_its_traceback_holds() {
+    let body = "w = torch.ones(2, 3, requires_grad=True)\ny = w * 2\nz = y * y\ny.add_(1)\ntry:\n    z.sum().backward()\nexcept RuntimeError as err:\n    print(str(err))\n";
+    // w, y, z: 1536; z.sum() and the ones: 1024 more inside the except body, gone after it.
+    assert_eq!(
+        steps(&format!("{body}a = 1\n")),
+        [512, 1024, 1536, 1536, 2560, 1536]
+    );
+    // Kept by the program, the exception keeps them until it goes.
+    assert_eq!(
+        steps(&format!("{body}    kept = err\na = 1\ndel kept\n")),
+        [512, 1024, 1536, 1536, 2560, 2560, 2560, 1536]
+    );
+    // An exception raised in the except body holds the first as its __context__.
+    let chained = "w = torch.ones(2, 3, requires_grad=True)\ny = w * 2\nz = y * y\ny.add_(1)\ntry:\n    try:\n        z.sum().backward()\n    except RuntimeError as err:\n        raise ValueError('again')\nexcept ValueError as e2:\n    b = 1\nc = 1\n";
+    assert_eq!(steps(chained), [512, 1024, 1536, 1536, 2560, 1536]);
+    // A backward() refused before its pass made no root gradient: the receiver only.
+    let p = "w = torch.ones(3)\ntry:\n    (w * 2).sum().backward()\nexcept RuntimeError as e:\n    b = 1\nc = 1\n";
+    assert_eq!(steps(p), [512, 1024, 512]);
+}

@@ -26,6 +26,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--retained-fraction", type=float, default=0.5, help="retained_storage: least unaddressed fraction (default 0.5)")
     p.add_argument("--save-min-extra-bytes", type=int, default=1, help="saves_whole_storage: least unaddressed bytes written (default 1)")
     p.add_argument("--no-function-steps", action="store_true", help="steps only outside function bodies (explain's rule)")
+    p.add_argument("--step-counters", choices=["host", "device"], default="host",
+                   help="sim: an optimizer's step counters on the host (default: a model moved with .to(device)) "
+                        "or on cuda:0 (torch.set_default_device('cuda'), as --device cuda runs the program)")
     p.add_argument("program", help="the program (a .py file)")
     p.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     return p
@@ -40,7 +43,7 @@ def trace_main(argv: list[str]) -> int:
             args.device, args.alloc_conf,
             retained_min_bytes=args.retained_min_bytes, retained_fraction=args.retained_fraction,
             save_min_extra_bytes=args.save_min_extra_bytes,
-            function_steps=not args.no_function_steps, fake=args.fake,
+            function_steps=not args.no_function_steps, fake=args.fake, step_counters=args.step_counters,
         )
     except Exception as e:
         print(f"stridekit trace: {e}", file=sys.stderr)

@@ -11,14 +11,18 @@ it imports nothing of stridekit).
 - dropped, CPU kernel internals: a storage freed inside the call of the operator that made
   it when that operator has its own CUDA kernel (its CPU kernel's scratch space); the
   tracer never sees those (a dispatch mode sees operators' outputs only);
-- added, CUDA only: the cuBLAS workspace that PyTorch 2.11 takes from the caching allocator
-  at the first cuBLAS call and keeps (32 MiB on sm_90), right after the first matrix
-  product's output;
+- added, CUDA only: the cuBLAS and cuBLASLt workspaces that PyTorch 2.11 takes from the
+  caching allocator and keeps, one set per thread that calls cuBLAS (the program's own and
+  the autograd engine's cuda:0 thread): :class:`BlasWorkspaces`, which ``trace --device
+  sim`` and ``--device cuda`` share (``scripts/record_model_traces.py`` still adds one
+  cuBLAS workspace, :data:`CUBLAS_WORKSPACE_BYTES`, at the first matrix product);
 - not modelled: cuDNN workspaces, CUDA kernels' internal buffers.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from contextlib import contextmanager
 
 HOST_SCOPE = "stridekit::host"
@@ -81,24 +85,205 @@ def is_gemm(op_names) -> bool:
 
 
 class CudaRequests:
-    """The rules applied online, storage by storage (the tracer's form): ``created`` says
-    whether the storage is a request and whether the cuBLAS workspace comes right after."""
+    """The rules applied online, storage by storage (the tracer's form of :func:`drop_reason`),
+    counting what was dropped and why."""
 
     def __init__(self) -> None:
-        self.gemm_seen = False
         self.dropped: dict[str, int] = {}
 
-    def created(self, op_name: str | None, host: bool) -> tuple[bool, bool]:
-        """(kept, add_workspace_after) for a storage made by `op_name` (None: outside every
-        operator)."""
-        ops = [op_name] if op_name else []
-        why = drop_reason(host, ops)
+    def created(self, op_name: str | None, host: bool) -> bool:
+        """Whether a storage made by `op_name` (None: outside every operator) is a request."""
+        why = drop_reason(host, [op_name] if op_name else [])
         if why is not None:
             self.dropped[why] = self.dropped.get(why, 0) + 1
-            return False, False
-        workspace = not self.gemm_seen and is_gemm(ops)
-        self.gemm_seen = self.gemm_seen or workspace
-        return True, workspace
+            return False
+        return True
+
+
+# ---- cuBLAS and cuBLASLt workspaces --------------------------------------------------------
+# PyTorch 2.11 (aten/src/ATen/cuda/CublasHandlePool.cpp, CUDABlas.cpp, native/cuda/Blas.cpp):
+# every cuBLAS call gets the calling thread's handle (a thread-local pool window), and the
+# first call on a (handle, stream) allocates that pair's cuBLAS workspace through the caching
+# allocator and keeps it (getChosenWorkspaceSize: CUBLAS_WORKSPACE_CONFIG ":SIZE:COUNT"...,
+# SIZE KiB x COUNT summed; unset: 4096 KiB x 8 = 32 MiB on sm_90, else 2 x 4096 KiB + 8 x
+# 16 KiB). A cuBLASLt call (addmm with a 1-D bias, _addmm_activation) first takes the
+# handle (so the cuBLAS workspace first), then the pair's cuBLASLt workspace, also kept:
+# CUBLASLT_WORKSPACE_SIZE KiB (default 1024), capped at the cuBLAS size unless
+# TORCH_CUBLASLT_UNIFIED_WORKSPACE=0; with TORCH_CUBLASLT_UNIFIED_WORKSPACE=1 cuBLASLt uses
+# the cuBLAS workspace and allocates none. DISABLE_ADDMM_CUDA_LT=1 sends addmm to cuBLAS.
+# The autograd engine runs cuda:0's backward nodes on a thread of its own, whose handle gets
+# a workspace of its own at the first matrix product of the first backward.
+# Measured on an H200 (2026-12-04, torch 2.11.0+cu130): 32 MiB + 1 MiB at the first forward
+# of a Linear layer, 32 MiB more at the first backward (python/tests/data/h200_trace_cuda.json).
+
+# Operators whose CUDA kernels call cuBLAS (through getCurrentCUDABlasHandle).
+CUBLAS_OPS = {
+    "aten::mm", "aten::addmm", "aten::addmm_", "aten::bmm", "aten::baddbmm", "aten::baddbmm_",
+    "aten::addbmm", "aten::addbmm_", "aten::mv", "aten::addmv", "aten::addmv_", "aten::dot",
+    "aten::vdot", "aten::_addmm_activation",
+}
+# Not modelled: TORCH_BLAS_PREFER_CUBLASLT (every GEMM through cuBLASLt), cuSOLVER/MAGMA's
+# linear algebra, the tunable GEMMs (PYTORCH_TUNABLEOP_ENABLED), streams other than the
+# current one.
+_BLAS_DTYPES = ("float32", "float64", "float16", "bfloat16", "complex64", "complex128")
+_LT_DTYPES = ("float32", "float64", "float16", "bfloat16")
+
+
+def cublas_workspace_bytes(config: str | None, sm90: bool = True) -> int:
+    """getChosenWorkspaceSize: the cuBLAS workspace for CUBLAS_WORKSPACE_CONFIG `config`
+    (None: unset; a value without ":SIZE:COUNT" gets the default, as PyTorch warns)."""
+    default = 4096 * 1024 * 8 if sm90 else 4096 * 1024 * 2 + 16 * 1024 * 8
+    if config is None:
+        return default
+    pairs = re.findall(r":([0-9]+):([0-9]+)", config)
+    if not pairs:
+        return default
+    return sum(int(size) * 1024 * int(count) for size, count in pairs)
+
+
+def _env_flag(value: str | None) -> bool | None:
+    """c10::utils::check_env: "1" true, "0" false, anything else (or unset) None."""
+    return {"1": True, "0": False}.get(value) if value is not None else None
+
+
+def _stoi(value: str) -> int | None:
+    """std::stoi: optional spaces, a sign and digits, the rest ignored; None when no digits."""
+    m = re.match(r"\s*([+-]?[0-9]+)", value)
+    if m is None:
+        return None
+    n = int(m.group(1))
+    return n if -(2**31) <= n < 2**31 else None
+
+
+def cublaslt_workspace_bytes(size: str | None, unified: str | None, cublas_bytes: int) -> int:
+    """getCUDABlasLtWorkspaceSize: CUBLASLT_WORKSPACE_SIZE `size` KiB (default 1024; an
+    unreadable value gets the default), capped at `cublas_bytes` unless
+    TORCH_CUBLASLT_UNIFIED_WORKSPACE (`unified`) is "0"."""
+    kib = 1024
+    if size is not None:
+        n = _stoi(size)
+        if n is not None:
+            kib = n
+    if kib < 0:
+        raise ValueError(f"CUBLASLT_WORKSPACE_SIZE={size!r} is negative: PyTorch would ask the caching "
+                         "allocator for a workspace of more than 2**63 bytes")
+    n = kib * 1024
+    if _env_flag(unified) is not False and cublas_bytes < n:
+        n = cublas_bytes
+    return n
+
+
+def _dtype(t) -> str:
+    return str(t.dtype).replace("torch.", "")
+
+
+def _is_tensor(x) -> bool:
+    import torch
+
+    return isinstance(x, torch.Tensor)
+
+
+def calls_cublas(op_name: str, args, kwargs) -> bool:
+    """Whether this call of a :data:`CUBLAS_OPS` operator reaches cuBLAS on CUDA (empty
+    products and integer dtypes do not: the former are filled without it, the latter are
+    refused on CUDA)."""
+    if op_name not in CUBLAS_OPS:
+        return False
+    ts = [a for a in args if _is_tensor(a)]
+    if len(ts) < 2 or any(_dtype(t) not in _BLAS_DTYPES for t in ts):
+        return False
+    if op_name in ("aten::dot", "aten::vdot"):
+        return True  # dot_cuda takes the handle for any length
+    a, b = ts[-2], ts[-1]  # mat1/mat2, batch1/batch2, mat/vec
+    if op_name in ("aten::mv", "aten::addmv", "aten::addmv_"):
+        return a.numel() > 0
+    if op_name.startswith(("aten::bmm", "aten::baddbmm", "aten::addbmm")):
+        if a.dim() != 3 or b.dim() != 3:
+            return False
+        return a.size(0) > 0 and a.size(1) * b.size(2) > 0 and a.size(2) > 0
+    if a.dim() != 2 or b.dim() != 2:
+        return False
+    return a.size(0) * b.size(1) > 0 and a.size(1) > 0
+
+
+def uses_cublaslt(op_name: str, args, kwargs, out, lt_disabled: bool = False) -> bool:
+    """isInputCompliesAddmmCudaLt (CUDA 12.1+): an out-of-place addmm (or _addmm_activation)
+    with beta 1, a 2-D contiguous result, a contiguous bias of one non-singleton dimension of
+    the result's width (with an activation also a 2-D bias that broadcasts), a float, double,
+    half or bfloat16 product, and every dimension of both matrices over 1."""
+    if lt_disabled or op_name not in ("aten::addmm", "aten::_addmm_activation"):
+        return False
+    if len(args) < 3 or not all(_is_tensor(a) for a in args[:3]) or not _is_tensor(out):
+        return False
+    bias, m1, m2 = args[:3]
+    if out is bias or kwargs.get("beta", 1) != 1:
+        return False
+    if out.dim() != 2 or not out.is_contiguous() or m1.dim() != 2 or m2.dim() != 2:
+        return False
+    if _dtype(m1) not in _LT_DTYPES or min(m1.size(0), m1.size(1), m2.size(0), m2.size(1)) <= 1:
+        return False
+    fusable = bias.is_contiguous() and bias.dim() >= 1 and (bias.dim() == 1 or bias.squeeze().dim() == 1) \
+        and bias.size(-1) == m2.size(1)
+    if fusable:
+        return True
+    activation = op_name == "aten::_addmm_activation"
+    return activation and bias.dim() == 2 and all(
+        s in (1, want) for s, want in zip(bias.shape, (m1.size(0), m2.size(1))))
+
+
+class BlasWorkspaces:
+    """The workspaces cuBLAS and cuBLASLt take from the caching allocator, per thread that
+    calls them ("main": the program's; "autograd": the engine's cuda:0 thread), one model
+    for ``trace --device sim`` and ``--device cuda``. `env`: the environment whose
+    variables PyTorch reads (default os.environ); `sm90`: the device is compute
+    capability 9.0 (H100, H200: the 32 MiB default)."""
+
+    def __init__(self, env=None, sm90: bool = True) -> None:
+        env = os.environ if env is None else env
+        self.cublas_bytes = cublas_workspace_bytes(env.get("CUBLAS_WORKSPACE_CONFIG"), sm90)
+        self.lt_bytes = cublaslt_workspace_bytes(
+            env.get("CUBLASLT_WORKSPACE_SIZE"), env.get("TORCH_CUBLASLT_UNIFIED_WORKSPACE"), self.cublas_bytes)
+        self.lt_shares_cublas = _env_flag(env.get("TORCH_CUBLASLT_UNIFIED_WORKSPACE")) is True
+        self.lt_disabled = env.get("DISABLE_ADDMM_CUDA_LT") == "1"
+        self.sm90 = sm90
+        self._held: set[tuple[str, str]] = set()
+        self.taken: list[tuple[str, str, int]] = []  # (thread, "cuBLAS" | "cuBLASLt", bytes)
+
+    def _take(self, thread: str, kind: str, nbytes: int) -> list[int]:
+        if (thread, kind) in self._held:
+            return []
+        self._held.add((thread, kind))
+        if nbytes == 0:  # allocate(0) hands out no block
+            return []
+        self.taken.append((thread, kind, nbytes))
+        return [nbytes]
+
+    def after(self, op_name: str, args, kwargs, out, thread: str = "main") -> list[int]:
+        """The workspace allocations (bytes, in order) an operator call makes right after its
+        output on `thread`: none once that thread holds them."""
+        if not calls_cublas(op_name, args, kwargs):
+            return []
+        sizes = self._take(thread, "cuBLAS", self.cublas_bytes)
+        if not self.lt_shares_cublas and uses_cublaslt(op_name, args, kwargs, out, self.lt_disabled):
+            sizes += self._take(thread, "cuBLASLt", self.lt_bytes)
+        return sizes
+
+    def after_backward_op(self, op_name: str, thread: str = "autograd") -> list[int]:
+        """:meth:`after` for an operator seen only by name (the profiler's events while the
+        engine runs): a matrix product there is taken to reach cuBLAS (backward's formulas
+        use mm/bmm, not a biased addmm)."""
+        if op_name not in CUBLAS_OPS:
+            return []
+        return self._take(thread, "cuBLAS", self.cublas_bytes)
+
+    def note(self, prefix: str) -> str | None:
+        """What was added, for the report's notes."""
+        if not self.taken:
+            return None
+        parts = ", ".join(f"{kind} {n} bytes ({thread} thread)" for thread, kind, n in self.taken)
+        arch = "sm_90" if self.sm90 else "not sm_90"
+        return (f"{prefix}: cuBLAS/cuBLASLt workspaces allocated and kept as PyTorch 2.11 on {arch} "
+                f"takes them: {parts}")
 
 
 # ---- what a CUDA kernel allocates that the CPU run never shows --------------------------

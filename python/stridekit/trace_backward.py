@@ -14,6 +14,11 @@ results of ``grad``) get their identity after it returns: found by data pointer 
 tensors the call was given and returned, the leaves of their graphs, the named tensors and
 the saved ones (the garbage collector's tensors last).
 
+Under ``--device sim`` the engine's first matrix product gets the cuBLAS workspace of the
+engine's own cuda:0 thread (cuda_rules.BlasWorkspaces), as on a GPU; under ``--device cuda``
+the profiler sees the GPU's own allocations, that workspace among them, and no CPU rule
+applies.
+
 Not done this way (the mode stays on): when a profiler already runs (one profiler at a
 time), under ``fake``, and a backward inside a backward (hooks).
 """
@@ -148,12 +153,16 @@ class BackwardWatch:
         """The engine's storages into the session, in the order the profiler saw them: a
         storage allocated and freed inside an operator that has a CUDA kernel of its own
         is the CPU kernel's internal buffer (no CUDA request, cuda_rules.drop_reason), as
-        are storages made outside every operator."""
+        are storages made outside every operator; under --device cuda every event is the
+        GPU's own. After the first allocation inside a matrix product (its output) come the
+        workspaces the engine's thread takes (sim; the GPU's are among the events)."""
         t = self.tracer
         session = t.session
+        real = t._real_devices
         host = cuda_rules.in_host_scope()
         allocs, live, order = {}, {}, []  # allocs: order -> [bytes, ops, free ops or None]
         left = set(gone)
+        reused, unseen = 0, []
         for _, n, ptr, size, ops in self._events(prof):
             if ptr is None:  # a known storage's end (its memory's free has no event)
                 if size in left:
@@ -161,6 +170,13 @@ class BackwardWatch:
                     order.append(("k", size))
                 continue
             if size > 0:
+                m = live.pop(ptr, None)
+                if m is not None:
+                    # An allocator never hands out a live block: the one here was freed
+                    # first (its free event is missing or ordered after this allocation).
+                    reused += 1
+                    allocs[m][2] = allocs[m][1]
+                    order.append(("f", m))
                 allocs[n] = [size, ops, None]
                 live[ptr] = n
                 order.append(("a", n))
@@ -174,31 +190,56 @@ class BackwardWatch:
             if k is not None and k in left:
                 left.discard(k)
                 order.append(("k", k))
+            elif k is not None:  # its memory went, its storage object did not (yet)
+                unseen.append(-size)
         keys = {}
+        gemms = set()  # the matrix products whose first allocation was seen
         for kind, v in order:
             if kind == "k":
                 session.storage_freed(v)
             elif kind == "a":
                 size, ops, freed = allocs[v]
-                inside = None
-                if freed is not None:
-                    ids = {id(e) for e in freed}
-                    common = [e for e in ops if id(e) in ids]
-                    inside = common[-1].name if common else None
-                kernels = self._cuda_kernels() if inside is not None else ()
-                why = cuda_rules.drop_reason(host, [e.name for e in ops], inside, kernels)
+                why = None
+                if not real:
+                    inside = None
+                    if freed is not None:
+                        ids = {id(e) for e in freed}
+                        common = [e for e in ops if id(e) in ids]
+                        inside = common[-1].name if common else None
+                    kernels = self._cuda_kernels() if inside is not None else ()
+                    why = cuda_rules.drop_reason(host, [e.name for e in ops], inside, kernels)
                 keys[v] = t._made_outside_mode(size, why)
+                gemm = next((e for e in reversed(ops) if e.name in cuda_rules.CUBLAS_OPS), None)
+                if gemm is not None and id(gemm) not in gemms and t._blas is not None and not host:
+                    gemms.add(id(gemm))
+                    sizes = t._blas.after_backward_op(gemm.name)
+                    if not real:
+                        t._add_workspaces(sizes)
             else:
                 session.storage_freed(keys[v])
         for k in gone:
             if k in left:  # ended without an event of its own (no allocator memory)
                 session.storage_freed(k)
+        if reused:
+            t._notes.append(f"backward(): {reused} allocation(s) at an address still live in the profiler's "
+                            "events were taken as freed before it")
+        if unseen:
+            t._notes.append(f"backward(): {len(unseen)} block(s) of storages known before it were freed while "
+                            f"their storage objects lived on (kept allocated until those end): {sorted(unseen)[:8]} bytes")
+        info = {ptr: (allocs[n][0], allocs[n][1][-1].name if allocs[n][1] else "no operator")
+                for ptr, n in live.items()}
+        if real and t._blas is not None:
+            # The GPU's workspaces (kept inside a matrix product, no tensor's): not looked for.
+            sizes = {-(-n // 512) * 512 for n in (t._blas.cublas_bytes, t._blas.lt_bytes)}
+            live = {p: n for p, n in live.items() if not (
+                info[p][0] in sizes and any(e.name in cuda_rules.CUBLAS_OPS for e in allocs[n][1]))}
         survivors = {ptr: keys[n] for ptr, n in live.items()}
         if survivors:
-            self._adopt(survivors, roots)
+            self._adopt(survivors, roots, info)
 
-    def _adopt(self, live, roots):
-        """Gives the engine's surviving storages their Python identity (see the module)."""
+    def _adopt(self, live, roots, info):
+        """Gives the engine's surviving storages their Python identity (see the module).
+        `info`: address -> (bytes, innermost operator), for the note on those not found."""
         import gc
 
         import torch
@@ -253,7 +294,9 @@ class BackwardWatch:
                     if not live:
                         break
         if live:
+            what = sorted(info[p] for p in live)
+            shown = ", ".join(f"{n} bytes in {op}" for n, op in what[:8]) + (" ..." if len(what) > 8 else "")
             t._notes.append(
                 f"backward(): {len(live)} storage(s) the engine made and kept could not be found "
-                "(they stay allocated in the figures)"
+                f"(they stay allocated in the figures): {shown}"
             )

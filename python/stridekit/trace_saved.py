@@ -1,5 +1,5 @@
-"""What the tracer's saved-tensor hooks keep of a tensor autograd saves, and the version
-check PyTorch makes when the graph unpacks it.
+"""What the tracer's saved-tensor hooks keep of a tensor autograd saves, the version check
+PyTorch makes when the graph unpacks it, and which graph node saved each (:func:`saved_list`).
 
 Under ``torch.autograd.graph.saved_tensors_hooks`` PyTorch does not check a saved tensor's
 version at unpack (``SavedVariable::unpack`` checks it only when no hooks packed it), so a
@@ -75,3 +75,70 @@ def unpack(p):
     if msg is not None:
         raise RuntimeError(msg)
     return p.t
+
+
+def saved_list(tracer, named):
+    """(meta, "NODE._saved_NAME") of every tensor `tracer` packed: the graph node that saved
+    it, found by walking the graph of the `named` tensors ((name, tensor) pairs; `grad_fn`
+    and `next_functions`) and reading its `_saved_*`; then the Python numbers the graph saved
+    as 0-dim tensors (SavedVariable keeps those without the hooks)."""
+    import torch
+
+    # Matched by storage and layout, not identity: a saved output comes back as a new
+    # Python object (its grad_fn restored).
+    def key(x):
+        return (id(x.untyped_storage()), tuple(x.shape), tuple(x.stride()), x.storage_offset())
+
+    by_key = {}
+    packed = [p for p in (r() for r in list(tracer._packed.values())) if p is not None]
+    for p in packed:
+        try:
+            by_key.setdefault(key(p.t), []).append(p)
+        except Exception:
+            continue
+    seen = {}
+    wrapped = []
+    todo = [t.grad_fn for _, t in named if getattr(t, "grad_fn", None) is not None]
+    budget = 1_000_000
+    while todo and budget > 0:
+        budget -= 1
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node  # kept: a freed wrapper's id could be reused
+        for attr in dir(node):
+            if not attr.startswith("_saved_"):
+                continue
+            try:
+                v = getattr(node, attr)
+            except Exception:
+                continue
+            for x in v if isinstance(v, (tuple, list)) else (v,):
+                if not isinstance(x, torch.Tensor):
+                    continue
+                try:
+                    cands = by_key.get(key(x), ())
+                except Exception:
+                    continue
+                where = f"{type(node).__name__}.{attr}"
+                for p in cands:
+                    if p.grad_fn is None:
+                        p.grad_fn = where
+                        break
+                else:
+                    if x.dim() == 0 and not any(p.t is x for p in cands):
+                        # A Python number the op wrapped into a 0-dim tensor: SavedVariable
+                        # keeps wrapped numbers without the saved-tensor hooks (they never
+                        # reach the pack hook), but the graph holds them all the same.
+                        wrapped.append((x, where))
+        todo += [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
+    out = [(tracer._meta("saved", p.t), p.grad_fn or "?") for p in packed if _has_storage(p.t)]
+    return out + [(tracer._meta("saved", x), where) for x, where in wrapped if _has_storage(x)]
+
+
+def _has_storage(t) -> bool:
+    try:
+        t.untyped_storage()
+        return True
+    except Exception:
+        return False

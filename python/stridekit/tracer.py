@@ -23,7 +23,8 @@ What the tracer sees, and how:
 Not seen: operators and lines run in threads the program starts (a dispatch mode is per
 thread, line events are taken from the tracing thread; the report warns
 ``untraced_thread``), code under ``no_dispatch``, and memory that is no tensor storage
-(cuBLAS/cuDNN workspaces: ``--device sim`` adds the cuBLAS one).
+(cuBLAS/cuDNN workspaces: ``--device sim`` and ``--device cuda`` add the cuBLAS and
+cuBLASLt ones, cuda_rules.BlasWorkspaces).
 
 Every total, the steps, the peak, the warnings, the allocator figures and the report's
 text come from stridekit's Rust accounting (``_stridekit.TraceSession``), the code
@@ -46,6 +47,7 @@ from .trace_events import LineEvents as _LineEvents
 from .trace_lines import Lines as _Lines
 from .trace_lines import error_of as _error_of
 from .trace_saved import Packed as _Packed
+from .trace_saved import saved_list as _saved_list
 from .trace_saved import unpack as _unpack_saved
 
 class Tracer:
@@ -62,15 +64,27 @@ class Tracer:
         function_steps: bool = True,
         values_limit: int = 1000,
         fake: bool = False,
+        step_counters: str = "host",
     ):
         if device not in ("cpu", "sim", "cuda"):
             raise ValueError(f"unknown device '{device}': the tracer runs on cpu, sim or cuda")
+        if step_counters not in ("host", "device"):
+            raise ValueError(f"unknown step_counters '{step_counters}': host or device")
+        sm90 = True
         if device == "cuda":
             import torch
 
             if not torch.cuda.is_available():
                 raise ValueError("--device cuda: torch sees no CUDA device (use --device sim for the prediction)")
+            sm90 = torch.cuda.get_device_capability(0) == (9, 0)
         self.device = device
+        # Where the prediction of an optimizer's `torch.tensor` step counters goes under sim:
+        # "host" (the model moved with .to(device): PyTorch keeps them on the CPU unless
+        # capturable or fused) or "device" (torch.set_default_device("cuda"), as --device
+        # cuda runs a program: a factory without a device makes them on cuda:0).
+        self.step_counters = step_counters
+        # --device cuda: which storages are requests is read from each storage's device.
+        self._real_devices = device == "cuda" and not fake
         self.session_sim = device in ("sim", "cuda")
         self.fake = fake
         self.session = TraceSession(
@@ -83,6 +97,7 @@ class Tracer:
         self.function_steps = function_steps
         self.values_limit = values_limit
         self._rules = cuda_rules.CudaRequests()
+        self._blas = cuda_rules.BlasWorkspaces(sm90=sm90) if self.session_sim else None
         self._keys: dict[int, int] = {}  # id(storage) -> key
         self._sizes: dict[int, int] = {}  # key -> nbytes when last seen
         self._addr: dict[int, int] = {}  # key -> the storage's data pointer (trace_backward)
@@ -179,8 +194,7 @@ class Tracer:
             self._keys[sid] = k
             self._sizes[k] = nbytes
             self._note_addr(st, k)
-            kept, _ = self._rules.created(op_name, cuda_rules.in_host_scope())
-            if kept:
+            if self._is_request(st, op_name, cuda_rules.in_host_scope()):
                 self.session.storage_created(k, nbytes)
             self.session.storage_freed(old)
             weakref.finalize(st, self._storage_gone, sid, k)
@@ -193,20 +207,28 @@ class Tracer:
             self._scalar_setitem[-1] = False
             op_name = None
         # An optimizer's `torch.tensor` step counters stay on the host for a CUDA model
-        # (not capturable, not fused), as record_model_traces.py marks them.
-        host = cuda_rules.in_host_scope() or (op_name == "aten::lift_fresh" and self._opt_depth > 0)
-        kept, workspace = self._rules.created(op_name, host)
-        if kept:
+        # (not capturable, not fused), as record_model_traces.py marks them; under
+        # step_counters="device" they follow the default device, cuda:0.
+        counter = op_name == "aten::lift_fresh" and self._opt_depth > 0 and self.step_counters == "host"
+        if self._is_request(st, op_name, cuda_rules.in_host_scope() or counter):
             self.session.storage_created(k, nbytes)
-        if workspace and self.device == "sim":
-            w = self._next_key
+
+    def _is_request(self, st, op_name, host) -> bool:
+        """Whether a storage an operator made is a request of the CUDA allocator: its device
+        says so under --device cuda, the rules of cuda_rules under sim."""
+        if self._real_devices:
+            if st.device.type == "cuda":
+                return True
+            self._rules.dropped["host_storages"] = self._rules.dropped.get("host_storages", 0) + 1
+            return False
+        return self._rules.created(op_name, host)
+
+    def _add_workspaces(self, sizes):
+        """Workspaces the caching allocator hands cuBLAS/cuBLASLt: blocks kept for good."""
+        for n in sizes:
+            k = self._next_key
             self._next_key += 1
-            self.session.storage_created(w, cuda_rules.CUBLAS_WORKSPACE_BYTES)
-            if not any("cuBLAS" in n for n in self._notes):
-                self._notes.append(
-                    f"sim: the cuBLAS workspace ({cuda_rules.CUBLAS_WORKSPACE_BYTES} bytes, PyTorch 2.11 on sm_90) "
-                    "is allocated after the first matrix product and kept, as on a GPU"
-                )
+            self.session.storage_created(k, n)
 
     def _op(self, func, args, kwargs, out):
         import torch
@@ -223,7 +245,7 @@ class Tracer:
             # operator: that one is new.)
             aliasing = name != "aten::lift_fresh" and any(r.alias_info is not None for r in schema.returns)
             after, temps = (), []
-            if self.session_sim and not cuda_rules.in_host_scope():
+            if self.session_sim and self._on_device(args):
                 before, after = cuda_rules.kernel_temporaries(name, args, kwargs)
                 self._temporaries(before, temps)
             for t in tree_leaves(out):
@@ -237,9 +259,23 @@ class Tracer:
                 for a in tree_leaves((args, kwargs)):
                     if isinstance(a, torch.UntypedStorage):
                         self._created(a, name)
+            if self._blas is not None and name in cuda_rules.CUBLAS_OPS and self._on_device(args):
+                # The engine runs cuda:0's backward nodes on a thread with a handle of its own.
+                thread = "autograd" if torch._C._current_autograd_node() is not None else "main"
+                first = next((t for t in tree_leaves(out) if isinstance(t, T)), None)
+                self._add_workspaces(self._blas.after(name, args, kwargs, first, thread))
             self._temporaries(after, temps)
         except Exception as e:
             self._failed(e)
+
+    def _on_device(self, args) -> bool:
+        """Whether an operator runs on cuda:0: under sim every one outside a host scope,
+        under --device cuda the ones given CUDA tensors."""
+        if cuda_rules.in_host_scope():
+            return False
+        if not self._real_devices:
+            return True
+        return any(getattr(a, "is_cuda", False) for a in args)
 
     def _temporaries(self, events, keys):
         """Allocations a CUDA kernel makes and frees itself (cuda_rules.kernel_temporaries);
@@ -262,7 +298,7 @@ class Tracer:
             return
         try:
             name = func._schema.name
-            if not cuda_rules.index_checked_on_device(name, error) or cuda_rules.in_host_scope():
+            if not cuda_rules.index_checked_on_device(name, error) or not self._on_device(args):
                 return
             if any(r.alias_info is not None for r in func._schema.returns):
                 return  # in place: nothing new
@@ -475,9 +511,22 @@ class Tracer:
             )
         self._cuda_ctx = None
         if self.device == "cuda":
-            # Factories without a device make CUDA tensors; the allocator starts clean.
+            # Factories without a device make CUDA tensors; the allocator starts clean: the
+            # cuBLAS/cuBLASLt workspaces of earlier matrix products are dropped (PyTorch
+            # takes new ones at the next, as the model predicts), the cache emptied.
+            torch.cuda.synchronize()
+            clear = getattr(torch._C, "_cuda_clearCublasWorkspaces", None)
+            if clear is not None:
+                clear()
+            else:
+                self._notes.append("cuda: this torch cannot drop its cuBLAS workspaces: earlier ones stay")
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
+            held = torch.cuda.memory_allocated()
+            if held:
+                self._notes.append(
+                    f"cuda: {held} bytes were allocated on cuda:0 before the trace started: torch_cuda "
+                    "counts them, the prediction does not")
             self._cuda_ctx = torch.device("cuda")
             self._cuda_ctx.__enter__()
         self._mode = _Mode()
@@ -545,10 +594,14 @@ class Tracer:
             (meta, str(t.dtype).replace("torch.", ""), int(getattr(t, "_version", 0)), self._values(t))
             for meta, t in named
         ]
-        saved = self._saved_list(named)
+        saved = _saved_list(self, named)
         notes = list(self._notes)
+        if self._blas is not None:
+            note = self._blas.note(self.device)
+            if note:
+                notes.append(note)
         if self._rules.dropped:
-            notes.append("sim: not CUDA allocations: " + ", ".join(
+            notes.append(f"{self.device}: not CUDA allocations: " + ", ".join(
                 f"{k} {v}" for k, v in sorted(self._rules.dropped.items())))
         if self._tracer_error is not None:
             notes.append(f"the tracer failed and stopped seeing part of the run: {self._tracer_error}")
@@ -577,62 +630,6 @@ class Tracer:
             if isinstance(v, torch.Tensor):
                 out.append((m, v))
         return out
-
-    def _saved_list(self, named):
-        import torch
-
-        """The graph node that saved each packed tensor, found by walking the graph of the
-        named tensors (`grad_fn` and `next_functions`) and reading its `_saved_*`."""
-        # Matched by storage and layout, not identity: a saved output comes back as a new
-        # Python object (its grad_fn restored).
-        def key(x):
-            return (id(x.untyped_storage()), tuple(x.shape), tuple(x.stride()), x.storage_offset())
-
-        by_key = {}
-        packed = [p for p in (r() for r in list(self._packed.values())) if p is not None]
-        for p in packed:
-            try:
-                by_key.setdefault(key(p.t), []).append(p)
-            except Exception:
-                continue
-        seen = {}
-        wrapped = []
-        todo = [t.grad_fn for _, t in named if getattr(t, "grad_fn", None) is not None]
-        budget = 1_000_000
-        while todo and budget > 0:
-            budget -= 1
-            node = todo.pop()
-            if node is None or id(node) in seen:
-                continue
-            seen[id(node)] = node  # kept: a freed wrapper's id could be reused
-            for attr in dir(node):
-                if not attr.startswith("_saved_"):
-                    continue
-                try:
-                    v = getattr(node, attr)
-                except Exception:
-                    continue
-                for x in v if isinstance(v, (tuple, list)) else (v,):
-                    if not isinstance(x, torch.Tensor):
-                        continue
-                    try:
-                        cands = by_key.get(key(x), ())
-                    except Exception:
-                        continue
-                    where = f"{type(node).__name__}.{attr}"
-                    for p in cands:
-                        if p.grad_fn is None:
-                            p.grad_fn = where
-                            break
-                    else:
-                        if x.dim() == 0 and not any(p.t is x for p in cands):
-                            # A Python number the op wrapped into a 0-dim tensor: SavedVariable
-                            # keeps wrapped numbers without the saved-tensor hooks (they never
-                            # reach _pack), but the graph holds them all the same.
-                            wrapped.append((x, where))
-            todo += [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
-        out = [(self._meta("saved", p.t), p.grad_fn or "?") for p in packed if _has_storage(p.t)]
-        return out + [(self._meta("saved", x), where) for x, where in wrapped if _has_storage(x)]
 
     def _values(self, t) -> str:
         if self.fake or t.numel() > self.values_limit or t.device.type == "cuda" or t.is_complex() or t.device.type == "meta":
@@ -719,14 +716,6 @@ class Tracer:
         return False
 
 
-def _has_storage(t) -> bool:
-    try:
-        t.untyped_storage()
-        return True
-    except Exception:
-        return False
-
-
 def trace(device: str = "cpu", alloc_conf: str | None = None, **options) -> Tracer:
     """Traces a block of code::
 
@@ -739,5 +728,7 @@ def trace(device: str = "cpu", alloc_conf: str | None = None, **options) -> Trac
     replayed into PyTorch's caching allocator on a simulated cuda:0, ``alloc_conf`` in
     PYTORCH_CUDA_ALLOC_CONF syntax). Options: ``retained_min_bytes``,
     ``retained_fraction``, ``save_min_extra_bytes``, ``function_steps``, ``values_limit``,
-    ``fake``."""
+    ``fake``, ``step_counters`` ("host", default: an optimizer's step counters are host
+    tensors, as for a model moved with ``.to(device)``; "device": on cuda:0, as under
+    ``torch.set_default_device("cuda")``)."""
     return Tracer(device, alloc_conf, **options)

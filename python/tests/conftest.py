@@ -14,6 +14,21 @@ def cuda_available() -> bool:
     return torch is not None and torch.cuda.is_available()
 
 
+# What the predicted CUDA figures depend on besides the program: the allocator's settings
+# (read by the tracer and explain under sim) and PyTorch's cuBLAS workspace settings (read by
+# cuda_rules.BlasWorkspaces). The tests state figures for the defaults, so a machine that
+# sets any of these (a GPU host often sets PYTORCH_CUDA_ALLOC_CONF) must not change them;
+# the variables are unset for every test and the processes it starts.
+PREDICTION_SETTINGS = ("STRIDEKIT_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "CUBLAS_WORKSPACE_CONFIG",
+                       "CUBLASLT_WORKSPACE_SIZE", "TORCH_CUBLASLT_UNIFIED_WORKSPACE", "DISABLE_ADDMM_CUDA_LT")
+
+
+@pytest.fixture(autouse=True)
+def _default_prediction_settings(monkeypatch):
+    for k in PREDICTION_SETTINGS:
+        monkeypatch.delenv(k, raising=False)
+
+
 @pytest.fixture
 def cuda():
     """Skips without a GPU; fails instead under STRIDEKIT_REQUIRE_GPU=1 (gpu-check)."""

@@ -57,16 +57,26 @@ def test_torch_loads_the_pluggable_allocator():
     assert alloc.allocator() is not None
 
 
+def _run_snippets(blocks, where):
+    """Runs documentation blocks: those using torch.cuda in a fresh interpreter each (one
+    installs stridekit's allocator, which PyTorch allows once per process and only before
+    its first CUDA allocation; in this process it would also serve every later CUDA test),
+    skipped without a GPU; the others here."""
+    for code in blocks:
+        if "torch.cuda" not in code:
+            exec(compile(code, where, "exec"), {})
+        elif torch.cuda.is_available():
+            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            assert p.returncode == 0, f"{where}: the block failed in a fresh process:\n{code}\n{p.stdout}{p.stderr[-3000:]}"
+
+
 def test_embedding_page_python_snippets_run():
     # docs/embedding.md holds what was the README's "Use from C, Python and PyTorch" section.
     text = EMBEDDING.read_text()
     section = text[text.index("## Python\n") :]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert len(blocks) >= 2, "docs/embedding.md: the Python and pluggable-allocator blocks"
-    for code in blocks:
-        if "torch.cuda" in code and not torch.cuda.is_available():
-            continue
-        exec(compile(code, "docs/embedding.md", "exec"), {})
+    _run_snippets(blocks, "docs/embedding.md")
 
 
 def test_readme_python_snippets_run():
@@ -76,10 +86,7 @@ def test_readme_python_snippets_run():
     section = section[: section.index("\n## ", 10)]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert len(blocks) >= 2, "README.md: the Embed it section's Python blocks"
-    for code in blocks:
-        if "torch.cuda" in code and not torch.cuda.is_available():
-            continue
-        exec(compile(code, "README.md", "exec"), {})
+    _run_snippets(blocks, "README.md")
 
 
 def test_cuda_copies_on_default_and_external_streams(cuda):

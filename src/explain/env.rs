@@ -41,6 +41,9 @@ pub struct Env {
     pub(super) pending: RefCell<Option<super::exceptions::Exc>>,
     /// The exceptions being handled (`except` bodies running), innermost last.
     pub(super) handling: RefCell<Vec<super::exceptions::Exc>>,
+    /// What the traceback of an error on its way to its statement keeps alive, with that
+    /// error (taken into its [`super::exceptions::Exc::held`] there; see `super::exec`).
+    pub(super) traceback: RefCell<Option<(crate::error::TensorError, Vec<Value>)>>,
     /// Autograd: which tensors require grad, the graph, grad mode.
     pub grad: super::autograd::State,
     /// Runs a `def` function's body (exec.rs's, set when a program starts running) for
@@ -94,6 +97,7 @@ impl Env {
             budget: Cell::new(MAX_EXECUTED),
             pending: RefCell::new(None),
             handling: RefCell::new(Vec::new()),
+            traceback: RefCell::new(None),
             grad: super::autograd::State::default(),
             call_def: Cell::new(None),
         }

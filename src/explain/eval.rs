@@ -416,7 +416,7 @@ impl<'a> Scope<'a> {
                     },
                 },
                 Value::Tensor(t) => {
-                    match self
+                    let result = match self
                         .env
                         .ctx(|cx| super::layer_calls::tensor_method(cx, &t, name, named(name)))
                     {
@@ -424,7 +424,25 @@ impl<'a> Scope<'a> {
                         None => self.env.grad.method(&t, name, named(name), |a| {
                             super::ops::tensor_method(&t, name, a)
                         }),
+                    };
+                    if name == "backward"
+                        && let Err(e) = &result
+                    {
+                        // Tensor.backward and torch.autograd.backward are Python functions:
+                        // the exception's traceback keeps their frames, so the receiver, a
+                        // `gradient` and the root gradient live as long as the exception.
+                        let mut held = vec![Value::Tensor(t.clone())];
+                        held.extend(
+                            positional
+                                .iter()
+                                .chain(kw.iter().map(|(_, v)| v))
+                                .filter(|v| matches!(v, Value::Tensor(_)))
+                                .cloned(),
+                        );
+                        held.extend(self.env.grad.take_raised_root().map(Value::Tensor));
+                        *self.env.traceback.borrow_mut() = Some((e.clone(), held));
                     }
+                    result
                 }
                 Value::Object(o) => self
                     .env
@@ -492,6 +510,7 @@ impl<'a> Scope<'a> {
                     class,
                     error: TensorError::new(super::exceptions::kind_of_class(class), message),
                     at: None,
+                    held: Vec::new(),
                 })))
             }
             other => Err(type_error(format!(

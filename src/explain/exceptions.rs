@@ -192,4 +192,10 @@ pub struct Exc {
     pub class: &'static str,
     pub error: TensorError,
     pub at: super::ast::Span,
+    /// What the exception keeps alive until it is gone (the end of the `except` body that
+    /// caught it, unless the program keeps it): the locals of the Python frames its
+    /// traceback holds (`Tensor.backward`'s receiver and `gradient`, the root gradient
+    /// `torch.autograd.backward` made), and through `__context__` what the exception being
+    /// handled when it was raised holds.
+    pub held: Vec<super::value::Value>,
 }

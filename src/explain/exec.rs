@@ -103,14 +103,28 @@ impl Env {
     /// left in [`Env::pending`] when it is that error, else a new one of the class PyTorch
     /// raises for it.
     fn exception(&self, error: TensorError, at: Span) -> Exc {
+        let traceback = match self.traceback.borrow_mut().take() {
+            Some((e, held)) if e == error => held,
+            _ => Vec::new(),
+        };
         match self.pending.borrow_mut().take() {
             Some(exc) if exc.error == error => exc,
             _ => Exc {
                 class: exceptions::class_of(&error),
                 error,
                 at,
+                held: self.with_context(traceback),
             },
         }
+    }
+
+    /// `held` and what the exception being handled holds: an exception raised in an
+    /// `except` body keeps the handled one alive as its `__context__`.
+    fn with_context(&self, mut held: Vec<Value>) -> Vec<Value> {
+        if let Some(handled) = self.handling.borrow().last() {
+            held.extend(handled.held.iter().cloned());
+        }
+        held
     }
 }
 
@@ -316,6 +330,7 @@ fn exception_value(exc: &Exc) -> Value {
         class: exc.class,
         error: exc.error.clone(),
         at: Some(exc.at),
+        held: exc.held.clone(),
     }))
 }
 
@@ -395,11 +410,14 @@ fn simple_stmt(scope: &Scope, stmt: &Stmt) -> Result<Flow, Exc> {
                 class: "RuntimeError",
                 error: TensorError::new(ErrorKind::Other, "No active exception to reraise"),
                 at,
+                held: Vec::new(),
             }),
         },
         StmtKind::Raise(Some(e)) => {
             let v = scope.eval(e).map_err(fail)?;
-            Err(raised(v, at).map_err(fail)?)
+            let mut exc = raised(v, at).map_err(fail)?;
+            exc.held = env.with_context(exc.held);
+            Err(exc)
         }
         StmtKind::If { .. }
         | StmtKind::For { .. }
@@ -420,11 +438,13 @@ fn raised(v: Value, at: Span) -> Result<Exc> {
             class,
             error: TensorError::new(exceptions::kind_of_class(class), ""),
             at,
+            held: Vec::new(),
         }),
         Value::Exception(e) => Ok(Exc {
             class: e.class,
             error: e.error.clone(),
             at: e.at.unwrap_or(at),
+            held: e.held.clone(),
         }),
         _ => Err(type_error("exceptions must derive from BaseException")),
     }

@@ -40,6 +40,8 @@ pub struct Exception {
     pub error: TensorError,
     /// Where it was raised (None for one made but not raised yet).
     pub at: Option<super::ast::Span>,
+    /// What its traceback keeps alive (see `super::exceptions::Exc::held`).
+    pub held: Vec<Value>,
 }
 
 /// A value a name or expression can hold.

@@ -375,15 +375,20 @@ impl State {
                 )));
             }
         };
-        match self.grad_fn(this) {
-            Some(root) => super::engine::run(&root, grad, flag("retain_graph")?, &self.retained())?,
+        let root_grad = grad.clone();
+        let pass = match self.grad_fn(this) {
+            Some(root) => super::engine::run(&root, grad, flag("retain_graph")?, &self.retained()),
             None => {
                 let meta = self.meta_or_new(this);
                 // Python's backward() holds the gradient while AccumulateGrad runs: a second
                 // handle, so it is copied into `.grad`, not stolen
-                super::engine::accumulate(&meta, this, grad.clone())?;
+                super::engine::accumulate(&meta, this, grad.clone())
             }
+        };
+        if pass.is_err() {
+            *self.raised_root.borrow_mut() = Some(root_grad);
         }
+        pass?;
         Ok(Value::None)
     }
 

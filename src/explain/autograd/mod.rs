@@ -23,6 +23,9 @@ use std::rc::Rc;
 pub struct State {
     metas: RefCell<HashMap<u64, MetaRef>>,
     enabled: Cell<bool>,
+    /// The root gradient of the last `backward()` whose pass raised, until the caller takes
+    /// it: the raising exception's traceback keeps it (torch.autograd.backward's frame).
+    raised_root: RefCell<Option<Tensor>>,
 }
 
 impl Default for State {
@@ -30,11 +33,18 @@ impl Default for State {
         State {
             metas: RefCell::new(HashMap::new()),
             enabled: Cell::new(true),
+            raised_root: RefCell::new(None),
         }
     }
 }
 
 impl State {
+    /// The root gradient of the `backward()` that just raised from its pass (see
+    /// `raised_root`); None when it raised before making one.
+    pub fn take_raised_root(&self) -> Option<Tensor> {
+        self.raised_root.borrow_mut().take()
+    }
+
     pub fn meta(&self, t: &Tensor) -> Option<MetaRef> {
         self.metas.borrow().get(&t.id()).cloned()
     }
