@@ -68,41 +68,42 @@ __device__ __forceinline__ unsigned sk_div(const SkDiv32& v, unsigned n) {
     return (__umulhi(n, v.m) + n) >> v.s;
 }
 
-/* Offsets of logical element `linear` (row-major over `rank` sizes) on both sides, from
- * the base offsets. The loop is unrolled over SK_MAX_RANK with constant indices so the
- * parameter arrays stay in the constant bank (a dynamic index would copy the struct to
- * local memory; ptxas' report is checked for that at build time). */
+/* One step of the offset walk below over a dimension: the quotient of x by the size and
+ * the size itself, for a plain size (a division) or a SkDiv32 (sk_div; 32-bit indices,
+ * 0 <= x <= 2^31). */
 template <typename I, typename N>
-__device__ __forceinline__ void sk_offsets_of(int rank, const N (&sizes)[SK_MAX_RANK],
+__device__ __forceinline__ I sk_quot(N n, I x) {
+    return x / (I)n;
+}
+template <typename I>
+__device__ __forceinline__ I sk_quot(const SkDiv32& v, I x) {
+    return (I)sk_div(v, (unsigned)x);
+}
+template <typename N>
+__device__ __forceinline__ N sk_extent(N n) {
+    return n;
+}
+__device__ __forceinline__ uint32_t sk_extent(const SkDiv32& v) {
+    return v.d;
+}
+
+/* Offsets of logical element `linear` (row-major over `rank` sizes, given as sizes or as
+ * their SkDiv32 divisors) on both sides, from the base offsets. The loop is unrolled over
+ * SK_MAX_RANK with constant indices so the parameter arrays stay in the constant bank (a
+ * dynamic index would copy the struct to local memory; ptxas' report is checked for that
+ * at build time). */
+template <typename I, typename D, typename N>
+__device__ __forceinline__ void sk_offsets_of(int rank, const D (&sizes)[SK_MAX_RANK],
                                               const N (&dst_strides)[SK_MAX_RANK],
                                               const N (&src_strides)[SK_MAX_RANK], I linear,
                                               I& d, I& s) {
 #pragma unroll
     for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
         if (k < rank) {
-            I n = (I)sizes[k];
-            I q = linear / n;
-            I r = linear - q * n;
+            const I q = sk_quot<I>(sizes[k], linear);
+            const I r = linear - q * (I)sk_extent(sizes[k]);
             d += r * (I)dst_strides[k];
             s += r * (I)src_strides[k];
-            linear = q;
-        }
-    }
-}
-
-/* The same for 32-bit indices (0 <= linear < 2^31) with the sizes as divisors (SkDiv32). */
-template <typename N>
-__device__ __forceinline__ void sk_offsets_div(int rank, const SkDiv32 (&divs)[SK_MAX_RANK],
-                                               const N (&dst_strides)[SK_MAX_RANK],
-                                               const N (&src_strides)[SK_MAX_RANK], int linear,
-                                               int& d, int& s) {
-#pragma unroll
-    for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
-        if (k < rank) {
-            const int q = (int)sk_div(divs[k], (unsigned)linear);
-            const int r = linear - q * (int)divs[k].d;
-            d += r * (int)dst_strides[k];
-            s += r * (int)src_strides[k];
             linear = q;
         }
     }
@@ -113,7 +114,7 @@ __device__ __forceinline__ void sk_offsets_div(int rank, const SkDiv32 (&divs)[S
 template <typename I>
 __device__ __forceinline__ void sk_offsets(const SkStrided32& p, I linear, I& d, I& s) {
     int di = p.dst_offset, si = p.src_offset;
-    sk_offsets_div(p.rank, p.size_divs, p.dst_strides, p.src_strides, (int)linear, di, si);
+    sk_offsets_of<int>(p.rank, p.size_divs, p.dst_strides, p.src_strides, (int)linear, di, si);
     d = (I)di;
     s = (I)si;
 }

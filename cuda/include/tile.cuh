@@ -37,8 +37,8 @@ template <typename I>
 __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& d0, I& s0) {
     if (sizeof(I) == 4) {
         int d = (int)d0, s = (int)s0;
-        sk_offsets_div(p.batch_rank, p.batch_divs, p.batch_dst_strides, p.batch_src_strides,
-                       (int)bt, d, s);
+        sk_offsets_of<int>(p.batch_rank, p.batch_divs, p.batch_dst_strides,
+                           p.batch_src_strides, (int)bt, d, s);
         d0 = (I)d;
         s0 = (I)s;
     } else {
