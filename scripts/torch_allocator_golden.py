@@ -68,6 +68,22 @@ def select(paths: list[str], needle: str | None, limit: int | None) -> list[tupl
     return chosen[:limit] if limit else chosen
 
 
+def read_figures(path: str) -> dict:
+    """The figures --record wrote: {name: record}; a line that is not such a record is a
+    ValueError naming the file and the line."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                out[r["name"]] = r
+            except (ValueError, KeyError, TypeError) as e:
+                raise ValueError(f"{path}:{n}: not a figures record ({e})") from None
+    return out
+
+
 def torch_figures(program: str) -> dict:
     """memory_allocated() and memory_reserved() after every step (every simple statement of
     the program's own code, blocks included, each line at most PER_LINE times: the steps of
@@ -165,8 +181,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     recorded = None
     if args.torch_figures:
-        with open(args.torch_figures, encoding="utf-8") as f:
-            recorded = {r["name"]: r for r in map(json.loads, filter(str.strip, f))}
+        try:
+            recorded = read_figures(args.torch_figures)
+        except (OSError, ValueError) as e:
+            print(f"torch_allocator_golden: --torch-figures: {e}", file=sys.stderr)
+            return 2
         programs = [(n, p) for n, p in programs if n in recorded]
     else:
         try:
@@ -187,8 +206,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     known = set()
     if args.known:
-        with open(args.known, encoding="utf-8") as f:
-            known = {line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")}
+        try:
+            with open(args.known, encoding="utf-8") as f:
+                known = {line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")}
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"torch_allocator_golden: --known: {e}", file=sys.stderr)
+            return 2
     record = open(args.record, "w", encoding="utf-8") if args.record else None
     results = []
     for name, program in programs:

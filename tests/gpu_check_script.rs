@@ -89,6 +89,20 @@ fn help_names_every_mode_and_its_duration() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+    // An option given last without its value is a usage error that names it.
+    for (mode, option) in [("bench", "--baseline"), ("all", "--budget")] {
+        let o = Command::new("bash")
+            .arg(repo().join("scripts/gpu-check"))
+            .args([mode, option])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(
+            text(&o).contains(&format!("{option} needs a value")),
+            "{}",
+            text(&o)
+        );
+    }
 }
 
 #[test]
