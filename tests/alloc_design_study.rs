@@ -41,7 +41,7 @@ use alloc_common::{Half, corpus_half};
 /// between them): the policy as it is, then session 12's lifetime-aware designs (the rows
 /// of docs/alloc_design_studies.md, "Session 12"), then session 15's main rows
 /// (lifetime-matched sharing and pair covers, "Session 15"), then session 16's (slack
-/// feedback, "Session 16").
+/// feedback, "Session 16") and session 18's (aligned growth, "Session 18").
 const VARIANTS: &[&str] = &[
     "",
     ",stridekit_long_life:30,stridekit_life_mode:1",
@@ -75,6 +75,8 @@ const VARIANTS: &[&str] = &[
     ",stridekit_slack_decay:1",
     ",stridekit_slack_decay:2",
     ",stridekit_slack_decay:4",
+    ",stridekit_growth_align_mb:20",
+    ",stridekit_growth_align_mb:10",
 ];
 
 /// Tie-break perturbations averaged with the replay itself.

@@ -99,12 +99,14 @@ impl<D: RawDevice> DeviceCachingAllocator<D> {
                 params.min_chunk = self.slack.least_growth(ptr, params.min_chunk, decay);
             }
             let cap = self.share_slack_cap();
+            let reserved = self.stats.reserved_bytes[pool.stat()].current as u64;
             chunks::chunk_plan(
                 &params,
                 &mut self.spare_chunks,
                 (ptr, size, room),
                 pool,
                 cap,
+                reserved,
                 &mut plan,
             );
         } else {

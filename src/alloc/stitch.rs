@@ -496,6 +496,8 @@ mod tests {
         let off = run("policy:stridekit");
         assert_eq!(off, run("policy:stridekit,stridekit_slack_decay:0"));
         assert_ne!(off, run("policy:stridekit,stridekit_slack_decay:4"));
+        assert_eq!(off, run("policy:stridekit,stridekit_growth_align_mb:0"));
+        assert_ne!(off, run("policy:stridekit,stridekit_growth_align_mb:20"));
     }
 
     /// Out of memory under the policy: nothing is left behind as spare chunks.

@@ -11,7 +11,7 @@ use super::error::{AllocError, AllocResult};
 const MB: u64 = 1 << 20;
 
 /// The settings keys of policy:stridekit's parameters (each takes a non-negative integer).
-pub const KEYS: [&str; 11] = [
+pub const KEYS: [&str; 12] = [
     "stridekit_min_chunk_mb",
     "stridekit_max_chunk_mb",
     "stridekit_max_moves",
@@ -23,6 +23,7 @@ pub const KEYS: [&str; 11] = [
     "stridekit_share_window_mb",
     "stridekit_pair_cover_mb",
     "stridekit_slack_decay",
+    "stridekit_growth_align_mb",
 ];
 
 /// policy:stridekit's own parameters: how large the physical chunks of its large pool are
@@ -74,6 +75,11 @@ pub struct StridekitParams {
     /// default): the most times the large pool's least growth is halved while the slack of
     /// its growths goes unused.
     pub slack_decay: u8,
+    /// Aligned growth (`stridekit_growth_align_mb`, [`super::chunks::chunk_plan`]; bytes,
+    /// a multiple of 2 MiB, 0 = off, the default): a large-pool growth never takes the
+    /// pool's reserved bytes past the next multiple of this more than the request needs
+    /// (20 MiB: PyTorch's expandable page grid).
+    pub growth_align: u64,
 }
 
 impl StridekitParams {
@@ -90,6 +96,7 @@ impl StridekitParams {
         share_window: 4 * MB,
         pair_cover: 0,
         slack_decay: 0,
+        growth_align: 0,
     };
 
     /// The parameters as settings keys (`stridekit_min_chunk_mb:18,...`; the design-study
@@ -121,6 +128,12 @@ impl StridekitParams {
             s.push_str(&format!(
                 ",stridekit_share_window_mb:{}",
                 self.share_window / MB
+            ));
+        }
+        if self.growth_align != d.growth_align {
+            s.push_str(&format!(
+                ",stridekit_growth_align_mb:{}",
+                self.growth_align / MB
             ));
         }
         if self.pair_cover != d.pair_cover {
@@ -215,17 +228,19 @@ impl StridekitParams {
             "stridekit_slack_decay" => {
                 self.slack_decay = at_most(key, v, MAX_SLACK_DECAY, " halvings")? as u8;
             }
-            "stridekit_share_window_mb" | "stridekit_pair_cover_mb" => {
+            "stridekit_share_window_mb"
+            | "stridekit_pair_cover_mb"
+            | "stridekit_growth_align_mb" => {
                 if !even_mib(v) {
                     return Err(AllocError::config(
                         key,
                         format!("{v} is not an even number of MiB up to {MAX_STRIDEKIT_CHUNK_MB}"),
                     ));
                 }
-                if key == "stridekit_share_window_mb" {
-                    self.share_window = v * MB;
-                } else {
-                    self.pair_cover = v * MB;
+                match key {
+                    "stridekit_share_window_mb" => self.share_window = v * MB,
+                    "stridekit_pair_cover_mb" => self.pair_cover = v * MB,
+                    _ => self.growth_align = v * MB,
                 }
             }
             other => return Err(AllocError::config(other, "unrecognized allocator setting")),
@@ -279,6 +294,7 @@ mod tests {
             ("stridekit_share_window_mb", 0),
             ("stridekit_pair_cover_mb", 10),
             ("stridekit_slack_decay", 3),
+            ("stridekit_growth_align_mb", 20),
         ] {
             assert!(StridekitParams::is_key(key));
             p.set(key, v).unwrap();
@@ -295,6 +311,7 @@ mod tests {
             share_window: 0,
             pair_cover: 10 * MB,
             slack_decay: 3,
+            growth_align: 20 * MB,
         };
         assert_eq!(p, want);
         assert!(p.check().is_ok());
@@ -322,6 +339,7 @@ mod tests {
             ("stridekit_share_window_mb", 1),
             ("stridekit_pair_cover_mb", 5),
             ("stridekit_slack_decay", 5),
+            ("stridekit_growth_align_mb", 3),
             ("stridekit_bogus", 1),
         ] {
             let e = p.set(key, v).unwrap_err();
