@@ -159,18 +159,17 @@ impl<'a> Program<'a> {
         }
     }
 
-    /// Calls `move(s, d, na, nb)` for each batch index the block walks (tile.cuh).
+    /// Calls `move(s, d, na, nb)` for each (tile, batch index) the block walks, in the
+    /// kernel's order, at most `max_steps` of them (tile.cuh sk_tile_walk): 32-bit indices
+    /// walk the tiles bx, bx + gx, ... and for each the contiguous batch chunk by of
+    /// ceil(batch / gy) indices; 64-bit indices the batch indices by, by + gy, ... and for
+    /// each the tiles.
     fn tile_batches(&self, bx: u64, by: u64, p: &SkTile, mut f: impl FnMut(i64, i64, i64, i64)) {
+        let (gx, gy) = (self.grid.0.max(1) as i64, self.grid.1.max(1) as i64);
+        let tiles = p.tiles.max(0) as i64;
+        let batch = p.batch.max(0);
         let tiles_b = p.tiles_b.max(1) as i64;
-        let (ti, tj) = (bx as i64 / tiles_b, bx as i64 % tiles_b);
-        let (a0, b0) = (ti * p.tile_a as i64, tj * p.tile_b as i64);
-        let na = (p.n_a - a0).min(p.tile_a as i64);
-        let nb = (p.n_b - b0).min(p.tile_b as i64);
-        let mut bt = by as i64;
-        for _ in 0..self.max_steps {
-            if bt >= p.batch {
-                break;
-            }
+        let offsets = |bt: i64| {
             let (mut d0, mut s0) = (p.dst_offset, p.src_offset);
             let mut rest = bt;
             for k in (0..p.batch_rank as usize).rev() {
@@ -180,13 +179,47 @@ impl<'a> Program<'a> {
                 d0 += r * p.batch_dst_strides[k];
                 s0 += r * p.batch_src_strides[k];
             }
+            (d0, s0)
+        };
+        let mut item = |tile: i64, bt: i64| {
+            let (ti, tj) = (tile / tiles_b, tile % tiles_b);
+            let (a0, b0) = (ti * p.tile_a as i64, tj * p.tile_b as i64);
+            let na = (p.n_a - a0).min(p.tile_a as i64);
+            let nb = (p.n_b - b0).min(p.tile_b as i64);
+            let (d0, s0) = offsets(bt);
             f(
                 s0 + a0 * p.src_stride_a + b0,
                 d0 + b0 * p.dst_stride_b + a0,
                 na,
                 nb,
             );
-            bt += self.grid.1 as i64;
+        };
+        let mut steps = 0;
+        let mut more = || {
+            steps += 1;
+            steps <= self.max_steps
+        };
+        let tiles_of = |bx: i64| (bx..tiles).step_by(gx as usize);
+        if self.idx64 {
+            for bt in (by as i64..batch).step_by(gy as usize) {
+                for tile in tiles_of(bx as i64) {
+                    if !more() {
+                        return;
+                    }
+                    item(tile, bt);
+                }
+            }
+        } else {
+            let chunk = (batch + gy - 1) / gy;
+            let first = by as i64 * chunk;
+            for tile in tiles_of(bx as i64) {
+                for bt in first..(first + chunk).min(batch) {
+                    if !more() {
+                        return;
+                    }
+                    item(tile, bt);
+                }
+            }
         }
     }
 
