@@ -91,7 +91,10 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
 fn grids(l: &GpuLaunch) -> Vec<(u32, u32)> {
     let (gx, gy) = (l.grid.0, l.grid.1);
     let name = l.kernel.name();
-    if ["sk_tile_", "sk_tilev_", "sk_tilecvt_"].iter().any(|p| name.starts_with(p)) {
+    if ["sk_tile_", "sk_tilev_", "sk_tilecvt_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
         vec![(gx, gy), (gx.div_ceil(3), gy.div_ceil(2)), (1, 1)]
     } else {
         vec![(gx, gy)]
