@@ -96,28 +96,18 @@ pub enum KernelBuild {
     Current,
 }
 
+/// A [`TileCost`] from its fields in declaration order.
 fn cost(v: [u32; 9]) -> TileCost {
-    let [
-        prologue,
-        batch,
-        batch_dim,
-        fixed,
-        fill,
-        fill_word,
-        per_trip,
-        store,
-        store_once,
-    ] = v;
     TileCost {
-        prologue,
-        batch,
-        batch_dim,
-        fixed,
-        fill,
-        fill_word,
-        per_trip,
-        store,
-        store_once,
+        prologue: v[0],
+        batch: v[1],
+        batch_dim: v[2],
+        fixed: v[3],
+        fill: v[4],
+        fill_word: v[5],
+        per_trip: v[6],
+        store: v[7],
+        store_once: v[8],
     }
 }
 
