@@ -58,6 +58,9 @@ pub struct Program<'a> {
     shape: Shape,
     pub width: usize,
     idx64: bool,
+    /// The tiles' batch walk: each block's batch indices by, by + gy, ... (the 64-bit
+    /// kernels, and [`Program::sampled`]) rather than one contiguous chunk per block row.
+    batch_stride: bool,
     pub grid: (u32, u32),
     launch: &'a GpuLaunch,
     /// The row gather's indices.
@@ -108,6 +111,7 @@ impl<'a> Program<'a> {
             shape,
             width,
             idx64,
+            batch_stride: idx64,
             grid: (launch.grid.0, launch.grid.1),
             launch,
             index,
@@ -117,6 +121,26 @@ impl<'a> Program<'a> {
 
     pub fn blocks(&self) -> u64 {
         self.grid.0 as u64 * self.grid.1 as u64
+    }
+
+    /// The program whose blocks the model samples for its access figures (sectors, banks,
+    /// DRAM merging): the launch itself, but for the scalar and 16-byte tiles one block per
+    /// tile and per batch index up to 65535 (grid = (tiles, min(batch, 65535))), each
+    /// walking the batch indices by, by + 65535, ... of its tile. What a
+    /// (tile, batch index) item accesses does not depend on which block walks it, and a
+    /// bounded launch grid (choose.rs tile_grid) would otherwise make the sample, and so
+    /// the figures, follow the grid: neighbouring sampled blocks are neighbouring tiles
+    /// at the same batch index, as the first items of neighbouring blocks are on the GPU.
+    /// The issue bound counts the launch's own grid (issue.rs).
+    pub fn sampled(&self) -> Program<'a> {
+        let mut q = self.clone();
+        if let (Shape::Tile | Shape::TileVec, LaunchParams::Tile(p)) =
+            (self.shape, &self.launch.params)
+        {
+            q.grid = (p.tiles.max(1) as u32, p.batch.clamp(1, 65535) as u32);
+            q.batch_stride = true;
+        }
+        q
     }
 
     /// The accesses of thread `t` of block (`bx`, `by`), in program order.
@@ -200,7 +224,7 @@ impl<'a> Program<'a> {
             steps <= self.max_steps
         };
         let tiles_of = |bx: i64| (bx..tiles).step_by(gx as usize);
-        if self.idx64 {
+        if self.batch_stride {
             for bt in (by as i64..batch).step_by(gy as usize) {
                 for tile in tiles_of(bx as i64) {
                     if !more() {
