@@ -7,8 +7,8 @@
  * for 4-byte words). When one dimension is tiny (channels_last with C = 3), the host picks
  * a tile that spans the whole small dimension and a long run of the other, so a block
  * still moves ~2048 elements with coalesced accesses on both sides instead of falling
- * back to one element per thread. Dimensions other than A and B form a batch walked by
- * blockIdx.y (grid-stride).
+ * back to one element per thread. Dimensions other than A and B form a batch; a block
+ * walks several tiles and batch indices (tile.cuh sk_tile_walk: the grid is bounded).
  *
  * sk_tilev_* is the same transpose with 16-byte accesses on both sides (V = 16 / width
  * elements per access): the host launches it when both sizes, both offsets, the strides
@@ -37,22 +37,21 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
     T* tile = (T*)sk_smem_raw;
     const bool swz = sk_tilev_swizzled<T>(p.tile_a, p.tile_b);
     const int pitch = sk_tilev_pitch<T>(swz, p.tile_b);
-    const SkTileSpan<I> t = sk_tile_span<I>(p);
     /* Multiples of V: n_a, n_b, tile_a and tile_b all are. Threads map onto the words of a
      * full tile_a x tile_b tile, edge tiles too (the words past the edge idle), so a
      * swizzled edge tile is as conflict-free as a full one; each thread loads FILL words
      * before storing them into the tile (2, but 1 for 1-byte elements, whose 64 x 64 tile
      * is one word per thread; src/bench/model/program.rs mirrors it). */
     constexpr int FILL = sizeof(T) == 1 ? 1 : 2;
-    const int nav = t.na / V;
-    const int nbv = t.nb / V;
     /* The full tile's words along A and B (p.div_a.d and p.div_b.d: the host divided). */
     const int fav = (int)p.div_a.d;
     const int fbv = (int)p.div_b.d;
     const int nt = (int)blockDim.x;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
-    sk_tile_batches<I>(p, t, [&](I s_at, I d_at) {
+    sk_tile_walk<I>(p, [&](const SkTileSpan<I>& t, I s_at, I d_at) {
+        const int nav = t.na / V;
+        const int nbv = t.nb / V;
         const T* s = src + s_at;
         T* d = dst + d_at;
         /* Read 16-byte words along B (source rows), spread their lanes into the tile. */
@@ -97,6 +96,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
             }
             SK_ST((sk_v16*)(d + (I)b * dst_stride_b + (I)(av * V)), w);
         }
+        /* The next tile's fill overwrites this one. */
         __syncthreads();
     });
 }

@@ -85,6 +85,22 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
     }
 }
 
+/// The plan's grid, and for the scalar, 16-byte and converting tiles (which walk several
+/// tiles and batch indices per block: tile.cuh sk_tile_walk) two smaller ones, so that
+/// blocks walk several tiles and batch chunks (and a single block all of them).
+fn grids(l: &GpuLaunch) -> Vec<(u32, u32)> {
+    let (gx, gy) = (l.grid.0, l.grid.1);
+    let name = l.kernel.name();
+    if ["sk_tile_", "sk_tilev_", "sk_tilecvt_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        vec![(gx, gy), (gx.div_ceil(3), gy.div_ceil(2)), (1, 1)]
+    } else {
+        vec![(gx, gy)]
+    }
+}
+
 /// Jobs for one copy: every launch the plan holds (element-width and 16-byte words), each
 /// through both index widths.
 fn copy_jobs(
@@ -110,10 +126,13 @@ fn copy_jobs(
     };
     let mut jobs = Vec::new();
     for l in launches {
-        for (kernel, params) in both_index_widths(&l) {
+        for ((kernel, params), grid) in both_index_widths(&l)
+            .into_iter()
+            .flat_map(|k| grids(&l).into_iter().map(move |g| (k.clone(), g)))
+        {
             jobs.push(Job {
                 kernel,
-                grid: (l.grid.0, l.grid.1),
+                grid,
                 params,
                 dst: dst_bytes.clone(),
                 src: src_bytes.to_vec(),

@@ -71,10 +71,29 @@ fn copy_launches(src: &Layout, dst: &Layout, dt: DType, bytes: &[u8], what: &str
     let dst_len = storage_len(dst) * dt.itemsize();
     std::iter::once(narrow)
         .chain(wide.map(|w| w.0))
+        .flat_map(smaller_grids)
         .map(|l| Launch {
             job: job(&l, dst_len, bytes.to_vec(), Vec::new(), what.to_string()),
             launch: l,
             index: Vec::new(),
+        })
+        .collect()
+}
+
+/// The launch, and for the scalar and 16-byte tiles (several tiles and batch indices per
+/// block: tile.cuh sk_tile_walk) the same on two smaller grids, so that the model's walk
+/// is checked where blocks walk several tiles and batch chunks.
+fn smaller_grids(l: GpuLaunch) -> Vec<GpuLaunch> {
+    let name = l.kernel.name();
+    if !(name.starts_with("sk_tile_") || name.starts_with("sk_tilev_")) {
+        return vec![l];
+    }
+    let (gx, gy) = (l.grid.0, l.grid.1);
+    [(gx, gy), (gx.div_ceil(3), gy.div_ceil(2)), (1, 1)]
+        .into_iter()
+        .map(|(x, y)| GpuLaunch {
+            grid: (x, y, 1),
+            ..l
         })
         .collect()
 }

@@ -90,7 +90,7 @@ typedef struct SkStrided64 {
  * tile through shared memory so that both the reads (along B) and the writes (along A) are
  * contiguous. Tiny inner dimensions (channels_last with C = 3) use a tile that spans the
  * whole small dimension and a long run of the other one. The remaining dimensions are a
- * batch, walked by blockIdx.y/z. */
+ * batch; a block walks several tiles and batch indices (tile.cuh sk_tile_walk). */
 typedef struct SkTile {
     int64_t batch_sizes[SK_MAX_RANK];
     int64_t batch_dst_strides[SK_MAX_RANK];
@@ -111,6 +111,10 @@ typedef struct SkTile {
      * group's, dst_dtype the B group's (0: none). */
     int32_t dst_dtype;
     int32_t src_dtype;
+    /* The scalar and 16-byte tiles: tiles_a * tiles_b, the tiles a batch index has. The
+     * launch's grid is bounded (choose.rs tile_grid): blockIdx.x walks the tiles by
+     * gridDim.x, blockIdx.y a contiguous chunk of the batch (tile.cuh sk_tile_walk). */
+    int32_t tiles;
     /* Divisors (SkDiv32), set by the host from the fields above (divisor.rs: tile_divisors).
      * The tiles' word index: tiles_b (blockIdx.x's split); the tile's extents along A and B
      * in its access units (V = 16 / width elements for the 16-byte tile sk_tilev_*, one

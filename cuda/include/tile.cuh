@@ -2,26 +2,27 @@
  * (convert.cu): dimension A is the destination's innermost (dst stride 1), dimension B the
  * source's (src stride 1). A block stages a tile of up to tile_a x tile_b elements in shared
  * memory, reading along B and writing along A, so both sides are coalesced; the remaining
- * dimensions are a batch walked by blockIdx.y. The loops stride by blockDim.x (SK_BLOCK
- * threads on a GPU; one thread when tests/kernel_emulation.rs runs a block on the host,
+ * dimensions are a batch. A block walks several tiles and batch indices (sk_tile_walk). The
+ * loops stride by blockDim.x (SK_BLOCK threads on a GPU; one thread when tests/kernel_emulation.rs runs a block on the host,
  * where __syncthreads is a no-op). */
 #ifndef STRIDEKIT_TILE_CUH
 #define STRIDEKIT_TILE_CUH
 
 #include "common.cuh"
 
-/* This block's tile: its first A and B indices and its extents (partial at the edges). */
+/* A tile's first A and B indices and its extents (partial at the edges). */
 template <typename I>
 struct SkTileSpan {
     I a0, b0;
     int na, nb;
 };
 
+/* The span of tile `tile` (below p.tiles: tile / tiles_b along A, tile % tiles_b along B). */
 template <typename I>
-__device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p) {
+__device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p, unsigned tile) {
     SkTileSpan<I> t;
-    const I ti = (I)sk_div(p.div_tiles_b, blockIdx.x);
-    const I tj = (I)blockIdx.x - ti * (I)p.tiles_b;
+    const I ti = (I)sk_div(p.div_tiles_b, tile);
+    const I tj = (I)tile - ti * (I)p.tiles_b;
     t.a0 = ti * (I)p.tile_a;
     t.b0 = tj * (I)p.tile_b;
     const I rem_a = (I)p.n_a - t.a0;
@@ -47,14 +48,76 @@ __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& 
     }
 }
 
-/* Calls move(s, d) for every batch index this block handles, with the element offsets of
- * the tile's corner in the source (s, rows along A) and the destination (d, rows along B). */
+/* Calls move(t, s, d) for every (tile, batch index) this block handles, with the tile's
+ * span t and the element offsets of its corner in the source (s, rows along A) and the
+ * destination (d, rows along B). The grid is bounded (choose.rs tile_grid), so a block
+ * walks several: the tiles blockIdx.x, + gridDim.x, ... (outer loop) and, for each, the
+ * contiguous chunk blockIdx.y of the batch (ceil(batch / gridDim.y) indices; inner loop;
+ * 32-bit: batch < 2^31, so a chunk's start stays below batch + chunk < 2^32), or with
+ * 64-bit indices the batch indices blockIdx.y, + gridDim.y, ... (outer loop) and for each
+ * the tiles (inner loop).
+ * What does not depend on the tile or the batch index is computed once per block (the
+ * chunk, its first batch offsets, and in the callers the pitch and loop bounds); with
+ * 32-bit indices the batch offsets advance by the innermost batch dimension's strides,
+ * recomputed from the divisors only when its index wraps. Any grid covers every (tile,
+ * batch index) once. */
 template <typename I, typename F>
-__device__ __forceinline__ void sk_tile_batches(const SkTile& p, const SkTileSpan<I>& t, F move) {
-    for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
-        I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
-        sk_tile_batch_offsets<I>(p, bt, d0, s0);
-        move(s0 + t.a0 * (I)p.src_stride_a + t.b0, d0 + t.b0 * (I)p.dst_stride_b + t.a0);
+__device__ __forceinline__ void sk_tile_walk(const SkTile& p, F move) {
+    const I src_stride_a = (I)p.src_stride_a;
+    const I dst_stride_b = (I)p.dst_stride_b;
+    if (sizeof(I) == 8) {
+        /* 64-bit indices: the batch indices blockIdx.y, + gridDim.y, ... (outer loop), the
+         * offsets of each by plain division (a call: the chunk's division, the incremental
+         * walk's state or the tile's span kept across it made ptxas spill the 2-byte and
+         * the converting kernels), then this block's tiles (inner loop). */
+        for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
+            I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
+            sk_tile_batch_offsets<I>(p, bt, d0, s0);
+            for (unsigned tile = blockIdx.x; tile < (unsigned)p.tiles; tile += gridDim.x) {
+                const SkTileSpan<I> t = sk_tile_span<I>(p, tile);
+                move(t, s0 + t.a0 * src_stride_a + t.b0, d0 + t.b0 * dst_stride_b + t.a0);
+            }
+        }
+        return;
+    }
+    const unsigned batch = (unsigned)p.batch;
+    const unsigned rows = gridDim.y;
+    const unsigned chunk = (batch + rows - 1) / rows;
+    const unsigned first = blockIdx.y * chunk;
+    if (first >= batch) return;
+    const I end = (I)(batch - first < chunk ? batch : first + chunk);
+    I d_first = (I)p.dst_offset, s_first = (I)p.src_offset;
+    sk_tile_batch_offsets<I>(p, (I)first, d_first, s_first);
+    /* The innermost batch dimension (size 1 and strides 0 without one) and the first batch
+     * index's position along it. */
+    I in_n = 1, in_d = 0, in_s = 0, r_first = 0;
+#pragma unroll
+    for (int k = 0; k < SK_MAX_RANK; ++k) {
+        if (k == p.batch_rank - 1) {
+            in_n = (I)p.batch_sizes[k];
+            in_d = (I)p.batch_dst_strides[k];
+            in_s = (I)p.batch_src_strides[k];
+            r_first = (I)first - (I)sk_div(p.batch_divs[k], (unsigned)first) * in_n;
+        }
+    }
+    for (unsigned tile = blockIdx.x; tile < (unsigned)p.tiles; tile += gridDim.x) {
+        const SkTileSpan<I> t = sk_tile_span<I>(p, tile);
+        const I s_at = t.a0 * src_stride_a + t.b0;
+        const I d_at = t.b0 * dst_stride_b + t.a0;
+        I d0 = d_first, s0 = s_first, r = r_first;
+        for (I bt = (I)first;;) {
+            move(t, s0 + s_at, d0 + d_at);
+            if (++bt >= end) break;
+            if (++r < in_n) {
+                d0 += in_d;
+                s0 += in_s;
+            } else {
+                r = 0;
+                d0 = (I)p.dst_offset;
+                s0 = (I)p.src_offset;
+                sk_tile_batch_offsets<I>(p, bt, d0, s0);
+            }
+        }
     }
 }
 
@@ -157,15 +220,14 @@ template <typename T, typename I, typename Load>
 __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& p, T* tile, Load load) {
     constexpr int ILP = sk_copy_ept<(int)sizeof(T), I>();
     const int pitch = sk_tile_pitch<T>(p.tile_a, p.tile_b);
-    const SkTileSpan<I> t = sk_tile_span<I>(p);
-    const int count = t.na * t.nb;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
     const int nt = (int)blockDim.x;
-    /* The tile's extents as divisors: a full tile's, or the last one's along A or B. */
-    const SkDiv32 div_nb = t.nb == p.tile_b ? p.div_b : p.div_b_edge;
-    const SkDiv32 div_na = t.na == p.tile_a ? p.div_a : p.div_a_edge;
-    sk_tile_batches<I>(p, t, [&](I s, I d) {
+    sk_tile_walk<I>(p, [&](const SkTileSpan<I>& t, I s, I d) {
+        const int count = t.na * t.nb;
+        /* The tile's extents as divisors: a full tile's, or the last one's along A or B. */
+        const SkDiv32 div_nb = t.nb == p.tile_b ? p.div_b : p.div_b_edge;
+        const SkDiv32 div_na = t.na == p.tile_a ? p.div_a : p.div_a_edge;
         /* Read along B: consecutive threads read consecutive source elements. */
         for (int e0 = threadIdx.x; e0 < count; e0 += ILP * nt) {
             T v[ILP];
@@ -193,6 +255,7 @@ __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& 
             const int a = e - b * t.na;
             SK_ST(&dst[d + (I)b * dst_stride_b + (I)a], SK_LD(&tile[a * pitch + b]));
         }
+        /* The next tile's fill overwrites this one. */
         __syncthreads();
     });
 }

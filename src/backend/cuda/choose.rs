@@ -26,7 +26,8 @@ pub use super::packed::{DeviceLimits, TILEP_REGISTERS, tile_packed_pitch};
 use super::packed::{PackedBudget, enough_flight, packed_tile, run_efficiency};
 use super::params::{SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile};
 pub use super::tile_layout::{
-    tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_pitch, tile_vec_swizzled,
+    TILE_BLOCKS, tile_grid, tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_pitch,
+    tile_vec_swizzled,
 };
 use crate::dtype::DType;
 use crate::plan::{CopyPlan, PlanKind};
@@ -402,6 +403,7 @@ fn tile_launch_with(
     }
     p.batch_rank = n as i32;
     p.batch = batch;
+    p.tiles = (tiles_a * tiles_b) as i32;
     let unit = if kernel.name().starts_with("sk_tilev_") {
         16 / width as i64
     } else {
@@ -410,7 +412,7 @@ fn tile_launch_with(
     divisor::tile_divisors(&mut p, unit);
     Some(GpuLaunch {
         kernel,
-        grid: ((tiles_a * tiles_b) as u32, batch.min(65535) as u32, 1),
+        grid: tile_grid(tiles_a * tiles_b, batch),
         block: (BLOCK, 1, 1),
         shared_bytes: shared as u32,
         params: LaunchParams::Tile(p),
@@ -539,8 +541,9 @@ fn transpose_launch(
     };
     let extents = (t.tile_a as i64, t.tile_b as i64);
     let scalar = tile_promise(d, (a, b), extents, (width, 32));
-    // Enough blocks: as many as the scalar tile's, or two per SM of an H200 (132 SMs).
-    let scalar_blocks = tile.map_or(0, |l| l.grid.0 as u64 * l.grid.1 as u64);
+    // Enough blocks: as many as the scalar tile has tiles x batch indices (its grid is
+    // bounded: tile_grid), or two per SM of an H200 (132 SMs).
+    let scalar_blocks = (t.tiles.max(0) as u64) * (t.batch.max(0) as u64);
     let enough = |l: &GpuLaunch| l.grid.0 as u64 >= scalar_blocks.min(MIN_PACKED_BLOCKS);
     match packed_launch(d, (a, b), width, scalar_blocks.min(MIN_PACKED_BLOCKS)) {
         Some((l, e)) if enough(&l) && beats(e, scalar) => Some((l, Some(e))),

@@ -124,6 +124,7 @@ pub struct SkTile {
     pub tiles_b: i32,
     pub dst_dtype: i32,
     pub src_dtype: i32,
+    pub tiles: i32,
     pub div_tiles_b: SkDiv32,
     pub div_a: SkDiv32,
     pub div_b: SkDiv32,
@@ -155,13 +156,14 @@ const _: () = {
     ["Offset of field: SkTile::tiles_b"][::core::mem::offset_of!(SkTile, tiles_b) - 260usize];
     ["Offset of field: SkTile::dst_dtype"][::core::mem::offset_of!(SkTile, dst_dtype) - 264usize];
     ["Offset of field: SkTile::src_dtype"][::core::mem::offset_of!(SkTile, src_dtype) - 268usize];
+    ["Offset of field: SkTile::tiles"][::core::mem::offset_of!(SkTile, tiles) - 272usize];
     ["Offset of field: SkTile::div_tiles_b"]
-        [::core::mem::offset_of!(SkTile, div_tiles_b) - 272usize];
-    ["Offset of field: SkTile::div_a"][::core::mem::offset_of!(SkTile, div_a) - 284usize];
-    ["Offset of field: SkTile::div_b"][::core::mem::offset_of!(SkTile, div_b) - 296usize];
-    ["Offset of field: SkTile::div_a_edge"][::core::mem::offset_of!(SkTile, div_a_edge) - 308usize];
-    ["Offset of field: SkTile::div_b_edge"][::core::mem::offset_of!(SkTile, div_b_edge) - 320usize];
-    ["Offset of field: SkTile::batch_divs"][::core::mem::offset_of!(SkTile, batch_divs) - 332usize];
+        [::core::mem::offset_of!(SkTile, div_tiles_b) - 276usize];
+    ["Offset of field: SkTile::div_a"][::core::mem::offset_of!(SkTile, div_a) - 288usize];
+    ["Offset of field: SkTile::div_b"][::core::mem::offset_of!(SkTile, div_b) - 300usize];
+    ["Offset of field: SkTile::div_a_edge"][::core::mem::offset_of!(SkTile, div_a_edge) - 312usize];
+    ["Offset of field: SkTile::div_b_edge"][::core::mem::offset_of!(SkTile, div_b_edge) - 324usize];
+    ["Offset of field: SkTile::batch_divs"][::core::mem::offset_of!(SkTile, batch_divs) - 336usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]

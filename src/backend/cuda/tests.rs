@@ -409,3 +409,28 @@ fn packed_tiles_replace_16_byte_tiles_whose_rows_start_off_sectors() {
     let p = transpose(&[4096, 4096], DType::F32);
     assert_eq!(kernel(&p, true), "sk_tilev_w4_i32");
 }
+
+/// The tile grid (choose.rs tile_grid, change 19): at most TILE_BLOCKS blocks (tiles x batch
+/// when fewer), grid.x never above the tiles, and every block row's batch chunk (the
+/// kernel's ceil(batch / grid.y)) non-empty.
+#[test]
+fn tile_grids_are_bounded_and_leave_no_block_row_empty() {
+    use super::choose::{TILE_BLOCKS, tile_grid};
+    for tiles in [1i64, 2, 3, 4, 75, 784, 2111, 2112, 2113, 262_144] {
+        for batch in [1i64, 2, 5, 64, 256, 4096, 331_776, 70_000_000] {
+            let (gx, gy, gz) = tile_grid(tiles, batch);
+            let blocks = gx as i64 * gy as i64;
+            assert_eq!(gz, 1);
+            assert!(gx as i64 <= tiles && gy as i64 <= batch.min(65535));
+            assert!(blocks <= TILE_BLOCKS);
+            let chunk = (batch + gy as i64 - 1) / gy as i64;
+            assert!(
+                (gy as i64 - 1) * chunk < batch,
+                "{tiles} x {batch}: {gx} x {gy}"
+            );
+            if tiles * batch <= TILE_BLOCKS {
+                assert_eq!(blocks, tiles * batch);
+            }
+        }
+    }
+}

@@ -73,3 +73,23 @@ pub const fn tile_vec_fill_lane(swizzled: bool, k: i64, bv: i64, width: usize) -
         k
     }
 }
+
+/// Blocks a scalar or 16-byte tile launch is bounded to: two waves of a full H200 (132 SMs,
+/// 8 blocks of 256 threads each, the most an SM holds). Each block walks several tiles and
+/// batch indices (tile.cuh sk_tile_walk), so its prologue (the parameters, the pitch, the
+/// chunk's first batch offsets) is paid once per ~W / 2112 of the W tiles x batch indices
+/// instead of once per tile; two waves rather than one so that an SM holding fewer blocks
+/// (large tiles, registers) still has several, and every block of a launch gets the same
+/// work to within one (tile, batch index).
+pub const TILE_BLOCKS: i64 = 132 * 8 * 2;
+
+/// The grid of a tile launch of `tiles` tiles per batch index: grid.x the tiles (up to
+/// [`TILE_BLOCKS`]), grid.y chunks of the batch, as many as the remaining blocks allow
+/// (and 65535), of equal length so that none is empty; tiles x batch when that is fewer.
+pub fn tile_grid(tiles: i64, batch: i64) -> (u32, u32, u32) {
+    let (tiles, batch) = (tiles.max(1), batch.max(1));
+    let gx = tiles.min(TILE_BLOCKS);
+    let rows = (TILE_BLOCKS / gx).clamp(1, 65535).min(batch);
+    let chunk = (batch + rows - 1) / rows;
+    (gx as u32, ((batch + chunk - 1) / chunk) as u32, 1)
+}

@@ -25,6 +25,7 @@
 //! exponent that joins the issue and memory bounds. Everything else is counted or measured.
 
 use crate::backend::cuda::choose::{ROWS_PER_WARP, copy_ept};
+use crate::backend::cuda::params::SkTile;
 use crate::backend::cuda::{GpuLaunch, LaunchParams};
 
 /// Warp instructions per clock an SM sustains on the layout kernels (of 4 it can issue):
@@ -46,15 +47,19 @@ pub fn memcpy_bytes_per_sm_clock() -> f64 {
     MEMCPY_BYTES_PER_S / (super::occupancy::SMS as f64 * SM_CLOCK_HZ)
 }
 
-/// Per-thread instruction counts of a tile kernel (one block, one batch index).
+/// Per-thread instruction counts of a tile kernel's work on one (tile, batch index).
 #[derive(Debug, Clone, Copy)]
 struct TileCost {
-    /// Once per block: the prologue (tile coordinates: a division by tiles_b).
+    /// Measured build: once per block, the prologue (tile coordinates: a division by
+    /// tiles_b). Current build: see [`WalkCost`].
     prologue: u32,
-    /// Per batch index: the batch loop's head with no batch dimension, and per dimension.
+    /// Per (tile, batch index): the batch loop's head with no batch dimension, and per
+    /// dimension (measured build: the batch offsets from scratch; current build: 0, the
+    /// walk's costs are in [`WalkCost`]).
     batch: u32,
     batch_dim: u32,
-    /// Per batch index: before the fill loop, between the phases (barrier), at the end.
+    /// Per (tile, batch index): before the fill loop, between the phases (barrier), at the
+    /// end (current build: with the incremental batch step).
     fixed: u32,
     /// Per fill trip: the loads and their coordinates, and per word (or element) stored.
     fill: u32,
@@ -66,94 +71,115 @@ struct TileCost {
     store_once: u32,
 }
 
+/// The current build's walk (tile.cuh sk_tile_walk, 32-bit indices; change 19 of
+/// bench/model-notes.md), per thread: the block's prologue with no batch dimension and per
+/// batch dimension (the chunk, its first batch offsets, the innermost dimension), once per
+/// tile the block walks (its span and corner offsets, the tile loop's latch), and when the
+/// innermost batch index wraps inside a chunk (the offsets from the divisors again).
+#[derive(Debug, Clone, Copy)]
+struct WalkCost {
+    prologue: u32,
+    prologue_dim: u32,
+    tile: u32,
+    wrap: u32,
+    wrap_dim: u32,
+}
+
 /// Which kernels' SASS the counts are of: those measured on the H200 run of 2026-12-04
-/// (build bb865aa: 32-bit divisions by run-time values), which tests/model_calibration.rs
-/// checks the model against, or the current ones (division by invariant integers, change
-/// 18 of bench/model-notes.md: a multiply-high, an add and a shift per division), which
-/// `stridekit model` predicts. Both counted the same way (module docs).
+/// (build bb865aa: 32-bit divisions by run-time values, one tile per block), which
+/// tests/model_calibration.rs checks the model against, or the current ones (division by
+/// invariant integers, change 18 of bench/model-notes.md, and several tiles per block,
+/// change 19), which `stridekit model` predicts. Both counted the same way (module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelBuild {
     MeasuredH200,
     Current,
 }
 
+/// A [`TileCost`] from its fields in declaration order.
+fn cost(v: [u32; 9]) -> TileCost {
+    TileCost {
+        prologue: v[0],
+        batch: v[1],
+        batch_dim: v[2],
+        fixed: v[3],
+        fill: v[4],
+        fill_word: v[5],
+        per_trip: v[6],
+        store: v[7],
+        store_once: v[8],
+    }
+}
+
 /// The 16-byte tiles, by element width (sk_tilev_w{1,2,4,8}_i32; the 1-byte counts are
 /// those of the swizzled 64 x 64 tile).
 fn tilev_cost(width: usize, build: KernelBuild) -> Option<TileCost> {
-    let c = |prologue, batch, batch_dim, fixed, fill, fill_word, per_trip, store, store_once| {
-        TileCost {
-            prologue,
-            batch,
-            batch_dim,
-            fixed,
-            fill,
-            fill_word,
-            per_trip,
-            store,
-            store_once,
-        }
-    };
-    Some(match (build, width) {
-        (KernelBuild::MeasuredH200, 1) => c(67, 37, 32, 42, 43, 110, 1, 118, 0),
-        (KernelBuild::MeasuredH200, 2) => c(71, 30, 32, 44, 92, 67, 2, 129, 0),
-        (KernelBuild::MeasuredH200, 4) => c(88, 34, 32, 39, 89, 24, 2, 47, 12),
-        (KernelBuild::MeasuredH200, 8) => c(86, 30, 32, 38, 87, 41, 2, 46, 14),
-        // Current: prologue [0, batch loop head), fill and store trips as the loops'
-        // lengths, a word the mean of its guarded block; batch head and fixed kept.
-        (KernelBuild::Current, 1) => c(43, 37, 13, 42, 29, 94, 1, 106, 0),
-        (KernelBuild::Current, 2) => c(48, 30, 13, 44, 54, 64, 2, 115, 0),
-        (KernelBuild::Current, 4) => c(63, 34, 13, 39, 51, 18, 2, 33, 12),
-        (KernelBuild::Current, 8) => c(67, 30, 13, 38, 52, 36, 2, 36, 14),
+    Some(cost(match (build, width) {
+        (KernelBuild::MeasuredH200, 1) => [67, 37, 32, 42, 43, 110, 1, 118, 0],
+        (KernelBuild::MeasuredH200, 2) => [71, 30, 32, 44, 92, 67, 2, 129, 0],
+        (KernelBuild::MeasuredH200, 4) => [88, 34, 32, 39, 89, 24, 2, 47, 12],
+        (KernelBuild::MeasuredH200, 8) => [86, 30, 32, 38, 87, 41, 2, 46, 14],
+        // Current (nvcc 13.0.88 sm_90, change 19): per (tile, batch index) the item loop's
+        // head, the code between the phases and after the store loop, and the incremental
+        // batch step; fill and store trips as the loops' lengths (the store loops are no
+        // longer unrolled), a word the mean of its guarded block.
+        (KernelBuild::Current, 1) => [0, 0, 0, 45, 32, 91, 1, 111, 0],
+        (KernelBuild::Current, 2) => [0, 0, 0, 27, 71, 58, 2, 87, 0],
+        (KernelBuild::Current, 4) => [0, 0, 0, 26, 62, 16, 2, 40, 0],
+        (KernelBuild::Current, 8) => [0, 0, 0, 27, 63, 34, 2, 39, 0],
         _ => return None,
-    })
+    }))
 }
 
 /// The scalar tile of 4-byte elements (sk_tile_w4_i32): 4 loads per fill trip.
 fn tile_w4_cost(build: KernelBuild) -> TileCost {
-    match build {
-        KernelBuild::MeasuredH200 => TileCost {
-            prologue: 96,
-            batch: 34,
-            batch_dim: 33,
-            fixed: 47,
-            fill: 32,
-            fill_word: 62,
-            per_trip: 4,
-            store: 27,
-            store_once: 0,
-        },
-        // Fill trip [0xd80, 0x12d0) 85 (its elements predicated, not branched: split
-        // 25 + 15 per element), store loop 55 per 4 elements.
-        KernelBuild::Current => TileCost {
-            prologue: 90,
-            batch: 34,
-            batch_dim: 13,
-            fixed: 47,
-            fill: 25,
-            fill_word: 15,
-            per_trip: 4,
-            store: 14,
-            store_once: 0,
-        },
+    cost(match build {
+        KernelBuild::MeasuredH200 => [96, 34, 33, 47, 32, 62, 4, 27, 0],
+        // Fill trip 84 (its elements predicated, not branched: split 24 + 15 per element),
+        // the store loop 17 per element (not unrolled).
+        KernelBuild::Current => [0, 0, 0, 34, 24, 15, 4, 17, 0],
+    })
+}
+
+/// The current build's walk costs, from the listings: the prologue [0, tile loop head)
+/// less its guarded blocks (the first batch offsets, ~12 instructions per dimension of 8,
+/// and the innermost dimension's selection, ~12 for each of 8 of which one runs when there
+/// is a batch); the tile loop's head and latch; the recompute after a wrap (119 less ~12
+/// per unused dimension of 8).
+fn walk_cost(name: &str) -> WalkCost {
+    let (prologue, tile) = match name {
+        "sk_tilev_w1_i32" => (122, 37),
+        "sk_tilev_w2_i32" => (123, 39),
+        "sk_tilev_w8_i32" => (120, 35),
+        "sk_tile_w4_i32" => (128, 43),
+        _ => (115, 37),
+    };
+    WalkCost {
+        prologue,
+        prologue_dim: 12,
+        tile,
+        wrap: 21,
+        wrap_dim: 12,
     }
 }
 
 /// Threads per block (SK_BLOCK) and per warp.
 const THREADS: i64 = 256;
 const LANES: i64 = 32;
+const WARPS: i64 = THREADS / LANES;
 
 /// Trips of `for (e = t; e < n; e += step)` for thread `t`.
 fn trips(t: i64, n: i64, step: i64) -> i64 {
     if t >= n { 0 } else { (n - t + step - 1) / step }
 }
 
-/// Warp instructions of one block for one batch index, and of its prologue, for a tile
-/// whose fill loop walks `load_units` units (words or elements) and whose store loop walks
-/// `store_units`.
+/// Warp instructions of one block for one (tile, batch index), and of its prologue, for a
+/// tile whose fill loop walks `load_units` units (words or elements) and whose store loop
+/// walks `store_units`.
 fn tile_block(c: &TileCost, batch_rank: i64, load_units: i64, store_units: i64) -> (f64, f64) {
     let per_trip = c.per_trip as i64;
     let mut body = 0i64;
-    for w in 0..THREADS / LANES {
+    for w in 0..WARPS {
         let lanes = w * LANES..(w + 1) * LANES;
         let mut n = (c.batch as i64) + batch_rank * c.batch_dim as i64 + c.fixed as i64;
         let fill_trips = lanes
@@ -179,8 +205,39 @@ fn tile_block(c: &TileCost, batch_rank: i64, load_units: i64, store_units: i64) 
         }
         body += n;
     }
-    let prologue = (THREADS / LANES) * c.prologue as i64;
+    let prologue = WARPS * c.prologue as i64;
     (body as f64, prologue as f64)
+}
+
+/// Warp instructions of the current build's walk over a launch of `grid` blocks (tile.cuh
+/// sk_tile_walk, 32-bit indices), items costing `item` each: every block's prologue, each
+/// batch chunk walking every tile once, and the innermost batch index wrapping inside a
+/// chunk (counted exactly from the chunks).
+fn walk_instructions(w: &WalkCost, p: &SkTile, grid: (u32, u32), item: f64) -> f64 {
+    let rank = p.batch_rank.max(0) as i64;
+    let (tiles, batch) = (p.tiles.max(0) as i64, p.batch.max(0));
+    let gy = grid.1.max(1) as i64;
+    let chunk = ((batch + gy - 1) / gy).max(1);
+    let rows = (batch + chunk - 1) / chunk;
+    let inner = if rank > 0 {
+        p.batch_sizes[rank as usize - 1].max(1)
+    } else {
+        i64::MAX
+    };
+    // Multiples of `inner` in [1, n]: the wraps of a walk from 0.
+    let multiples = |n: i64| if n <= 0 { 0 } else { n / inner };
+    let mut wraps = 0;
+    for r in 0..rows {
+        let (first, end) = (r * chunk, ((r + 1) * chunk).min(batch));
+        wraps += multiples(end - 1) - multiples(first);
+    }
+    let blocks = grid.0 as f64 * grid.1 as f64;
+    let per = |n: u32, dim: u32| (WARPS * (n as i64 + rank * dim as i64)) as f64;
+    let selected = if rank > 0 { w.prologue_dim } else { 0 };
+    blocks * per(w.prologue + selected, w.prologue_dim)
+        + (tiles * rows) as f64 * per(w.tile, 0)
+        + (tiles * wraps) as f64 * per(w.wrap, w.wrap_dim)
+        + (tiles * batch) as f64 * item
 }
 
 /// Per-element and per-step counts of the element-wise copies (sk_copy_body, gather mode):
@@ -226,9 +283,20 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
                 return None;
             };
             let (body, prologue) = tile_block(&cost, p.batch_rank as i64, load_units, store_units);
-            let tiles = l.grid.0 as f64;
-            let rows = l.grid.1 as f64;
-            Some(tiles * (p.batch.max(1) as f64 * body + rows * prologue))
+            match build {
+                // One tile per block, the grid the measured build launched (tiles x batch
+                // up to 65535 rows, grid-striding the rest), whatever the plan's grid now.
+                KernelBuild::MeasuredH200 => {
+                    let rows = p.batch.clamp(1, 65535) as f64;
+                    Some(p.tiles as f64 * (p.batch.max(1) as f64 * body + rows * prologue))
+                }
+                KernelBuild::Current => Some(walk_instructions(
+                    &walk_cost(name),
+                    &p,
+                    (l.grid.0, l.grid.1),
+                    body,
+                )),
+            }
         }
         LaunchParams::Strided32(p) if name.starts_with("sk_gather_w") => {
             let w: usize = width("sk_gather_w")?;

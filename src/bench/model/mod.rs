@@ -112,7 +112,7 @@ fn sample_runs(blocks: u64) -> Vec<(u64, u64)> {
 
 /// Counts over the sampled blocks of a launch.
 pub fn count_launch(launch: &GpuLaunch, index: &[i64]) -> Result<Counts, ModelError> {
-    let p = Program::new(launch, index, MAX_STEPS)?;
+    let p = Program::new(launch, index, MAX_STEPS)?.sampled();
     let mut c = Counts::default();
     for (first, run) in sample_runs(p.blocks()) {
         c.add(&count_run(&p, first, run));

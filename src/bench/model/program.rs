@@ -58,6 +58,9 @@ pub struct Program<'a> {
     shape: Shape,
     pub width: usize,
     idx64: bool,
+    /// The tiles' batch walk: each block's batch indices by, by + gy, ... (the 64-bit
+    /// kernels, and [`Program::sampled`]) rather than one contiguous chunk per block row.
+    batch_stride: bool,
     pub grid: (u32, u32),
     launch: &'a GpuLaunch,
     /// The row gather's indices.
@@ -108,6 +111,7 @@ impl<'a> Program<'a> {
             shape,
             width,
             idx64,
+            batch_stride: idx64,
             grid: (launch.grid.0, launch.grid.1),
             launch,
             index,
@@ -117,6 +121,26 @@ impl<'a> Program<'a> {
 
     pub fn blocks(&self) -> u64 {
         self.grid.0 as u64 * self.grid.1 as u64
+    }
+
+    /// The program whose blocks the model samples for its access figures (sectors, banks,
+    /// DRAM merging): the launch itself, but for the scalar and 16-byte tiles one block per
+    /// tile and per batch index up to 65535 (grid = (tiles, min(batch, 65535))), each
+    /// walking the batch indices by, by + 65535, ... of its tile. What a
+    /// (tile, batch index) item accesses does not depend on which block walks it, and a
+    /// bounded launch grid (choose.rs tile_grid) would otherwise make the sample, and so
+    /// the figures, follow the grid: neighbouring sampled blocks are neighbouring tiles
+    /// at the same batch index, as the first items of neighbouring blocks are on the GPU.
+    /// The issue bound counts the launch's own grid (issue.rs).
+    pub fn sampled(&self) -> Program<'a> {
+        let mut q = self.clone();
+        if let (Shape::Tile | Shape::TileVec, LaunchParams::Tile(p)) =
+            (self.shape, &self.launch.params)
+        {
+            q.grid = (p.tiles.max(1) as u32, p.batch.clamp(1, 65535) as u32);
+            q.batch_stride = true;
+        }
+        q
     }
 
     /// The accesses of thread `t` of block (`bx`, `by`), in program order.
@@ -159,18 +183,17 @@ impl<'a> Program<'a> {
         }
     }
 
-    /// Calls `move(s, d, na, nb)` for each batch index the block walks (tile.cuh).
+    /// Calls `move(s, d, na, nb)` for each (tile, batch index) the block walks, in the
+    /// kernel's order, at most `max_steps` of them (tile.cuh sk_tile_walk): 32-bit indices
+    /// walk the tiles bx, bx + gx, ... and for each the contiguous batch chunk by of
+    /// ceil(batch / gy) indices; 64-bit indices the batch indices by, by + gy, ... and for
+    /// each the tiles.
     fn tile_batches(&self, bx: u64, by: u64, p: &SkTile, mut f: impl FnMut(i64, i64, i64, i64)) {
+        let (gx, gy) = (self.grid.0.max(1) as i64, self.grid.1.max(1) as i64);
+        let tiles = p.tiles.max(0) as i64;
+        let batch = p.batch.max(0);
         let tiles_b = p.tiles_b.max(1) as i64;
-        let (ti, tj) = (bx as i64 / tiles_b, bx as i64 % tiles_b);
-        let (a0, b0) = (ti * p.tile_a as i64, tj * p.tile_b as i64);
-        let na = (p.n_a - a0).min(p.tile_a as i64);
-        let nb = (p.n_b - b0).min(p.tile_b as i64);
-        let mut bt = by as i64;
-        for _ in 0..self.max_steps {
-            if bt >= p.batch {
-                break;
-            }
+        let offsets = |bt: i64| {
             let (mut d0, mut s0) = (p.dst_offset, p.src_offset);
             let mut rest = bt;
             for k in (0..p.batch_rank as usize).rev() {
@@ -180,13 +203,47 @@ impl<'a> Program<'a> {
                 d0 += r * p.batch_dst_strides[k];
                 s0 += r * p.batch_src_strides[k];
             }
+            (d0, s0)
+        };
+        let mut item = |tile: i64, bt: i64| {
+            let (ti, tj) = (tile / tiles_b, tile % tiles_b);
+            let (a0, b0) = (ti * p.tile_a as i64, tj * p.tile_b as i64);
+            let na = (p.n_a - a0).min(p.tile_a as i64);
+            let nb = (p.n_b - b0).min(p.tile_b as i64);
+            let (d0, s0) = offsets(bt);
             f(
                 s0 + a0 * p.src_stride_a + b0,
                 d0 + b0 * p.dst_stride_b + a0,
                 na,
                 nb,
             );
-            bt += self.grid.1 as i64;
+        };
+        let mut steps = 0;
+        let mut more = || {
+            steps += 1;
+            steps <= self.max_steps
+        };
+        let tiles_of = |bx: i64| (bx..tiles).step_by(gx as usize);
+        if self.batch_stride {
+            for bt in (by as i64..batch).step_by(gy as usize) {
+                for tile in tiles_of(bx as i64) {
+                    if !more() {
+                        return;
+                    }
+                    item(tile, bt);
+                }
+            }
+        } else {
+            let chunk = (batch + gy - 1) / gy;
+            let first = by as i64 * chunk;
+            for tile in tiles_of(bx as i64) {
+                for bt in first..(first + chunk).min(batch) {
+                    if !more() {
+                        return;
+                    }
+                    item(tile, bt);
+                }
+            }
         }
     }
 
