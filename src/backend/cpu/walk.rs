@@ -240,7 +240,9 @@ pub(super) unsafe fn tiles<S: Segment>(
             unsafe { tile_at(w, op, t, (d, s), (dp, sp), (ra, rb)) };
         }
     }
-    if t.stream {
+    if t.stream || t.lines {
+        // Streamed and whole-line tiles write with non-temporal stores, unfenced: one
+        // fence orders them all before the task ends (and another thread reads them).
         super::contiguous::store_fence();
     }
 }
