@@ -20,6 +20,8 @@
 //! passes of 16 destination lines, each packing the lanes of 4 or 2 source rows into
 //! dwords (`vpermb/w`) and transposing those as a 4-byte block is.
 
+use super::layers::Layers;
+
 /// The bytes of a line, the unit each block reads and writes whole.
 pub(super) const LINE: usize = 64;
 
@@ -36,21 +38,24 @@ pub(super) fn available(width: usize) -> bool {
     }
 }
 
-/// The tile of a transpose that [`tile`] moves: element `(i, j)`, `i < na`, `j < nb`, from
-/// `s + i*width + j*sb` to `d + i*da + j*width` (byte steps).
+/// The tiles of a transpose that [`tile`] moves: element `(i, j)` of layer `l`, `i < na`,
+/// `j < nb`, `l < layers.n`, from `s + i*width + j*sb + l*layers.sl` to
+/// `d + i*da + j*width + l*layers.dl` (byte steps).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Corner {
     pub na: usize,
     pub nb: usize,
     pub da: isize,
     pub sb: isize,
+    pub layers: Layers,
 }
 
-/// Moves the part of tile `t` (elements of `width` bytes) that whole-line blocks cover:
-/// rows `0..fa` along `a` and columns `j0..j1` along `b`, returned as `(fa, j0, j1)`
-/// (`fa == 0`: nothing moved; the caller moves the rest). The columns start at the first
-/// element whose destination starts a line; nothing is moved unless [`available`], the
-/// destination rows are whole lines apart and an element boundary falls on a line.
+/// Moves the part of each layer of tile `t` (elements of `width` bytes) that whole-line
+/// blocks cover: rows `0..fa` along `a` and columns `j0..j1` along `b`, returned as
+/// `(fa, j0, j1)` (`fa == 0`: nothing moved; the caller moves the rest). The columns start
+/// at the first element whose destination starts a line; nothing is moved unless
+/// [`available`], the destination rows (and layers) are whole lines apart and an element
+/// boundary falls on a line.
 ///
 /// The lines are written with non-temporal stores and not fenced: the caller calls
 /// [`super::contiguous::store_fence`] after its last tile, before another thread may read
@@ -69,7 +74,8 @@ pub(super) unsafe fn tile(
 ) -> (usize, usize, usize) {
     let lanes = LINE / width.max(1);
     let skew = (LINE - (d as usize) % LINE) % LINE;
-    let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE);
+    let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE)
+        && (t.layers.n == 1 || t.layers.dl.unsigned_abs().is_multiple_of(LINE));
     if !available(width) || !rows_on_lines || !skew.is_multiple_of(width) {
         return (0, 0, 0);
     }
@@ -82,8 +88,9 @@ pub(super) unsafe fn tile(
         return (0, 0, 0);
     }
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract covers the tile, and the blocks lie inside it; the CPU
-    // has the features (available); destination rows from column j0 start on lines.
+    // SAFETY: the caller's contract covers the tiles, and the blocks lie inside them; the
+    // CPU has the features (available); destination rows from column j0 start on lines in
+    // every layer (layers are whole lines apart).
     unsafe {
         let c = Corner {
             na: fa,
@@ -108,7 +115,7 @@ mod x86 {
     use std::sync::OnceLock;
 
     use super::super::contiguous::{CacheLevel, prefetch_rows};
-    use super::{Corner as Tile, LINE};
+    use super::{Corner as Tile, LINE, Layers};
 
     /// Features of this CPU, detected once: (AVX-512 F and BW, VBMI).
     fn features() -> (bool, bool) {
@@ -172,33 +179,42 @@ mod x86 {
         let (lo, hi) = (index(lanes, false), index(lanes, true));
         let prefetch = prefetch_into(L, t.sb, fa * w as usize);
         let per_band = fa / L;
+        let per_layer = per_band * (fb / L);
+        let Layers { n: layers, dl, sl } = t.layers;
         let mut k = 0;
-        for j0 in (0..fb).step_by(L) {
-            let j = j0 as isize;
-            for i0 in (0..fa).step_by(L) {
-                let i = i0 as isize;
-                if let Some(level) = prefetch {
-                    // The source lines of the block `AHEAD` blocks on (in this band or
-                    // the next), unless that is past the corner.
-                    let n = k + AHEAD;
-                    let (pj, pi) = (n / per_band * L, n % per_band * L);
-                    if pj < fb {
-                        let p = s.wrapping_offset(pj as isize * t.sb + pi as isize * w);
-                        prefetch_rows(p, L, t.sb, LINE, level);
+        for l in 0..layers as isize {
+            let s0 = s;
+            // SAFETY: layer l is one of the caller's tiles.
+            let (d, s) = unsafe { (d.offset(l * dl), s.offset(l * sl)) };
+            for j0 in (0..fb).step_by(L) {
+                let j = j0 as isize;
+                for i0 in (0..fa).step_by(L) {
+                    let i = i0 as isize;
+                    if let Some(level) = prefetch {
+                        // The source lines of the block `AHEAD` blocks on (in this band,
+                        // the next or the next layer's), unless that is past the corner.
+                        let n = k + AHEAD;
+                        let (pl, r) = (n / per_layer, n % per_layer);
+                        let (pj, pi) = (r / per_band * L, r % per_band * L);
+                        if pl < layers {
+                            let at = pl as isize * sl + pj as isize * t.sb + pi as isize * w;
+                            prefetch_rows(s0.wrapping_offset(at), L, t.sb, LINE, level);
+                        }
                     }
+                    k += 1;
+                    // SAFETY: block (i0, j0) of layer l is inside the tiles: source rows
+                    // j0..j0+L from element i0 (L contiguous elements each: one line),
+                    // destination rows i0..i0+L from element j0 (line-aligned, the caller
+                    // checked).
+                    unsafe {
+                        let (d, s) = (d.offset(i * t.da + j * w), s.offset(j * t.sb + i * w));
+                        if L > 16 {
+                            block_in_dwords::<L>(d, s, t.da, t.sb, lo, hi)
+                        } else {
+                            block::<L>(d, s, t.da, t.sb, lo, hi)
+                        }
+                    };
                 }
-                k += 1;
-                // SAFETY: block (i0, j0) is inside the tile: source rows j0..j0+L from
-                // element i0 (L contiguous elements each: one line), destination rows
-                // i0..i0+L from element j0 (line-aligned, the caller checked).
-                unsafe {
-                    let (d, s) = (d.offset(i * t.da + j * w), s.offset(j * t.sb + i * w));
-                    if L > 16 {
-                        block_in_dwords::<L>(d, s, t.da, t.sb, lo, hi)
-                    } else {
-                        block::<L>(d, s, t.da, t.sb, lo, hi)
-                    }
-                };
             }
         }
     }

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
 use super::contiguous::{self, CacheLevel};
+use super::layers::Layers;
 use super::lines::{self, Corner};
 
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
@@ -46,6 +47,17 @@ pub(super) trait Segment: Sync {
     unsafe fn tile(&self, d: *mut u8, s: *const u8, t: Tile) {
         // SAFETY: forwarded.
         unsafe { tile_in_runs(self, d, s, t) }
+    }
+
+    /// Moves `layers.n` tiles of shape `t` (one tile at a time unless a mover knows better).
+    ///
+    /// # Safety
+    /// As [`Segment::tile`], for every element of every layer.
+    unsafe fn layers(&self, d: *mut u8, s: *const u8, t: Tile, layers: Layers) {
+        for l in 0..layers.n as isize {
+            // SAFETY: layer l is one of the caller's tiles.
+            unsafe { self.tile(d.offset(l * layers.dl), s.offset(l * layers.sl), t) };
+        }
     }
 }
 
@@ -124,17 +136,9 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             return unsafe { tile_in_runs(self, d, s, t) };
         }
         if t.lines {
-            let c = Corner {
-                na: t.na,
-                nb: t.nb,
-                da: t.da,
-                sb: t.sb,
-            };
-            // SAFETY: forwarded (the corner is the tile's own).
-            let (fa, j0, j1) = unsafe { lines::tile(w as usize, d, s, c) };
-            if fa > 0 {
-                // SAFETY: the rest of the tile, as the caller vouches for the whole.
-                return unsafe { around(self, d, s, t, fa, j0, j1) };
+            // SAFETY: forwarded.
+            if unsafe { self.in_lines(d, s, t, Layers::ONE) } {
+                return;
             }
             // Lines do not apply here (an unaligned destination): the tile, sized for
             // them, goes in square cache-sized tiles instead.
@@ -189,6 +193,18 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
         // SAFETY: forwarded.
         unsafe { self.blocks(d, s, t) }
     }
+
+    unsafe fn layers(&self, d: *mut u8, s: *const u8, t: Tile, layers: Layers) {
+        let w = size_of::<T>() as isize;
+        let blocks = t.db == w && t.sa == w && t.na >= B && t.nb >= B;
+        // SAFETY: forwarded.
+        if !(t.lines && blocks && unsafe { self.in_lines(d, s, t, layers) }) {
+            for l in 0..layers.n as isize {
+                // SAFETY: layer l is one of the caller's tiles.
+                unsafe { self.tile(d.offset(l * layers.dl), s.offset(l * layers.sl), t) };
+            }
+        }
+    }
 }
 
 /// Source steps that are multiples of this many bytes stage a tile through a buffer.
@@ -199,6 +215,36 @@ const CONFLICT_STEP: usize = 1024;
 pub(super) const STAGE_BYTES: usize = 16 * 1024;
 
 impl<T: Copy, const B: usize> Move<T, B> {
+    /// Moves `layers` of tile `t` (at least `B`x`B`, `db` and `sa` one element) through
+    /// [`lines`]' whole-line blocks, all layers' blocks in one call, then the rest of each
+    /// layer as runs; false, with nothing moved, where the blocks do not apply.
+    ///
+    /// # Safety
+    /// As [`Segment::layers`].
+    #[inline(always)]
+    unsafe fn in_lines(&self, d: *mut u8, s: *const u8, t: Tile, layers: Layers) -> bool {
+        let c = Corner {
+            na: t.na,
+            nb: t.nb,
+            da: t.da,
+            sb: t.sb,
+            layers,
+        };
+        // SAFETY: forwarded (the corner is the tiles' own).
+        let (fa, j0, j1) = unsafe { lines::tile(size_of::<T>(), d, s, c) };
+        if fa == 0 {
+            return false;
+        }
+        for l in 0..layers.n as isize {
+            // SAFETY: the rest of layer l, as the caller vouches for the whole.
+            unsafe {
+                let (d, s) = (d.offset(l * layers.dl), s.offset(l * layers.sl));
+                around(self, d, s, t, fa, j0, j1)
+            };
+        }
+        true
+    }
+
     /// A tile of at least `B`x`B` with `db` and `sa` one element, in register blocks.
     ///
     /// # Safety

@@ -106,6 +106,43 @@ fn whole_line_tiles_of_every_width_match_the_reference() {
 }
 
 #[test]
+fn packed_whole_line_tiles_of_every_width_match_the_reference() {
+    // A permute of source (p, b, c, a) into destination (a, p, c, b), as the bench's 6-d
+    // permute: the tile (a, b) spans both dimensions, and c continues the source's run
+    // along a and the destination's along b, so walk.rs packs layers of c into each tile
+    // (the last pack shorter); a partial block along a, destination skews of 0 and 3
+    // elements (blocks from the first aligned column, the columns before it as runs),
+    // and a destination whose layers are not whole lines apart (not packed).
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        let lanes = 64 / dt.itemsize() as i64;
+        let (p, b, c, a) = (13, lanes, 5, lanes + 3);
+        let src = view::permute(&Layout::contiguous(&[p, b, c, a]), &[3, 0, 2, 1]).unwrap();
+        let input = counting((p * b * c * a) as usize * 2);
+        for skew in [0, 3] {
+            let out = Layout::new(&[a, p, c, b], &[p * c * b, c * b, b, 1], skew).unwrap();
+            let plan = CopyPlan::copy(&out, dt, &src, dt);
+            let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+            let pack = Tiling::of(&walk).and_then(|t| t.pack);
+            if lines::available(dt.itemsize()) {
+                assert!(
+                    matches!(pack, Some(k) if k.tc > 1 && k.tc < c as usize),
+                    "{pack:?}"
+                );
+            }
+            check(&out, dt, &src, dt, &input);
+        }
+        let gapped = Layout::new(&[a, p, c, b], &[p * c * (b + 1), c * (b + 1), b + 1, 1], 0);
+        let gapped = gapped.unwrap();
+        let plan = CopyPlan::copy(&gapped, dt, &src, dt);
+        let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+        assert_eq!(Tiling::of(&walk).and_then(|t| t.pack), None);
+        check(&gapped, dt, &src, dt, &input);
+    }
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
 fn page_blocked_tile_orders_match_the_reference() {
     // A 4-d reversal whose two middle dimensions each stay inside one side's pages and
     // jump pages on the other: tile_order.rs visits them in blocks, cut at the edges
