@@ -166,7 +166,7 @@ impl Tiling {
     /// `b` in at most [`PACK_BELOW`] bytes, some other dimension `c` steps the source by
     /// all of `a` and the destination by all of `b` (whole lines: every layer's blocks
     /// start on lines), and the walk keeps at least [`LINE_TILES_AT_LEAST`] tiles.
-    fn packed(&self, w: &ByteWalk) -> Option<Pack> {
+    pub(super) fn packed(&self, w: &ByteWalk) -> Option<Pack> {
         let wide = w.sw;
         let bytes = self.ta * self.tb * wide;
         let (run_a, run_b) = (self.ta * wide, self.tb * wide);
