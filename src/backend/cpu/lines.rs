@@ -226,9 +226,10 @@ mod x86 {
     /// Whether, and into which cache, [`walk`] prefetches the source lines of the block
     /// [`AHEAD`] blocks on, for blocks of `l` lanes whose source rows are `sb` bytes apart
     /// and `run` bytes long in the corner:
-    /// - into L1 for 1-byte blocks (64 source rows each, more than the hardware prefetchers
-    ///   follow), for rows within a page of each other (NHWC -> NCHW, the 3-d permute) and
-    ///   for runs shorter than a page (the 4-d reversal's 512-byte rows);
+    /// - into [`CacheLevel::near`] (L1, or L2 on AMD CPUs) for 1-byte blocks (64 source
+    ///   rows each, more than the hardware prefetchers follow), for rows within a page of
+    ///   each other (NHWC -> NCHW, the 3-d permute) and for runs shorter than a page (the
+    ///   4-d reversal's 512-byte rows);
     /// - into L2 for the other 2-byte blocks (the f16 transpose: 4 KiB runs, rows 64 KiB
     ///   apart);
     /// - else not at all (4- and 8-byte blocks over rows and runs of a page or more).
@@ -243,10 +244,11 @@ mod x86 {
     /// runs (every pair faster), 49-59% -> 51-70% at 2 threads; into L1 it gained alike in
     /// the one run that had both (session 15 had measured a loss of 2-7 points). Into L2
     /// instead of L1 for the other cases moved them within the noise or down (the 6-d
-    /// permute at 2 threads 33-38% -> 29-31%).
+    /// permute at 2 threads 33-38% -> 29-31%); on the AMD EPYC (Zen 4) host of session 18
+    /// they gained 10-35 points ([`CacheLevel::near`]).
     fn prefetch_into(l: usize, sb: isize, run: usize) -> Option<CacheLevel> {
         if l == LINE || sb.unsigned_abs() < PAGE || run < PAGE {
-            Some(CacheLevel::L1)
+            Some(CacheLevel::near())
         } else if l == LINE / 2 {
             Some(CacheLevel::L2)
         } else {

@@ -355,7 +355,8 @@ fn prefetch_tile(w: &ByteWalk, t: Tiling, s: *const u8, sp: usize, at: (usize, u
     let (_, sp) = w.step(t.b, rb * t.tb, 0, sp);
     let run = t.ta.min(w.sizes[t.a].saturating_sub(ra * t.ta)) * w.sw;
     let rows = t.tb.min(w.sizes[t.b].saturating_sub(rb * t.tb));
-    super::contiguous::prefetch_rows(s.wrapping_add(sp), rows, w.src[t.b], run, CacheLevel::L1);
+    let level = CacheLevel::near();
+    super::contiguous::prefetch_rows(s.wrapping_add(sp), rows, w.src[t.b], run, level);
 }
 
 /// Moves tile `(ra, rb, rc)` (its place along `a`, `b` and the packed `c`) of the other
