@@ -89,6 +89,28 @@ pub(super) enum CacheLevel {
     L2,
 }
 
+impl CacheLevel {
+    /// The cache the walks that ask for lines a few blocks or one tile ahead (the
+    /// whole-line blocks' source lines, the small tiles' next tile) bring them into: L1,
+    /// except on AMD (and Hygon) CPUs, where L2.
+    ///
+    /// Measured at 1 GiB, A/B in one process (`benches/cpu_1gib.rs` with a temporary
+    /// switch), share of the same run's memcpy rate, L1 -> L2:
+    /// - development Xeon (48 KiB L1d), session 17: the other cases moved within the
+    ///   noise or down (the 6-d permute at 2 threads 33-38% -> 29-31%);
+    /// - AMD EPYC (Zen 4, 32 KiB L1d), 1 thread, 8 rounds, load 4-5, session 18: u8
+    ///   transpose 32% -> 42%, 3-d permute 46% -> 57%, NHWC -> NCHW f16 49% -> 73% and f32
+    ///   48% -> 70%, a 4-d permute (3, 0, 1, 2) of 256x64x128x128 f32 48% -> 64%; the 4-d
+    ///   reversal within the noise (43-45%).
+    pub(super) fn near() -> CacheLevel {
+        #[cfg(target_arch = "x86_64")]
+        if x86::is_amd() {
+            return CacheLevel::L2;
+        }
+        CacheLevel::L1
+    }
+}
+
 /// Asks for the 64-byte lines of `rows` runs of `bytes` bytes, `step` bytes apart from
 /// `p`, to be brought into `level` ahead of their use (x86-64; nothing elsewhere). A
 /// prefetch reads nothing the program sees and faults on no address, so `p` need not be

@@ -20,6 +20,8 @@
 //! passes of 16 destination lines, each packing the lanes of 4 or 2 source rows into
 //! dwords (`vpermb/w`) and transposing those as a 4-byte block is.
 
+use super::layers::Layers;
+
 /// The bytes of a line, the unit each block reads and writes whole.
 pub(super) const LINE: usize = 64;
 
@@ -36,21 +38,30 @@ pub(super) fn available(width: usize) -> bool {
     }
 }
 
-/// The tile of a transpose that [`tile`] moves: element `(i, j)`, `i < na`, `j < nb`, from
-/// `s + i*width + j*sb` to `d + i*da + j*width` (byte steps).
+/// The tiles of a transpose that [`tile`] moves: element `(i, j)` of layer `l`, `i < na`,
+/// `j < nb`, `l < layers.n`, from `s + i*width + j*sb + l*layers.sl` to
+/// `d + i*da + j*width + l*layers.dl` (byte steps).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Corner {
     pub na: usize,
     pub nb: usize,
     pub da: isize,
     pub sb: isize,
+    pub layers: Layers,
 }
 
-/// Moves the part of tile `t` (elements of `width` bytes) that whole-line blocks cover:
-/// rows `0..fa` along `a` and columns `j0..j1` along `b`, returned as `(fa, j0, j1)`
-/// (`fa == 0`: nothing moved; the caller moves the rest). The columns start at the first
-/// element whose destination starts a line; nothing is moved unless [`available`], the
-/// destination rows are whole lines apart and an element boundary falls on a line.
+/// Moves the part of each layer of tile `t` (elements of `width` bytes) that whole-line
+/// blocks cover: rows `0..fa` along `a` and columns `j0..j1` along `b`, returned as
+/// `(fa, j0, j1)` (`fa == 0`: nothing moved; the caller moves the rest). The columns start
+/// at the first element whose destination starts a line; nothing is moved unless
+/// [`available`], the destination rows (and layers) are whole lines apart and an element
+/// boundary falls on a line.
+///
+/// The lines are written with non-temporal stores and not fenced: the caller calls
+/// [`super::contiguous::store_fence`] after its last tile, before another thread may read
+/// them. A fence after every tile cost the bench's 6-d permute (512 Ki tiles of 2 KiB) a
+/// third of its time on the AMD EPYC (Zen 4) development host: 1 GiB at 1 thread, A/B in
+/// one process, 34-40% -> 49-54% of the same run's memcpy rate (session 18).
 ///
 /// # Safety
 /// Every element of the tile is inside the caller's slices, and no other thread writes the
@@ -63,7 +74,8 @@ pub(super) unsafe fn tile(
 ) -> (usize, usize, usize) {
     let lanes = LINE / width.max(1);
     let skew = (LINE - (d as usize) % LINE) % LINE;
-    let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE);
+    let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE)
+        && (t.layers.n == 1 || t.layers.dl.unsigned_abs().is_multiple_of(LINE));
     if !available(width) || !rows_on_lines || !skew.is_multiple_of(width) {
         return (0, 0, 0);
     }
@@ -76,8 +88,9 @@ pub(super) unsafe fn tile(
         return (0, 0, 0);
     }
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract covers the tile, and the blocks lie inside it; the CPU
-    // has the features (available); destination rows from column j0 start on lines.
+    // SAFETY: the caller's contract covers the tiles, and the blocks lie inside them; the
+    // CPU has the features (available); destination rows from column j0 start on lines in
+    // every layer (layers are whole lines apart).
     unsafe {
         let c = Corner {
             na: fa,
@@ -102,7 +115,7 @@ mod x86 {
     use std::sync::OnceLock;
 
     use super::super::contiguous::{CacheLevel, prefetch_rows};
-    use super::{Corner as Tile, LINE};
+    use super::{Corner as Tile, LINE, Layers};
 
     /// Features of this CPU, detected once: (AVX-512 F and BW, VBMI).
     fn features() -> (bool, bool) {
@@ -124,8 +137,8 @@ mod x86 {
 
     /// The `fa` x `fb` corner of the tile in `L` x `L` blocks, `L = 64 / width`: for each
     /// band of `L` source rows (along `b`), the blocks along `a`, so that the band's `L`
-    /// source rows are read as sequential streams; then a store fence (the lines are
-    /// visible, in order, before another thread reads them).
+    /// source rows are read as sequential streams. The stores are not fenced: the walk
+    /// fences once after its last tile ([`super::tile`]).
     ///
     /// # Safety
     /// As [`super::tile`], with `fa`, `fb` multiples of `L` inside the tile and the CPU
@@ -139,7 +152,6 @@ mod x86 {
                 4 => band::<16>(d, s, t, fa, fb),
                 _ => band::<8>(d, s, t, fa, fb),
             }
-            _mm_sfence();
         }
     }
 
@@ -167,33 +179,42 @@ mod x86 {
         let (lo, hi) = (index(lanes, false), index(lanes, true));
         let prefetch = prefetch_into(L, t.sb, fa * w as usize);
         let per_band = fa / L;
+        let per_layer = per_band * (fb / L);
+        let Layers { n: layers, dl, sl } = t.layers;
         let mut k = 0;
-        for j0 in (0..fb).step_by(L) {
-            let j = j0 as isize;
-            for i0 in (0..fa).step_by(L) {
-                let i = i0 as isize;
-                if let Some(level) = prefetch {
-                    // The source lines of the block `AHEAD` blocks on (in this band or
-                    // the next), unless that is past the corner.
-                    let n = k + AHEAD;
-                    let (pj, pi) = (n / per_band * L, n % per_band * L);
-                    if pj < fb {
-                        let p = s.wrapping_offset(pj as isize * t.sb + pi as isize * w);
-                        prefetch_rows(p, L, t.sb, LINE, level);
+        for l in 0..layers as isize {
+            let s0 = s;
+            // SAFETY: layer l is one of the caller's tiles.
+            let (d, s) = unsafe { (d.offset(l * dl), s.offset(l * sl)) };
+            for j0 in (0..fb).step_by(L) {
+                let j = j0 as isize;
+                for i0 in (0..fa).step_by(L) {
+                    let i = i0 as isize;
+                    if let Some(level) = prefetch {
+                        // The source lines of the block `AHEAD` blocks on (in this band,
+                        // the next or the next layer's), unless that is past the corner.
+                        let n = k + AHEAD;
+                        let (pl, r) = (n / per_layer, n % per_layer);
+                        let (pj, pi) = (r / per_band * L, r % per_band * L);
+                        if pl < layers {
+                            let at = pl as isize * sl + pj as isize * t.sb + pi as isize * w;
+                            prefetch_rows(s0.wrapping_offset(at), L, t.sb, LINE, level);
+                        }
                     }
+                    k += 1;
+                    // SAFETY: block (i0, j0) of layer l is inside the tiles: source rows
+                    // j0..j0+L from element i0 (L contiguous elements each: one line),
+                    // destination rows i0..i0+L from element j0 (line-aligned, the caller
+                    // checked).
+                    unsafe {
+                        let (d, s) = (d.offset(i * t.da + j * w), s.offset(j * t.sb + i * w));
+                        if L > 16 {
+                            block_in_dwords::<L>(d, s, t.da, t.sb, lo, hi)
+                        } else {
+                            block::<L>(d, s, t.da, t.sb, lo, hi)
+                        }
+                    };
                 }
-                k += 1;
-                // SAFETY: block (i0, j0) is inside the tile: source rows j0..j0+L from
-                // element i0 (L contiguous elements each: one line), destination rows
-                // i0..i0+L from element j0 (line-aligned, the caller checked).
-                unsafe {
-                    let (d, s) = (d.offset(i * t.da + j * w), s.offset(j * t.sb + i * w));
-                    if L > 16 {
-                        block_in_dwords::<L>(d, s, t.da, t.sb, lo, hi)
-                    } else {
-                        block::<L>(d, s, t.da, t.sb, lo, hi)
-                    }
-                };
             }
         }
     }
@@ -205,9 +226,10 @@ mod x86 {
     /// Whether, and into which cache, [`walk`] prefetches the source lines of the block
     /// [`AHEAD`] blocks on, for blocks of `l` lanes whose source rows are `sb` bytes apart
     /// and `run` bytes long in the corner:
-    /// - into L1 for 1-byte blocks (64 source rows each, more than the hardware prefetchers
-    ///   follow), for rows within a page of each other (NHWC -> NCHW, the 3-d permute) and
-    ///   for runs shorter than a page (the 4-d reversal's 512-byte rows);
+    /// - into [`CacheLevel::near`] (L1, or L2 on AMD CPUs) for 1-byte blocks (64 source
+    ///   rows each, more than the hardware prefetchers follow), for rows within a page of
+    ///   each other (NHWC -> NCHW, the 3-d permute) and for runs shorter than a page (the
+    ///   4-d reversal's 512-byte rows);
     /// - into L2 for the other 2-byte blocks (the f16 transpose: 4 KiB runs, rows 64 KiB
     ///   apart);
     /// - else not at all (4- and 8-byte blocks over rows and runs of a page or more).
@@ -222,10 +244,11 @@ mod x86 {
     /// runs (every pair faster), 49-59% -> 51-70% at 2 threads; into L1 it gained alike in
     /// the one run that had both (session 15 had measured a loss of 2-7 points). Into L2
     /// instead of L1 for the other cases moved them within the noise or down (the 6-d
-    /// permute at 2 threads 33-38% -> 29-31%).
+    /// permute at 2 threads 33-38% -> 29-31%); on the AMD EPYC (Zen 4) host of session 18
+    /// they gained 10-35 points ([`CacheLevel::near`]).
     fn prefetch_into(l: usize, sb: isize, run: usize) -> Option<CacheLevel> {
         if l == LINE || sb.unsigned_abs() < PAGE || run < PAGE {
-            Some(CacheLevel::L1)
+            Some(CacheLevel::near())
         } else if l == LINE / 2 {
             Some(CacheLevel::L2)
         } else {

@@ -12,6 +12,7 @@
 mod contiguous;
 mod convert;
 mod gather;
+mod layers;
 mod lines;
 pub mod reference;
 mod segment;

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
 use super::contiguous::{self, CacheLevel};
+use super::layers::Layers;
 use super::lines::{self, Corner};
 
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
@@ -46,6 +47,17 @@ pub(super) trait Segment: Sync {
     unsafe fn tile(&self, d: *mut u8, s: *const u8, t: Tile) {
         // SAFETY: forwarded.
         unsafe { tile_in_runs(self, d, s, t) }
+    }
+
+    /// Moves `layers.n` tiles of shape `t` (one tile at a time unless a mover knows better).
+    ///
+    /// # Safety
+    /// As [`Segment::tile`], for every element of every layer.
+    unsafe fn layers(&self, d: *mut u8, s: *const u8, t: Tile, layers: Layers) {
+        for l in 0..layers.n as isize {
+            // SAFETY: layer l is one of the caller's tiles.
+            unsafe { self.tile(d.offset(l * layers.dl), s.offset(l * layers.sl), t) };
+        }
     }
 }
 
@@ -124,17 +136,9 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             return unsafe { tile_in_runs(self, d, s, t) };
         }
         if t.lines {
-            let c = Corner {
-                na: t.na,
-                nb: t.nb,
-                da: t.da,
-                sb: t.sb,
-            };
-            // SAFETY: forwarded (the corner is the tile's own).
-            let (fa, j0, j1) = unsafe { lines::tile(w as usize, d, s, c) };
-            if fa > 0 {
-                // SAFETY: the rest of the tile, as the caller vouches for the whole.
-                return unsafe { around(self, d, s, t, fa, j0, j1) };
+            // SAFETY: forwarded.
+            if unsafe { self.in_lines(d, s, t, Layers::ONE) } {
+                return;
             }
             // Lines do not apply here (an unaligned destination): the tile, sized for
             // them, goes in square cache-sized tiles instead.
@@ -143,29 +147,8 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
         }
         let bytes = t.na * t.nb * w as usize;
         if t.stream && t.da == (t.nb * w as usize) as isize && bytes <= STAGE_BYTES {
-            // The destination block is written whole into a buffer (in L1), then streamed
-            // out: no read of the destination lines before they are written.
-            let mut out = [0u128; STAGE_BYTES / 16];
-            let o = out.as_mut_ptr() as *mut u8;
-            let inner = Tile { stream: false, ..t };
-            // The next tile along `a` (the walk's next, in a streamed walk) reads the same
-            // source rows further on: its lines are asked for now, so that they arrive
-            // while this tile is moved. The rows are a plane apart (NCHW -> NHWC's 64
-            // channel rows, 32 KiB apart at 128 x 128 f16), more streams than the hardware
-            // prefetchers follow. Measured at 1 GiB on the development Xeon, A/B in one
-            // process (`benches/cpu_1gib.rs` with a temporary switch, 5 rounds, session
-            // 15), share of the same run's memcpy rate without -> with: NCHW -> NHWC f16
-            // 51% / 45% -> 57% / 57% (1 / 2 threads), f32 58% / 53% -> 59% / 58%; two or
-            // four tiles ahead: 1-3 points below one tile ahead.
-            let next = s.wrapping_offset((t.na as isize).wrapping_mul(t.sa));
-            contiguous::prefetch_rows(next, t.nb, t.sb, t.na * w as usize, CacheLevel::L1);
-            // SAFETY: the buffer holds the tile's destination block (bytes fit); the
-            // source as the caller vouches; the destination block is the caller's.
-            unsafe {
-                self.tile(o, s, inner);
-                contiguous::copy_streaming(d, o, bytes);
-            }
-            return;
+            // SAFETY: forwarded.
+            return unsafe { self.streamed(d, s, t) };
         }
         let row = t.na * w as usize;
         if t.sb.unsigned_abs().is_multiple_of(CONFLICT_STEP) && row * t.nb <= STAGE_BYTES {
@@ -189,6 +172,18 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
         // SAFETY: forwarded.
         unsafe { self.blocks(d, s, t) }
     }
+
+    unsafe fn layers(&self, d: *mut u8, s: *const u8, t: Tile, layers: Layers) {
+        let w = size_of::<T>() as isize;
+        let blocks = t.db == w && t.sa == w && t.na >= B && t.nb >= B;
+        // SAFETY: forwarded.
+        if !(t.lines && blocks && unsafe { self.in_lines(d, s, t, layers) }) {
+            for l in 0..layers.n as isize {
+                // SAFETY: layer l is one of the caller's tiles.
+                unsafe { self.tile(d.offset(l * layers.dl), s.offset(l * layers.sl), t) };
+            }
+        }
+    }
 }
 
 /// Source steps that are multiples of this many bytes stage a tile through a buffer.
@@ -199,6 +194,92 @@ const CONFLICT_STEP: usize = 1024;
 pub(super) const STAGE_BYTES: usize = 16 * 1024;
 
 impl<T: Copy, const B: usize> Move<T, B> {
+    /// A streamed tile (its destination one contiguous block of at most [`STAGE_BYTES`]),
+    /// written without reading the destination lines first: through [`lines`]' whole-line
+    /// blocks straight from the source where they apply (each block writes whole
+    /// destination lines with non-temporal stores, unfenced: the walk fences), else into
+    /// a buffer in L1 that is then streamed out.
+    ///
+    /// The next tile along `a` (the walk's next, in a streamed walk) reads the same source
+    /// rows further on: its lines are asked for first, so that they arrive while this tile
+    /// is moved. The rows are a plane apart (NCHW -> NHWC's 64 channel rows, 32 KiB apart
+    /// at 128 x 128 f16), more streams than the hardware prefetchers follow. Measured at
+    /// 1 GiB, A/B in one process (`benches/cpu_1gib.rs` with a temporary switch), share of
+    /// the same run's memcpy rate, NCHW -> NHWC f16 and f32, 1 / 2 threads:
+    /// - through the buffer, no prefetch -> the next tile's lines into L1 (development
+    ///   Xeon, 48 KiB L1d, 5 rounds, session 15): f16 51% / 45% -> 57% / 57%, f32 58% /
+    ///   53% -> 59% / 58%; two or four tiles ahead: 1-3 points below one tile ahead;
+    /// - on the AMD EPYC (Zen 4, 32 KiB L1d: the buffer, the source rows it is staged in
+    ///   and the prefetched tile, 16 KiB each, overflow it) host, 8 rounds, load 2.5-3,
+    ///   session 18: through the buffer with the L1 prefetch 35-39%; the same into L2
+    ///   42-44%; whole-line blocks from the source into the destination with the L2
+    ///   prefetch 64-69% (f16 67% / 69%, f32 64% / 78%; with the L1 prefetch 51-55%; from
+    ///   a staged copy of the source rows 45-49%).
+    ///
+    /// # Safety
+    /// As [`Segment::tile`]; the tile has `db` and `sa` one element, is at least `B`x`B`,
+    /// and its destination block (`da == nb * db`) is at most [`STAGE_BYTES`].
+    unsafe fn streamed(&self, d: *mut u8, s: *const u8, t: Tile) {
+        let w = size_of::<T>();
+        let bytes = t.na * t.nb * w;
+        let direct = lines::available(w);
+        let next = s.wrapping_offset((t.na as isize).wrapping_mul(t.sa));
+        let level = if direct {
+            CacheLevel::L2
+        } else {
+            CacheLevel::L1
+        };
+        contiguous::prefetch_rows(next, t.nb, t.sb, t.na * w, level);
+        let whole = Tile {
+            lines: true,
+            stream: false,
+            ..t
+        };
+        // SAFETY: forwarded.
+        if direct && unsafe { self.in_lines(d, s, whole, Layers::ONE) } {
+            return;
+        }
+        let mut out = [0u128; STAGE_BYTES / 16];
+        let o = out.as_mut_ptr() as *mut u8;
+        let inner = Tile { stream: false, ..t };
+        // SAFETY: the buffer holds the tile's destination block (bytes fit); the source as
+        // the caller vouches; the destination block is the caller's.
+        unsafe {
+            self.tile(o, s, inner);
+            contiguous::copy_streaming(d, o, bytes);
+        }
+    }
+
+    /// Moves `layers` of tile `t` (at least `B`x`B`, `db` and `sa` one element) through
+    /// [`lines`]' whole-line blocks, all layers' blocks in one call, then the rest of each
+    /// layer as runs; false, with nothing moved, where the blocks do not apply.
+    ///
+    /// # Safety
+    /// As [`Segment::layers`].
+    #[inline(always)]
+    unsafe fn in_lines(&self, d: *mut u8, s: *const u8, t: Tile, layers: Layers) -> bool {
+        let c = Corner {
+            na: t.na,
+            nb: t.nb,
+            da: t.da,
+            sb: t.sb,
+            layers,
+        };
+        // SAFETY: forwarded (the corner is the tiles' own).
+        let (fa, j0, j1) = unsafe { lines::tile(size_of::<T>(), d, s, c) };
+        if fa == 0 {
+            return false;
+        }
+        for l in 0..layers.n as isize {
+            // SAFETY: the rest of layer l, as the caller vouches for the whole.
+            unsafe {
+                let (d, s) = (d.offset(l * layers.dl), s.offset(l * layers.sl));
+                around(self, d, s, t, fa, j0, j1)
+            };
+        }
+        true
+    }
+
     /// A tile of at least `B`x`B` with `db` and `sa` one element, in register blocks.
     ///
     /// # Safety

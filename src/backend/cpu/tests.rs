@@ -106,6 +106,53 @@ fn whole_line_tiles_of_every_width_match_the_reference() {
 }
 
 #[test]
+fn packed_whole_line_tiles_of_every_width_match_the_reference() {
+    // A permute of source (p, b, c, a) into destination (a, p, c, b), as the bench's 6-d
+    // permute: the tile (a, b) spans both dimensions, and c continues the source's run
+    // along a and the destination's along b, so walk.rs packs layers of c into each tile
+    // (the last pack shorter); a partial block along a, destination skews of 0 and 3
+    // elements (blocks from the first aligned column, the columns before it as runs),
+    // and a destination whose layers are not whole lines apart (not packed).
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        let lanes = 64 / dt.itemsize() as i64;
+        let (p, b, c, a) = (13, lanes, 5, lanes + 3);
+        let src = view::permute(&Layout::contiguous(&[p, b, c, a]), &[3, 0, 2, 1]).unwrap();
+        let input = counting((p * b * c * a) as usize * 2);
+        for skew in [0, 3] {
+            let out = Layout::new(&[a, p, c, b], &[p * c * b, c * b, b, 1], skew).unwrap();
+            let plan = CopyPlan::copy(&out, dt, &src, dt);
+            let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+            // Planned as whole-line tiles whatever LINES_FROM reads now (another test may
+            // have set it back meanwhile).
+            let tiling = Tiling {
+                lines: true,
+                pack: None,
+                ..Tiling::of(&walk).unwrap()
+            };
+            let pack = tiling.packed(&walk);
+            assert!(
+                matches!(pack, Some(k) if k.tc > 1 && k.tc < c as usize),
+                "{pack:?}"
+            );
+            check(&out, dt, &src, dt, &input);
+        }
+        let gapped = Layout::new(&[a, p, c, b], &[p * c * (b + 1), c * (b + 1), b + 1, 1], 0);
+        let gapped = gapped.unwrap();
+        let plan = CopyPlan::copy(&gapped, dt, &src, dt);
+        let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+        let tiling = Tiling {
+            lines: true,
+            pack: None,
+            ..Tiling::of(&walk).unwrap()
+        };
+        assert_eq!(tiling.packed(&walk), None);
+        check(&gapped, dt, &src, dt, &input);
+    }
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[test]
 fn page_blocked_tile_orders_match_the_reference() {
     // A 4-d reversal whose two middle dimensions each stay inside one side's pages and
     // jump pages on the other: tile_order.rs visits them in blocks, cut at the edges
@@ -385,12 +432,16 @@ fn streamed_channels_last_tiles_match_the_reference() {
     // NCHW -> NHWC of every width, channel counts that fill a 16 KiB block with 8 to 4096
     // rows, odd spatial sizes (partial tiles), and destinations off a line (the streamed
     // copy's unaligned head); 16 KiB of channels is too many rows for the block and takes
-    // the square tiles.
+    // the square tiles. 64 and 128 channels over 117 and 135 pixels take the whole-line
+    // blocks at every width where the CPU has them (partial blocks at the edges, and from
+    // the first aligned column at the offsets); 3 and 24 channels do not.
     walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
     for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
         let w = dt.itemsize() as i64;
         for (n, c, h, wd) in [
             (2, 64, 7, 9),
+            (2, 64, 9, 13),
+            (1, 128, 5, 27),
             (1, 3, 33, 31),
             (3, 24, 5, 70),
             (1, 2048 / w, 3, 5),

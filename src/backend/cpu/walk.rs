@@ -4,6 +4,7 @@
 //! transpose or a permute that moves the innermost dimension).
 
 use super::contiguous::{CacheLevel, STREAM_MIN};
+use super::layers::Layers;
 use super::lines;
 use super::segment::{STAGE_BYTES, Segment, Tile, square_edge};
 use super::shape::{ByteWalk, Sizes};
@@ -28,7 +29,34 @@ pub(super) struct Tiling {
     /// [`STREAM_MIN`] bytes: each tile is streamed out through a buffer
     /// ([`Tile::stream`]), as NCHW -> NHWC's tiles are.
     pub stream: bool,
+    /// A third dimension whose layers each tile stacks ([`Pack`]).
+    pub pack: Option<Pack>,
 }
+
+/// A packed tile's third dimension `c` and its edge `tc`: whole-line tiles that span all of
+/// `a` and `b` and are small take `tc` layers along a dimension `c` that continues the
+/// source's run along `a` (`c` steps the source by all of `a`) and the destination's run
+/// along `b` (likewise), as cuTT's "packed" kernels do: the bench's 6-d permute (5, 0, 3,
+/// 1, 4, 2) of 32x32x16x32x16x32 f32 tiles source dims 5 (a, 32) and 2 (b, 16) in 2 KiB
+/// and packs dim 4 (16): each tile reads 16 source runs of 2 KiB and writes 32 destination
+/// runs of 1 KiB, in one call into the whole-line blocks instead of sixteen. Measured at
+/// 1 GiB on the AMD EPYC (Zen 4) development host, A/B in one process (a temporary
+/// switch, 8-10 rounds, load 4-5, session 18), that permute's share of the same run's
+/// memcpy rate unpacked -> packed: 50-53% -> 64-68% (1 thread), 53-54% -> 66-68% (2
+/// threads). Its per-tile work, not its memory traffic, had set the pace: the same walk
+/// with the blocks' loads and stores sent to a 16 KiB scratch buffer took about as long
+/// as the memcpy. A packed walk keeps row-major order over the other dimensions (visiting
+/// two of them in blocks moved within the noise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Pack {
+    pub c: usize,
+    pub tc: usize,
+}
+
+/// Whole-line tiles of at most this many source bytes are packed, up to [`PACK_BYTES`]
+/// with their layers (not tuned: the 6-d permute's 16 layers, 32 KiB, fit whole).
+const PACK_BELOW: usize = 16 * 1024;
+const PACK_BYTES: usize = 64 * 1024;
 
 /// A whole-line tile's bytes along `a` (each source row's run: a page) and along `b` (each
 /// destination row's run: 4 pages). Measured at 1 GiB on the development Xeon (1 thread,
@@ -121,37 +149,80 @@ impl Tiling {
             tb,
             lines,
             stream,
+            pack: None,
         };
         // A walk of few whole-line tiles (a 64 MiB u8 transpose is one) gives them narrower
         // destination runs, so that it still splits over threads.
         while t.lines && t.count(w) < LINE_TILES_AT_LEAST && t.tb >= 2 * lines::LINE {
             t.tb /= 2;
         }
+        if t.lines {
+            t.pack = t.packed(w);
+        }
         Some(t)
     }
 
-    /// Tiles per index of the other dimensions.
-    fn per_outer(&self, w: &ByteWalk) -> (usize, usize) {
+    /// The [`Pack`] of a whole-line tiling, if one applies: the tile spans all of `a` and
+    /// `b` in at most [`PACK_BELOW`] bytes, some other dimension `c` steps the source by
+    /// all of `a` and the destination by all of `b` (whole lines: every layer's blocks
+    /// start on lines), and the walk keeps at least [`LINE_TILES_AT_LEAST`] tiles.
+    pub(super) fn packed(&self, w: &ByteWalk) -> Option<Pack> {
+        let wide = w.sw;
+        let bytes = self.ta * self.tb * wide;
+        let (run_a, run_b) = (self.ta * wide, self.tb * wide);
+        if self.ta != w.sizes[self.a]
+            || self.tb != w.sizes[self.b]
+            || bytes > PACK_BELOW
+            || !run_b.is_multiple_of(lines::LINE)
+        {
+            return None;
+        }
+        let c = self.others(w).into_iter().rev().find(|&k| {
+            w.sizes[k] >= 2 && w.src[k] == run_a as isize && w.dst[k] == run_b as isize
+        })?;
+        let mut p = Pack {
+            c,
+            tc: w.sizes[c].min(PACK_BYTES / bytes),
+        };
+        while p.tc > 1
+            && (Tiling {
+                pack: Some(p),
+                ..*self
+            })
+            .count(w)
+                < LINE_TILES_AT_LEAST
+        {
+            p.tc /= 2;
+        }
+        (p.tc > 1).then_some(p)
+    }
+
+    /// Tiles per index of the other dimensions: along `a`, `b` and the packed `c`.
+    fn per_outer(&self, w: &ByteWalk) -> (usize, usize, usize) {
         (
             w.sizes[self.a].div_ceil(self.ta),
             w.sizes[self.b].div_ceil(self.tb),
+            self.pack.map_or(1, |p| w.sizes[p.c].div_ceil(p.tc)),
         )
     }
 
     /// Tiles in the whole walk (the units a tiled walk is split into).
     pub fn count(&self, w: &ByteWalk) -> usize {
-        let (na, nb) = self.per_outer(w);
+        let (na, nb, nc) = self.per_outer(w);
         self.others(w)
             .iter()
             .map(|&k| w.sizes[k])
             .product::<usize>()
             * na
             * nb
+            * nc
     }
 
+    /// The dimensions outside the tile (and outside its layers).
     fn others(&self, w: &ByteWalk) -> Sizes {
+        let c = self.pack.map(|p| p.c);
         (0..w.rank())
-            .filter(|&k| k != self.a && k != self.b)
+            .filter(|&k| k != self.a && k != self.b && Some(k) != c)
             .collect()
     }
 }
@@ -188,7 +259,8 @@ pub(super) unsafe fn rows<S: Segment>(
 }
 
 /// Moves tiles `t0..t1` of a tiled walk (ordered by the other dimensions, in
-/// [`TileOrder`]'s order, then tile rows along `a`, then tiles along `b`).
+/// [`TileOrder`]'s order, then tile rows along `a`, then tiles along `b`, then packed
+/// layers along `c`).
 ///
 /// # Safety
 /// As [`rows`].
@@ -202,15 +274,19 @@ pub(super) unsafe fn tiles<S: Segment>(
     t1: usize,
 ) {
     let others = t.others(w);
-    let order = TileOrder::new(w, &others, t.lines || t.stream);
-    let (na, nb) = t.per_outer(w);
-    let per = na * nb;
+    // A packed walk keeps row-major order: its layers are a dimension near both sides,
+    // which would have kept it row-major unpacked ([`TileOrder`]).
+    let pages = (t.lines || t.stream) && t.pack.is_none();
+    let order = TileOrder::new(w, &others, pages);
+    let (na, nb, nc) = t.per_outer(w);
+    let per = na * nb * nc;
+    let place = |rest: usize| (rest / (nb * nc), rest / nc % nb, rest % nc);
     if order.is_blocked() {
         for tile in t0..t1 {
             let (o, rest) = (tile / per, tile % per);
             let (_, dp, sp) = start(w, &order.dims, order.row(w, o));
             // SAFETY: the tile's elements are the walk's, inside the checked slices.
-            unsafe { tile_at(w, op, t, (d, s), (dp, sp), (rest / nb, rest % nb)) };
+            unsafe { tile_at(w, op, t, (d, s), (dp, sp), place(rest)) };
         }
     } else {
         // Row-major, the other dimensions' offsets moved as an odometer, without the
@@ -219,42 +295,50 @@ pub(super) unsafe fn tiles<S: Segment>(
         // 2 KiB, ran 3-4 points of the memcpy rate slower (codegen, not the arithmetic:
         // the odometer measured the same as decoding each index).
         let (mut idx, mut dp, mut sp) = start(w, &others, t0 / per);
-        let (mut ra, mut rb) = ((t0 % per) / nb, t0 % nb);
+        let (mut ra, mut rb, mut rc) = place(t0 % per);
         let ahead = prefetches_next(w, t);
         for _ in t0..t1 {
-            let here = (dp, sp, ra, rb);
-            rb += 1;
-            if rb == nb {
-                rb = 0;
-                ra += 1;
-                if ra == na {
-                    ra = 0;
-                    advance(w, &others, &mut idx, &mut dp, &mut sp);
+            let here = (dp, sp, (ra, rb, rc));
+            rc += 1;
+            if rc == nc {
+                rc = 0;
+                rb += 1;
+                if rb == nb {
+                    rb = 0;
+                    ra += 1;
+                    if ra == na {
+                        ra = 0;
+                        advance(w, &others, &mut idx, &mut dp, &mut sp);
+                    }
                 }
             }
             if ahead {
-                prefetch_tile(w, t, s, sp, (ra, rb));
+                prefetch_tile(w, t, s, sp, (ra, rb, rc));
             }
-            let (dp, sp, ra, rb) = here;
+            let (dp, sp, at) = here;
             // SAFETY: the tile's elements are the walk's, inside the checked slices.
-            unsafe { tile_at(w, op, t, (d, s), (dp, sp), (ra, rb)) };
+            unsafe { tile_at(w, op, t, (d, s), (dp, sp), at) };
         }
     }
-    if t.stream {
+    if t.stream || t.lines {
+        // Streamed and whole-line tiles write with non-temporal stores, unfenced: one
+        // fence orders them all before the task ends (and another thread reads them).
         super::contiguous::store_fence();
     }
 }
 
 /// Whether a tiled walk asks for each tile's source lines while it moves the tile before:
-/// whole-line tiles of at most [`PREFETCH_TILE`] source bytes, dense along `a` (the bench's
-/// 6-d permute: 512 Ki tiles of 32 x 16 f32, 16 source rows 64 KiB apart). The lines blocks
-/// prefetch inside a tile ([`lines`]); a tile this small has no block after its second.
-/// Measured at 1 GiB on the development Xeon, A/B in one process (`benches/cpu_1gib.rs`
-/// with a temporary switch, 5 rounds, twice, session 15), the 6-d permute's share of the
-/// same run's memcpy rate without -> with: 46-47% -> 49-50% (1 thread), 40-41% -> 48-51% (2
-/// threads). Larger tiles (up to 64 KiB: the 4-d reversal) moved within the noise.
+/// whole-line tiles of at most [`PREFETCH_TILE`] source bytes, dense along `a`, unpacked
+/// (the lines blocks prefetch inside a tile and across its layers ([`lines`]); a tile this
+/// small has no block after its second). Measured at 1 GiB on the development Xeon, A/B
+/// in one process (`benches/cpu_1gib.rs` with a temporary switch, 5 rounds, twice,
+/// session 15), the 6-d permute's share of the same run's memcpy rate without -> with
+/// (then unpacked, 512 Ki tiles of 32 x 16 f32): 46-47% -> 49-50% (1 thread), 40-41% ->
+/// 48-51% (2 threads). Larger tiles (up to 64 KiB: the 4-d reversal) moved within the
+/// noise.
 fn prefetches_next(w: &ByteWalk, t: Tiling) -> bool {
     t.lines
+        && t.pack.is_none()
         && w.src[t.a] == w.sw as isize
         && t.ta.saturating_mul(t.tb).saturating_mul(w.sw) <= PREFETCH_TILE
 }
@@ -262,19 +346,21 @@ fn prefetches_next(w: &ByteWalk, t: Tiling) -> bool {
 /// The largest tile (source bytes) [`prefetches_next`] applies to.
 const PREFETCH_TILE: usize = 4096;
 
-/// Asks for the source lines of tile `(ra, rb)` of the other dimensions' index whose first
-/// source element is at byte offset `sp` (nothing is read; the offsets may lie past the
-/// walk's last tile).
-fn prefetch_tile(w: &ByteWalk, t: Tiling, s: *const u8, sp: usize, (ra, rb): (usize, usize)) {
+/// Asks for the source lines of tile `(ra, rb, _)` (an unpacked walk's) of the other
+/// dimensions' index whose first source element is at byte offset `sp` (nothing is read;
+/// the offsets may lie past the walk's last tile).
+fn prefetch_tile(w: &ByteWalk, t: Tiling, s: *const u8, sp: usize, at: (usize, usize, usize)) {
+    let (ra, rb, _) = at;
     let (_, sp) = w.step(t.a, ra * t.ta, 0, sp);
     let (_, sp) = w.step(t.b, rb * t.tb, 0, sp);
     let run = t.ta.min(w.sizes[t.a].saturating_sub(ra * t.ta)) * w.sw;
     let rows = t.tb.min(w.sizes[t.b].saturating_sub(rb * t.tb));
-    super::contiguous::prefetch_rows(s.wrapping_add(sp), rows, w.src[t.b], run, CacheLevel::L1);
+    let level = CacheLevel::near();
+    super::contiguous::prefetch_rows(s.wrapping_add(sp), rows, w.src[t.b], run, level);
 }
 
-/// Moves tile `(ra, rb)` (its place along `a` and `b`) of the other dimensions' index whose
-/// first element is at byte offsets `(dp, sp)`.
+/// Moves tile `(ra, rb, rc)` (its place along `a`, `b` and the packed `c`) of the other
+/// dimensions' index whose first element is at byte offsets `(dp, sp)`.
 ///
 /// # Safety
 /// As [`rows`].
@@ -285,7 +371,7 @@ unsafe fn tile_at<S: Segment>(
     t: Tiling,
     (d, s): (*mut u8, *const u8),
     (dp, sp): (usize, usize),
-    (ra, rb): (usize, usize),
+    (ra, rb, rc): (usize, usize, usize),
 ) {
     let (ia, ib) = (ra * t.ta, rb * t.tb);
     let (dp, sp) = w.step(t.a, ia, dp, sp);
@@ -300,8 +386,21 @@ unsafe fn tile_at<S: Segment>(
         lines: t.lines,
         stream: t.stream,
     };
-    // SAFETY: the tile's elements are the walk's, inside the checked slices.
-    unsafe { op.tile(d.add(dp), s.add(sp), shape) };
+    match t.pack {
+        // SAFETY: the tile's elements are the walk's, inside the checked slices.
+        None => unsafe { op.tile(d.add(dp), s.add(sp), shape) },
+        Some(p) => {
+            let ic = rc * p.tc;
+            let (dp, sp) = w.step(p.c, ic, dp, sp);
+            let layers = Layers {
+                n: p.tc.min(w.sizes[p.c] - ic),
+                dl: w.dst[p.c],
+                sl: w.src[p.c],
+            };
+            // SAFETY: each layer's elements are the walk's, inside the checked slices.
+            unsafe { op.layers(d.add(dp), s.add(sp), shape, layers) }
+        }
+    }
 }
 
 /// The index, destination and source byte offsets of row `row` of the dimensions `dims`
