@@ -32,8 +32,8 @@ __device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p, unsigned 
     return t;
 }
 
-/* The element offsets of batch index bt from the base offsets d0 and s0: by the divisors
- * with 32-bit indices (bt < batch < 2^31 there), by plain 64-bit division otherwise. */
+/* The element offsets of batch index bt from the base offsets d0 and s0: by the SkDiv32
+ * divisors with 32-bit indices (bt < batch < 2^31 there), by the SkDiv64 ones otherwise. */
 template <typename I>
 __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& d0, I& s0) {
     if (sizeof(I) == 4) {
@@ -43,8 +43,8 @@ __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& 
         d0 = (I)d;
         s0 = (I)s;
     } else {
-        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
-                         bt, d0, s0);
+        sk_offsets_of<I>(p.batch_rank, p.batch_divs64, p.batch_dst_strides,
+                         p.batch_src_strides, bt, d0, s0);
     }
 }
 
