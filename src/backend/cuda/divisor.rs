@@ -148,15 +148,21 @@ mod tests {
         n
     }
 
+    /// Both widths: d = 1 and the powers of two need no multiplier; every small quotient.
     #[test]
     fn small_values_are_exact() {
         assert_eq!((div32(1).m, div32(1).s), (0, 0));
-        for k in 0..=31 {
-            assert_eq!((div32(1 << k).m, div32(1 << k).s), (0, k));
+        assert_eq!((div64(1).m, div64(1).s), (0, 0));
+        for k in 0..=63 {
+            if k < 32 {
+                assert_eq!((div32(1 << k).m, div32(1 << k).s), (0, k));
+            }
+            assert_eq!((div64(1 << k).m, div64(1 << k).s), (0, k));
         }
-        for d in 1..=1024 {
-            for n in 0..=4096 {
+        for d in 1..=1024u32 {
+            for n in 0..=4096u32 {
                 check(d, n);
+                check64(d as u64, n as u64);
             }
         }
     }
@@ -244,19 +250,6 @@ mod tests {
         ]);
         d.extend(1..=300);
         d
-    }
-
-    #[test]
-    fn small_values_are_exact64() {
-        assert_eq!((div64(1).m, div64(1).s), (0, 0));
-        for k in 0..=63 {
-            assert_eq!((div64(1 << k).m, div64(1 << k).s), (0, k));
-        }
-        for d in 1..=1024 {
-            for n in 0..=4096 {
-                check64(d, n);
-            }
-        }
     }
 
     #[test]
