@@ -52,7 +52,9 @@ template <typename I, int SD, int DD, typename T>
 __device__ __forceinline__ void sk_tilecvt_body(T* __restrict__ dst, const char* __restrict__ src, const SkTile& p) {
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
-    sk_tile_rows<T, I>(dst, p, tile, [&](I s) {
+    /* 2-byte destinations keep plain 64-bit division for the batch offsets (tile.cuh
+     * sk_tile_batch_offsets: SkDiv64 spilled on sm_80). */
+    sk_tile_rows<T, I, sizeof(T) != 2>(dst, p, tile, [&](I s) {
         T out;
         sk_store<DD>((char*)&out, 0, sk_load<SD>(src, (long long)s));
         return out;

@@ -27,6 +27,7 @@ use common::{
     random_gather, random_view, storage_len, transpose_cases, widths,
 };
 use stridekit::backend::cpu;
+use stridekit::backend::cuda::divisor;
 use stridekit::backend::cuda::elementwise::ew_launch;
 use stridekit::backend::cuda::params::{
     SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile,
@@ -58,6 +59,7 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
                 q.dst_strides[k] = p.dst_strides[k] as i64;
                 q.src_strides[k] = p.src_strides[k] as i64;
             }
+            divisor::strided64_divisors(&mut q);
             vec![
                 (name, struct_bytes::<SkStrided32>(&p)),
                 (other("_i32", "_i64"), struct_bytes::<SkStrided64>(&q)),

@@ -1,7 +1,8 @@
 /* Device helpers shared by every kernel file: element-width types, offset computation
  * from a linear index, the grid-stride loop. Self-contained (no CUDA headers), so NVRTC
- * compiles it without include paths; its one device intrinsic, __umulhi, is shimmed (with
- * CUDA's semantics) when tests/kernel_emulation.rs compiles the layout kernels as host C++. */
+ * compiles it without include paths; its device intrinsics, __umulhi and __umul64hi, are
+ * shimmed (with CUDA's semantics) when tests/kernel_emulation.rs compiles the layout kernels
+ * as host C++. */
 #ifndef STRIDEKIT_COMMON_CUH
 #define STRIDEKIT_COMMON_CUH
 
@@ -68,9 +69,14 @@ __device__ __forceinline__ unsigned sk_div(const SkDiv32& v, unsigned n) {
     return (__umulhi(n, v.m) + n) >> v.s;
 }
 
+/* n / v.d for 0 <= n <= 2^63 (params.h: SkDiv64): the 64-bit index kernels' division. */
+__device__ __forceinline__ unsigned long long sk_div64(const SkDiv64& v, unsigned long long n) {
+    return (__umul64hi(n, v.m) + n) >> v.s;
+}
+
 /* One step of the offset walk below over a dimension: the quotient of x by the size and
- * the size itself, for a plain size (a division) or a SkDiv32 (sk_div; 32-bit indices,
- * 0 <= x <= 2^31). */
+ * the size itself, for a plain size (a division), a SkDiv32 (sk_div; 32-bit indices,
+ * 0 <= x <= 2^31) or a SkDiv64 (sk_div64; 64-bit indices, 0 <= x <= 2^63). */
 template <typename I, typename N>
 __device__ __forceinline__ I sk_quot(N n, I x) {
     return x / (I)n;
@@ -79,6 +85,10 @@ template <typename I>
 __device__ __forceinline__ I sk_quot(const SkDiv32& v, I x) {
     return (I)sk_div(v, (unsigned)x);
 }
+template <typename I>
+__device__ __forceinline__ I sk_quot(const SkDiv64& v, I x) {
+    return (I)sk_div64(v, (unsigned long long)x);
+}
 template <typename N>
 __device__ __forceinline__ N sk_extent(N n) {
     return n;
@@ -86,9 +96,12 @@ __device__ __forceinline__ N sk_extent(N n) {
 __device__ __forceinline__ uint32_t sk_extent(const SkDiv32& v) {
     return v.d;
 }
+__device__ __forceinline__ uint64_t sk_extent(const SkDiv64& v) {
+    return v.d;
+}
 
 /* Offsets of logical element `linear` (row-major over `rank` sizes, given as sizes or as
- * their SkDiv32 divisors) on both sides, from the base offsets. The loop is unrolled over
+ * their SkDiv32 or SkDiv64 divisors) on both sides, from the base offsets. The loop is unrolled over
  * SK_MAX_RANK with constant indices so the parameter arrays stay in the constant bank (a
  * dynamic index would copy the struct to local memory; ptxas' report is checked for that
  * at build time). */
@@ -109,8 +122,8 @@ __device__ __forceinline__ void sk_offsets_of(int rank, const D (&sizes)[SK_MAX_
     }
 }
 
-/* The element-wise kernels' offsets: SkStrided32 (32-bit indices) by its divisors,
- * SkStrided64 by plain division. */
+/* The element-wise kernels' offsets, by the divisors: SkDiv32 (32-bit indices), SkDiv64
+ * (64-bit). */
 template <typename I>
 __device__ __forceinline__ void sk_offsets(const SkStrided32& p, I linear, I& d, I& s) {
     int di = p.dst_offset, si = p.src_offset;
@@ -122,7 +135,7 @@ template <typename I>
 __device__ __forceinline__ void sk_offsets(const SkStrided64& p, I linear, I& d, I& s) {
     d = (I)p.dst_offset;
     s = (I)p.src_offset;
-    sk_offsets_of<I>(p.rank, p.sizes, p.dst_strides, p.src_strides, linear, d, s);
+    sk_offsets_of<I>(p.rank, p.size_divs, p.dst_strides, p.src_strides, linear, d, s);
 }
 
 /* Calls f(linear) for every logical index below numel: SK_EPT indices per thread per step,

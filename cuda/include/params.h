@@ -54,6 +54,23 @@ typedef struct SkDiv32 {
     uint32_t s; /* ceil(log2 d) */
 } SkDiv32;
 
+/* The same for the 64-bit index kernels (divisor.rs: div64; common.cuh: sk_div64): for
+ * 0 <= n <= 2^63 and 1 <= d <= 2^63,
+ *     n / d == (__umul64hi(n, m) + n) >> s
+ * with s = ceil(log2 d) and m = ceil(2^(64+s) / d) - 2^64 (< 2^64): SkDiv32's proof with
+ * 64 for 32. floor(n m / 2^64) < n <= 2^63, so the 64-bit sum does not wrap. Every dividend
+ * of those kernels (a linear index below numel < 2^63, a batch index) is in range. A
+ * 64-bit division by a run-time value is, on sm_90 (nvcc 13.0), a 32-bit path (~19 SASS
+ * instructions, 3 on the conversion/MUFU pipe) when both operands fit 32 bits and a call
+ * of an 84-instruction subroutine otherwise; this is a multiply-high (4 32-bit
+ * multiply-adds), an add and a shift, no branch. */
+typedef struct SkDiv64 {
+    uint64_t d; /* the divisor */
+    uint64_t m; /* ceil(2^(64+s) / d) - 2^64 */
+    uint32_t s; /* ceil(log2 d) */
+    uint32_t pad_;
+} SkDiv64;
+
 /* Element-wise strided copy, 32-bit indexing: every offset the kernel computes, and numel,
  * fit in int32. Used by gather, scatter, general strided copies and converting copies. */
 typedef struct SkStrided32 {
@@ -83,6 +100,8 @@ typedef struct SkStrided64 {
     int32_t dst_dtype;
     int32_t src_dtype;
     int32_t pad_;
+    /* sizes[k] as divisors (k < rank), for the offsets of a linear index. */
+    SkDiv64 size_divs[SK_MAX_RANK];
 } SkStrided64;
 
 /* Tiled transpose (permute): dimension A is the destination's innermost (dst stride 1),
@@ -127,6 +146,9 @@ typedef struct SkTile {
     SkDiv32 div_a_edge;
     SkDiv32 div_b_edge;
     SkDiv32 batch_divs[SK_MAX_RANK];
+    /* batch_sizes[k] as SkDiv64 (every entry, 1 where unused), used by the 64-bit kernels'
+     * batch offsets. */
+    SkDiv64 batch_divs64[SK_MAX_RANK];
 } SkTile;
 
 /* Row gather along dim 0 (index_select, embedding lookup):
@@ -231,6 +253,9 @@ typedef struct SkEw64 {
     int32_t rank;
     int32_t pad_;
     SkEwArgs args;
+    /* sizes[k] as divisors (every entry, 1 where unused), for the offsets of a linear
+     * index. */
+    SkDiv64 size_divs[SK_MAX_RANK];
 } SkEw64;
 
 #endif /* STRIDEKIT_PARAMS_H */

@@ -32,9 +32,11 @@ __device__ __forceinline__ SkTileSpan<I> sk_tile_span(const SkTile& p, unsigned 
     return t;
 }
 
-/* The element offsets of batch index bt from the base offsets d0 and s0: by the divisors
- * with 32-bit indices (bt < batch < 2^31 there), by plain 64-bit division otherwise. */
-template <typename I>
+/* The element offsets of batch index bt from the base offsets d0 and s0: by the SkDiv32
+ * divisors with 32-bit indices (bt < batch < 2^31 there), by the SkDiv64 ones otherwise, or
+ * with DIV64 false by plain 64-bit division (a call; the converting tiles with 2-byte
+ * destinations: inlined, SkDiv64 made ptxas spill sk_tilecvt_f32_f16/bf16_i64 on sm_80). */
+template <typename I, bool DIV64 = true>
 __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& d0, I& s0) {
     if (sizeof(I) == 4) {
         int d = (int)d0, s = (int)s0;
@@ -42,9 +44,12 @@ __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& 
                            p.batch_src_strides, (int)bt, d, s);
         d0 = (I)d;
         s0 = (I)s;
+    } else if (!DIV64) {
+        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides,
+                         p.batch_src_strides, bt, d0, s0);
     } else {
-        sk_offsets_of<I>(p.batch_rank, p.batch_sizes, p.batch_dst_strides, p.batch_src_strides,
-                         bt, d0, s0);
+        sk_offsets_of<I>(p.batch_rank, p.batch_divs64, p.batch_dst_strides,
+                         p.batch_src_strides, bt, d0, s0);
     }
 }
 
@@ -61,18 +66,19 @@ __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& 
  * 32-bit indices the batch offsets advance by the innermost batch dimension's strides,
  * recomputed from the divisors only when its index wraps. Any grid covers every (tile,
  * batch index) once. */
-template <typename I, typename F>
+template <typename I, bool DIV64 = true, typename F>
 __device__ __forceinline__ void sk_tile_walk(const SkTile& p, F move) {
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
     if (sizeof(I) == 8) {
         /* 64-bit indices: the batch indices blockIdx.y, + gridDim.y, ... (outer loop), the
-         * offsets of each by plain division (a call: the chunk's division, the incremental
-         * walk's state or the tile's span kept across it made ptxas spill the 2-byte and
-         * the converting kernels), then this block's tiles (inner loop). */
+         * offsets of each by the SkDiv64 divisors (DIV64) or plain division (the chunk's
+         * division, the incremental walk's state or the tile's span kept across a division
+         * made ptxas spill the 2-byte and the converting kernels), then this block's tiles
+         * (inner loop). */
         for (I bt = (I)blockIdx.y; bt < (I)p.batch; bt += (I)gridDim.y) {
             I d0 = (I)p.dst_offset, s0 = (I)p.src_offset;
-            sk_tile_batch_offsets<I>(p, bt, d0, s0);
+            sk_tile_batch_offsets<I, DIV64>(p, bt, d0, s0);
             for (unsigned tile = blockIdx.x; tile < (unsigned)p.tiles; tile += gridDim.x) {
                 const SkTileSpan<I> t = sk_tile_span<I>(p, tile);
                 move(t, s0 + t.a0 * src_stride_a + t.b0, d0 + t.b0 * dst_stride_b + t.a0);
@@ -216,14 +222,14 @@ __device__ __forceinline__ int sk_tilep_pitch(int nb, int lr) {
  * read along B) as a value of the destination's type T; the tile is then written out along
  * A. Each thread issues sk_copy_ept<sizeof(T), I>() loads before it stores them into the tile,
  * so that many loads are in flight per thread. */
-template <typename T, typename I, typename Load>
+template <typename T, typename I, bool DIV64 = true, typename Load>
 __device__ __forceinline__ void sk_tile_rows(T* __restrict__ dst, const SkTile& p, T* tile, Load load) {
     constexpr int ILP = sk_copy_ept<(int)sizeof(T), I>();
     const int pitch = sk_tile_pitch<T>(p.tile_a, p.tile_b);
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
     const int nt = (int)blockDim.x;
-    sk_tile_walk<I>(p, [&](const SkTileSpan<I>& t, I s, I d) {
+    sk_tile_walk<I, DIV64>(p, [&](const SkTileSpan<I>& t, I s, I d) {
         const int count = t.na * t.nb;
         /* The tile's extents as divisors: a full tile's, or the last one's along A or B. */
         const SkDiv32 div_nb = t.nb == p.tile_b ? p.div_b : p.div_b_edge;

@@ -160,6 +160,8 @@ static SkDim3 threadIdx, blockIdx, blockDim, gridDim;
 static inline void __syncthreads() {{}}
 // CUDA's __umulhi: the high 32 bits of the 64-bit product of two unsigned ints.
 static inline unsigned __umulhi(unsigned a, unsigned b) {{ return (unsigned)(((unsigned long long)a * b) >> 32); }}
+// CUDA's __umul64hi: the high 64 bits of the 128-bit product of two unsigned long longs.
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {{ return (unsigned long long)(((unsigned __int128)a * b) >> 64); }}
 #ifdef SK_RECORD_ACCESS
 // Accesses in program order per thread; buffers: 0 dst, 1 src, 2 index, 3 shared.
 struct SkRec {{ unsigned block, thread; unsigned char buffer, store; unsigned short bytes; unsigned long long at; }};

@@ -261,6 +261,7 @@ fn strided_launch(
         p.sizes = d.sizes;
         p.dst_strides = d.dst;
         p.src_strides = d.src;
+        divisor::strided64_divisors(&mut p);
         LaunchParams::Strided64(p)
     } else {
         let mut p = SkStrided32 {

@@ -3,9 +3,11 @@
 //! multiply-high, an add and a shift (common.cuh: sk_div) instead of a 32-bit division by a
 //! run-time value (~20 SASS instructions). The method is Granlund and Montgomery's
 //! division by invariant integers; params.h carries the proof of the range it is exact
-//! on: divisors 1..=2^31, dividends 0..=2^31.
+//! on: divisors 1..=2^31, dividends 0..=2^31. The 64-bit index kernels take [`SkDiv64`]
+//! ([`div64`], common.cuh: sk_div64): the same method with 64 for 32, exact for divisors
+//! 1..=2^63 and dividends 0..=2^63, instead of a 64-bit division (a called subroutine).
 
-use super::params::{SK_MAX_RANK, SkDiv32, SkStrided32, SkTile};
+use super::params::{SK_MAX_RANK, SkDiv32, SkDiv64, SkEw64, SkStrided32, SkStrided64, SkTile};
 
 /// The largest divisor and the largest dividend [`div32`]'s triple is exact for.
 pub const MAX_DIVISOR: u32 = 1 << 31;
@@ -29,6 +31,39 @@ pub fn div32(d: u32) -> SkDiv32 {
     }
 }
 
+/// The largest divisor and the largest dividend [`div64`]'s triple is exact for.
+pub const MAX_DIVISOR64: u64 = 1 << 63;
+pub const MAX_DIVIDEND64: u64 = 1 << 63;
+
+/// The divisor `d` (1..=2^63) as the 64-bit index kernels take it: s = ceil(log2 d), m =
+/// ceil(2^(64+s) / d) - 2^64. Panics outside that range.
+pub fn div64(d: u64) -> SkDiv64 {
+    assert!(
+        (1..=MAX_DIVISOR64).contains(&d),
+        "div64: divisor {d} outside 1..=2^63"
+    );
+    let s = 64 - (d - 1).leading_zeros();
+    // 2^(64+s) <= 2^127: no overflow in u128.
+    let big = (1u128 << (64 + s)).div_ceil(d as u128);
+    SkDiv64 {
+        d,
+        m: (big - (1u128 << 64)) as u64,
+        s,
+        pad_: 0,
+    }
+}
+
+/// What the 64-bit kernels compute (common.cuh: sk_div64), in the device's arithmetic.
+pub fn apply64(v: &SkDiv64, n: u64) -> u64 {
+    let hi = ((n as u128 * v.m as u128) >> 64) as u64;
+    hi.wrapping_add(n) >> v.s
+}
+
+/// A size as a 64-bit divisor (sizes below 1 become 1, as in [`div_of`]).
+fn div64_of(n: i64) -> SkDiv64 {
+    div64(n.max(1) as u64)
+}
+
 /// A size of a plan as a divisor: sizes below 1 (unused entries, empty dimensions, which no
 /// kernel divides by) become 1.
 fn div_of(n: i64) -> SkDiv32 {
@@ -49,6 +84,16 @@ pub fn strided_divisors(p: &mut SkStrided32) {
     }
 }
 
+/// Sets a 64-bit element-wise launch's divisors (its sizes, [`SkStrided64::size_divs`]).
+pub fn strided64_divisors(p: &mut SkStrided64) {
+    p.size_divs = p.sizes.map(div64_of);
+}
+
+/// Sets a 64-bit element-wise op's divisors (its sizes, [`SkEw64::size_divs`]).
+pub fn ew64_divisors(p: &mut SkEw64) {
+    p.size_divs = p.sizes.map(div64_of);
+}
+
 /// Sets a tile launch's divisors from its other fields. `unit`: elements per access of
 /// the kernel (V = 16 / width for the 16-byte tile, 1 otherwise), which divides the tile
 /// extents and the sizes of A and B there.
@@ -65,6 +110,7 @@ pub fn tile_divisors(p: &mut SkTile, unit: i64) {
     p.div_b_edge = div_of(edge(p.n_b, tb) / unit);
     for k in 0..SK_MAX_RANK as usize {
         p.batch_divs[k] = div_of(p.batch_sizes[k]);
+        p.batch_divs64[k] = div64_of(p.batch_sizes[k]);
     }
 }
 
@@ -102,15 +148,21 @@ mod tests {
         n
     }
 
+    /// Both widths: d = 1 and the powers of two need no multiplier; every small quotient.
     #[test]
     fn small_values_are_exact() {
         assert_eq!((div32(1).m, div32(1).s), (0, 0));
-        for k in 0..=31 {
-            assert_eq!((div32(1 << k).m, div32(1 << k).s), (0, k));
+        assert_eq!((div64(1).m, div64(1).s), (0, 0));
+        for k in 0..=63 {
+            if k < 32 {
+                assert_eq!((div32(1 << k).m, div32(1 << k).s), (0, k));
+            }
+            assert_eq!((div64(1 << k).m, div64(1 << k).s), (0, k));
         }
-        for d in 1..=1024 {
-            for n in 0..=4096 {
+        for d in 1..=1024u32 {
+            for n in 0..=4096u32 {
                 check(d, n);
+                check64(d as u64, n as u64);
             }
         }
     }
@@ -173,8 +225,119 @@ mod tests {
         );
     }
 
+    fn check64(d: u64, n: u64) {
+        let v = div64(d);
+        assert_eq!(apply64(&v, n), n / d, "{n} / {d} (m {}, s {})", v.m, v.s);
+    }
+
+    /// Divisors around the powers of two and odd ones with long magic numbers.
+    fn edge_divisors64() -> Vec<u64> {
+        let mut d: Vec<u64> = (0..=63)
+            .flat_map(|k| {
+                let p = 1u64 << k;
+                [p - 1, p, p + 1]
+            })
+            .filter(|&d| (1..=MAX_DIVISOR64).contains(&d))
+            .collect();
+        d.extend([3, 5, 6, 7, 24, 224, 641, 6700417, 274177, 67280421310721]);
+        d.extend([MAX_DIVISOR64 - 1, MAX_DIVISOR64 - 3, 0x5555_5555_5555_5555]);
+        d.extend([
+            0x7fff_ffff,
+            0x8000_0001,
+            u32::MAX as u64,
+            1 << 32,
+            (1 << 32) + 1,
+        ]);
+        d.extend(1..=300);
+        d
+    }
+
+    #[test]
+    fn edges_are_exact64() {
+        for d in edge_divisors64() {
+            let top = MAX_DIVIDEND64 / d;
+            let mut n = vec![0, 1, 2, 3, MAX_DIVIDEND64 - 1, MAX_DIVIDEND64];
+            n.extend([u32::MAX as u64, 1 << 32, (1 << 31) - 1, 1 << 31]);
+            for q in [1, 2, 3, top / 2, top.saturating_sub(1), top] {
+                let base = q as u128 * d as u128;
+                for x in [base.wrapping_sub(1), base, base + 1] {
+                    if x <= MAX_DIVIDEND64 as u128 {
+                        n.push(x as u64);
+                    }
+                }
+            }
+            for n in n {
+                check64(d, n);
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic]
+    fn zero_is_refused64() {
+        div64(0);
+    }
+
+    #[test]
+    #[should_panic]
+    fn past_2_63_is_refused64() {
+        div64(MAX_DIVISOR64 + 1);
+    }
+
+    #[test]
+    fn strided64_divisors_follow_the_sizes() {
+        let mut p = SkStrided64::default();
+        p.sizes[..3].copy_from_slice(&[3, 1 << 40, 0]);
+        strided64_divisors(&mut p);
+        let d: Vec<u64> = p.size_divs.iter().map(|v| v.d).collect();
+        assert_eq!(d, [3, 1 << 40, 1, 1, 1, 1, 1, 1]);
+        let mut q = SkTile::default();
+        q.batch_sizes[1] = 5_000_000_000;
+        tile_divisors(&mut q, 1);
+        assert_eq!(
+            (q.batch_divs64[0].d, q.batch_divs64[1].d),
+            (1, 5_000_000_000)
+        );
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(20000))]
+        #[test]
+        fn matches_division64(d in 1..=MAX_DIVISOR64, n in 0..=MAX_DIVIDEND64) {
+            prop_assert_eq!(apply64(&div64(d), n), n / d);
+        }
+
+        #[test]
+        fn matches_division64_small_divisors(d in 1u64..=1 << 20, n in 0..=MAX_DIVIDEND64) {
+            prop_assert_eq!(apply64(&div64(d), n), n / d);
+        }
+
+        #[test]
+        fn matches_division64_32_bit_divisors(d in 1u64..=u32::MAX as u64, n in 0..=MAX_DIVIDEND64) {
+            prop_assert_eq!(apply64(&div64(d), n), n / d);
+        }
+
+        #[test]
+        fn matches_division64_near_the_top(d in 1..=MAX_DIVISOR64, back in 0u64..=65536) {
+            let n = MAX_DIVIDEND64 - back;
+            prop_assert_eq!(apply64(&div64(d), n), n / d);
+        }
+
+        #[test]
+        fn matches_division64_near_2_63_divisors(back in 0u64..=1 << 20, n in 0..=MAX_DIVIDEND64) {
+            let d = MAX_DIVISOR64 - back;
+            prop_assert_eq!(apply64(&div64(d), n), n / d);
+        }
+
+        #[test]
+        fn matches_division64_near_multiples(d in 1..=MAX_DIVISOR64, q in 0u64..=u64::MAX, off in 0u64..=2) {
+            // n = q' d + off - 1 for a quotient q' that keeps n in range.
+            let q = q % (MAX_DIVIDEND64 / d + 1);
+            if let Some(n) = (q * d + off).checked_sub(1).filter(|&n| n <= MAX_DIVIDEND64) {
+                prop_assert_eq!(apply64(&div64(d), n), n / d);
+            }
+        }
+
         #[test]
         fn matches_division(d in 1..=MAX_DIVISOR, n in 0..=MAX_DIVIDEND) {
             prop_assert_eq!(apply(&div32(d), n), n / d);

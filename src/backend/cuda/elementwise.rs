@@ -5,6 +5,7 @@
 //! operand reaches, and numel, must fit.
 
 use super::choose::{BLOCK, EPT, GpuLaunch, LaunchParams, MAX_RANK, blocks_for, fits_i32, span};
+use super::divisor;
 use super::error::CudaError;
 use super::kernels::KernelId;
 use super::params::{SkEw32, SkEw64, SkEwArgs, SkEwInput};
@@ -173,6 +174,7 @@ pub fn ew_launch(
         for j in 0..MAX_OPERANDS {
             p.strides[j][..rank].copy_from_slice(&plan.strides[j]);
         }
+        divisor::ew64_divisors(&mut p);
         LaunchParams::Ew64(p)
     } else {
         let narrow = |v: i64| v as i32;

@@ -36,6 +36,23 @@ const _: () = {
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
+pub struct SkDiv64 {
+    pub d: u64,
+    pub m: u64,
+    pub s: u32,
+    pub pad_: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of SkDiv64"][::core::mem::size_of::<SkDiv64>() - 24usize];
+    ["Alignment of SkDiv64"][::core::mem::align_of::<SkDiv64>() - 8usize];
+    ["Offset of field: SkDiv64::d"][::core::mem::offset_of!(SkDiv64, d) - 0usize];
+    ["Offset of field: SkDiv64::m"][::core::mem::offset_of!(SkDiv64, m) - 8usize];
+    ["Offset of field: SkDiv64::s"][::core::mem::offset_of!(SkDiv64, s) - 16usize];
+    ["Offset of field: SkDiv64::pad_"][::core::mem::offset_of!(SkDiv64, pad_) - 20usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
 pub struct SkStrided32 {
     pub sizes: [i32; 8usize],
     pub dst_strides: [i32; 8usize],
@@ -83,10 +100,11 @@ pub struct SkStrided64 {
     pub dst_dtype: i32,
     pub src_dtype: i32,
     pub pad_: i32,
+    pub size_divs: [SkDiv64; 8usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of SkStrided64"][::core::mem::size_of::<SkStrided64>() - 232usize];
+    ["Size of SkStrided64"][::core::mem::size_of::<SkStrided64>() - 424usize];
     ["Alignment of SkStrided64"][::core::mem::align_of::<SkStrided64>() - 8usize];
     ["Offset of field: SkStrided64::sizes"][::core::mem::offset_of!(SkStrided64, sizes) - 0usize];
     ["Offset of field: SkStrided64::dst_strides"]
@@ -104,6 +122,8 @@ const _: () = {
     ["Offset of field: SkStrided64::src_dtype"]
         [::core::mem::offset_of!(SkStrided64, src_dtype) - 224usize];
     ["Offset of field: SkStrided64::pad_"][::core::mem::offset_of!(SkStrided64, pad_) - 228usize];
+    ["Offset of field: SkStrided64::size_divs"]
+        [::core::mem::offset_of!(SkStrided64, size_divs) - 232usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
@@ -131,10 +151,11 @@ pub struct SkTile {
     pub div_a_edge: SkDiv32,
     pub div_b_edge: SkDiv32,
     pub batch_divs: [SkDiv32; 8usize],
+    pub batch_divs64: [SkDiv64; 8usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of SkTile"][::core::mem::size_of::<SkTile>() - 432usize];
+    ["Size of SkTile"][::core::mem::size_of::<SkTile>() - 624usize];
     ["Alignment of SkTile"][::core::mem::align_of::<SkTile>() - 8usize];
     ["Offset of field: SkTile::batch_sizes"][::core::mem::offset_of!(SkTile, batch_sizes) - 0usize];
     ["Offset of field: SkTile::batch_dst_strides"]
@@ -164,6 +185,8 @@ const _: () = {
     ["Offset of field: SkTile::div_a_edge"][::core::mem::offset_of!(SkTile, div_a_edge) - 312usize];
     ["Offset of field: SkTile::div_b_edge"][::core::mem::offset_of!(SkTile, div_b_edge) - 324usize];
     ["Offset of field: SkTile::batch_divs"][::core::mem::offset_of!(SkTile, batch_divs) - 336usize];
+    ["Offset of field: SkTile::batch_divs64"]
+        [::core::mem::offset_of!(SkTile, batch_divs64) - 432usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
@@ -313,10 +336,11 @@ pub struct SkEw64 {
     pub rank: i32,
     pub pad_: i32,
     pub args: SkEwArgs,
+    pub size_divs: [SkDiv64; 8usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of SkEw64"][::core::mem::size_of::<SkEw64>() - 488usize];
+    ["Size of SkEw64"][::core::mem::size_of::<SkEw64>() - 680usize];
     ["Alignment of SkEw64"][::core::mem::align_of::<SkEw64>() - 8usize];
     ["Offset of field: SkEw64::sizes"][::core::mem::offset_of!(SkEw64, sizes) - 0usize];
     ["Offset of field: SkEw64::strides"][::core::mem::offset_of!(SkEw64, strides) - 64usize];
@@ -325,4 +349,5 @@ const _: () = {
     ["Offset of field: SkEw64::rank"][::core::mem::offset_of!(SkEw64, rank) - 360usize];
     ["Offset of field: SkEw64::pad_"][::core::mem::offset_of!(SkEw64, pad_) - 364usize];
     ["Offset of field: SkEw64::args"][::core::mem::offset_of!(SkEw64, args) - 368usize];
+    ["Offset of field: SkEw64::size_divs"][::core::mem::offset_of!(SkEw64, size_divs) - 488usize];
 };

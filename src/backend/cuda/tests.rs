@@ -24,8 +24,8 @@ fn struct_layout_matches_the_header() {
     // bindgen also emits compile-time offset checks in params.rs; these pin the sizes the
     // kernels were compiled with.
     assert_eq!(std::mem::size_of::<SkStrided32>(), 216);
-    assert_eq!(std::mem::size_of::<SkStrided64>(), 232);
-    assert_eq!(std::mem::size_of::<SkTile>(), 432);
+    assert_eq!(std::mem::size_of::<SkStrided64>(), 424);
+    assert_eq!(std::mem::size_of::<SkTile>(), 624);
     assert_eq!(std::mem::size_of::<SkRowGather>(), 64);
     assert_eq!(std::mem::align_of::<SkStrided64>(), 8);
     assert_eq!(SK_MAX_RANK as usize, choose::MAX_RANK);
