@@ -105,6 +105,19 @@ fn whole_line_tiles_of_every_width_match_the_reference() {
     walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// The packing of the copy `src` -> `dst` planned as whole-line tiles, whatever
+/// LINES_FROM reads now (another test may have set it back meanwhile).
+fn packing(dst: &Layout, src: &Layout, dt: DType) -> Option<walk::Pack> {
+    let plan = CopyPlan::copy(dst, dt, src, dt);
+    let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+    let tiling = Tiling {
+        lines: true,
+        pack: None,
+        ..Tiling::of(&walk).unwrap()
+    };
+    tiling.packed(&walk)
+}
+
 #[test]
 fn packed_whole_line_tiles_of_every_width_match_the_reference() {
     // A permute of source (p, b, c, a) into destination (a, p, c, b), as the bench's 6-d
@@ -121,16 +134,7 @@ fn packed_whole_line_tiles_of_every_width_match_the_reference() {
         let input = counting((p * b * c * a) as usize * 2);
         for skew in [0, 3] {
             let out = Layout::new(&[a, p, c, b], &[p * c * b, c * b, b, 1], skew).unwrap();
-            let plan = CopyPlan::copy(&out, dt, &src, dt);
-            let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
-            // Planned as whole-line tiles whatever LINES_FROM reads now (another test may
-            // have set it back meanwhile).
-            let tiling = Tiling {
-                lines: true,
-                pack: None,
-                ..Tiling::of(&walk).unwrap()
-            };
-            let pack = tiling.packed(&walk);
+            let pack = packing(&out, &src, dt);
             assert!(
                 matches!(pack, Some(k) if k.tc > 1 && k.tc < c as usize),
                 "{pack:?}"
@@ -139,14 +143,7 @@ fn packed_whole_line_tiles_of_every_width_match_the_reference() {
         }
         let gapped = Layout::new(&[a, p, c, b], &[p * c * (b + 1), c * (b + 1), b + 1, 1], 0);
         let gapped = gapped.unwrap();
-        let plan = CopyPlan::copy(&gapped, dt, &src, dt);
-        let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
-        let tiling = Tiling {
-            lines: true,
-            pack: None,
-            ..Tiling::of(&walk).unwrap()
-        };
-        assert_eq!(tiling.packed(&walk), None);
+        assert_eq!(packing(&gapped, &src, dt), None);
         check(&gapped, dt, &src, dt, &input);
     }
     walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
