@@ -179,7 +179,7 @@ fn page_blocked_tile_orders_match_the_reference() {
 
 #[test]
 fn large_walks_cut_into_enough_whole_line_tiles_for_threads() {
-    // A 64 MiB u8 transpose is one 4 KiB x 16 KiB tile at the default edges.
+    // A 64 MiB u8 transpose is one tile at the default edges (4 x 16 KiB; 8 x 8 KiB on AMD).
     let t = view::t(&Layout::contiguous(&[8192, 8192])).unwrap();
     let out = Layout::contiguous(t.sizes());
     let plan = CopyPlan::copy(&out, DType::U8, &t, DType::U8);
