@@ -125,7 +125,8 @@ fn packed_whole_line_tiles_of_every_width_match_the_reference() {
     // along a and the destination's along b, so walk.rs packs layers of c into each tile
     // (the last pack shorter); a partial block along a, destination skews of 0 and 3
     // elements (blocks from the first aligned column, the columns before it as runs),
-    // and a destination whose layers are not whole lines apart (not packed).
+    // a converting copy of one width (packed, its layers moved one by one), and a
+    // destination whose layers are not whole lines apart (not packed).
     walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
     for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
         let lanes = 64 / dt.itemsize() as i64;
@@ -140,6 +141,9 @@ fn packed_whole_line_tiles_of_every_width_match_the_reference() {
                 "{pack:?}"
             );
             check(&out, dt, &src, dt, &input);
+            if dt == DType::F32 {
+                check(&out, DType::I32, &src, dt, &input);
+            }
         }
         let gapped = Layout::new(&[a, p, c, b], &[p * c * (b + 1), c * (b + 1), b + 1, 1], 0);
         let gapped = gapped.unwrap();
