@@ -103,11 +103,25 @@ impl CacheLevel {
     ///   48% -> 70%, a 4-d permute (3, 0, 1, 2) of 256x64x128x128 f32 48% -> 64%; the 4-d
     ///   reversal within the noise (43-45%).
     pub(super) fn near() -> CacheLevel {
-        #[cfg(target_arch = "x86_64")]
-        if x86::is_amd() {
-            return CacheLevel::L2;
+        if is_amd() {
+            CacheLevel::L2
+        } else {
+            CacheLevel::L1
         }
-        CacheLevel::L1
+    }
+}
+
+/// Whether the CPU is AMD's (or Hygon's, the same cores): the hosts where some choices
+/// measured otherwise than on the Intel ones (this module's copy loop, [`CacheLevel::near`],
+/// the whole-line tiles' shape in [`super::walk`]).
+pub(super) fn is_amd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::is_amd()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

@@ -105,6 +105,19 @@ fn whole_line_tiles_of_every_width_match_the_reference() {
     walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// The packing of the copy `src` -> `dst` planned as whole-line tiles, whatever
+/// LINES_FROM reads now (another test may have set it back meanwhile).
+fn packing(dst: &Layout, src: &Layout, dt: DType) -> Option<walk::Pack> {
+    let plan = CopyPlan::copy(dst, dt, src, dt);
+    let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
+    let tiling = Tiling {
+        lines: true,
+        pack: None,
+        ..Tiling::of(&walk).unwrap()
+    };
+    tiling.packed(&walk)
+}
+
 #[test]
 fn packed_whole_line_tiles_of_every_width_match_the_reference() {
     // A permute of source (p, b, c, a) into destination (a, p, c, b), as the bench's 6-d
@@ -112,7 +125,8 @@ fn packed_whole_line_tiles_of_every_width_match_the_reference() {
     // along a and the destination's along b, so walk.rs packs layers of c into each tile
     // (the last pack shorter); a partial block along a, destination skews of 0 and 3
     // elements (blocks from the first aligned column, the columns before it as runs),
-    // and a destination whose layers are not whole lines apart (not packed).
+    // a converting copy of one width (packed, its layers moved one by one), and a
+    // destination whose layers are not whole lines apart (not packed).
     walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
     for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
         let lanes = 64 / dt.itemsize() as i64;
@@ -121,32 +135,19 @@ fn packed_whole_line_tiles_of_every_width_match_the_reference() {
         let input = counting((p * b * c * a) as usize * 2);
         for skew in [0, 3] {
             let out = Layout::new(&[a, p, c, b], &[p * c * b, c * b, b, 1], skew).unwrap();
-            let plan = CopyPlan::copy(&out, dt, &src, dt);
-            let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
-            // Planned as whole-line tiles whatever LINES_FROM reads now (another test may
-            // have set it back meanwhile).
-            let tiling = Tiling {
-                lines: true,
-                pack: None,
-                ..Tiling::of(&walk).unwrap()
-            };
-            let pack = tiling.packed(&walk);
+            let pack = packing(&out, &src, dt);
             assert!(
                 matches!(pack, Some(k) if k.tc > 1 && k.tc < c as usize),
                 "{pack:?}"
             );
             check(&out, dt, &src, dt, &input);
+            if dt == DType::F32 {
+                check(&out, DType::I32, &src, dt, &input);
+            }
         }
         let gapped = Layout::new(&[a, p, c, b], &[p * c * (b + 1), c * (b + 1), b + 1, 1], 0);
         let gapped = gapped.unwrap();
-        let plan = CopyPlan::copy(&gapped, dt, &src, dt);
-        let walk = ByteWalk::new(&plan, usize::MAX, usize::MAX).unwrap();
-        let tiling = Tiling {
-            lines: true,
-            pack: None,
-            ..Tiling::of(&walk).unwrap()
-        };
-        assert_eq!(tiling.packed(&walk), None);
+        assert_eq!(packing(&gapped, &src, dt), None);
         check(&gapped, dt, &src, dt, &input);
     }
     walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
@@ -182,7 +183,7 @@ fn page_blocked_tile_orders_match_the_reference() {
 
 #[test]
 fn large_walks_cut_into_enough_whole_line_tiles_for_threads() {
-    // A 64 MiB u8 transpose is one 4 KiB x 16 KiB tile at the default edges.
+    // A 64 MiB u8 transpose is one tile at the default edges (4 x 16 KiB; 8 x 8 KiB on AMD).
     let t = view::t(&Layout::contiguous(&[8192, 8192])).unwrap();
     let out = Layout::contiguous(t.sizes());
     let plan = CopyPlan::copy(&out, DType::U8, &t, DType::U8);
