@@ -34,7 +34,7 @@ impl DeviceLimits {
 /// Registers per thread of sk_tilep_w1/w2/w4/w8 (the larger of the two index widths;
 /// src/bench/model/sm90_resources.tsv, which the model's tests check this against): the
 /// plan's estimate of how many packed blocks an SM holds.
-pub const TILEP_REGISTERS: [u32; 4] = [46, 47, 48, 48];
+pub const TILEP_REGISTERS: [u32; 4] = [46, 46, 48, 48];
 
 /// Per-SM limits of sm_90 the estimate uses (src/bench/model/occupancy.rs has the model's).
 const SM_SHARED: u64 = 228 * 1024;
