@@ -299,17 +299,10 @@ __device__ __forceinline__ SkVal sk_ew_apply(const SkEwArgs& p, const SkVal x0, 
     return sk_float_val((double)sk_ew_float<float>(op, p, a, b));
 }
 
-/* Size k as the offsets divide by it: SkEw32's plain size, SkEw64's SkDiv64. */
-__device__ __forceinline__ int sk_ew_size(const SkEw32& p, int k) {
-    return p.sizes[k];
-}
-__device__ __forceinline__ const SkDiv64& sk_ew_size(const SkEw64& p, int k) {
-    return p.size_divs[k];
-}
-
 /* Offsets of logical element `linear` in every operand: the copy kernels' index math
  * (sk_offsets_of) over SK_EW_MAX_OPERANDS stride arrays, unrolled with constant indices so
- * the parameter arrays stay in the constant bank. */
+ * the parameter arrays stay in the constant bank. Each size divides as its divisor
+ * (size_divs: SkEw32's SkDiv32 through sk_div, SkEw64's SkDiv64 through sk_div64). */
 template <typename I, typename P>
 __device__ __forceinline__ void sk_ew_offsets(const P& p, I linear, I (&off)[SK_EW_MAX_OPERANDS]) {
 #pragma unroll
@@ -317,8 +310,8 @@ __device__ __forceinline__ void sk_ew_offsets(const P& p, I linear, I (&off)[SK_
 #pragma unroll
     for (int k = SK_MAX_RANK - 1; k >= 0; --k) {
         if (k < p.rank) {
-            const I q = sk_quot<I>(sk_ew_size(p, k), linear);
-            const I r = linear - q * (I)sk_extent(sk_ew_size(p, k));
+            const I q = sk_quot<I>(p.size_divs[k], linear);
+            const I r = linear - q * (I)sk_extent(p.size_divs[k]);
 #pragma unroll
             for (int j = 0; j < SK_EW_MAX_OPERANDS; ++j) off[j] += r * (I)p.strides[j][k];
             linear = q;

@@ -242,6 +242,9 @@ typedef struct SkEw32 {
     int32_t numel;
     int32_t rank;
     SkEwArgs args;
+    /* sizes[k] as divisors (every entry, 1 where unused), for the offsets of a linear
+     * index. */
+    SkDiv32 size_divs[SK_MAX_RANK];
 } SkEw32;
 
 /* The same with 64-bit indexing. */

@@ -7,7 +7,9 @@
 //! ([`div64`], common.cuh: sk_div64): the same method with 64 for 32, exact for divisors
 //! 1..=2^63 and dividends 0..=2^63, instead of a 64-bit division (a called subroutine).
 
-use super::params::{SK_MAX_RANK, SkDiv32, SkDiv64, SkEw64, SkStrided32, SkStrided64, SkTile};
+use super::params::{
+    SK_MAX_RANK, SkDiv32, SkDiv64, SkEw32, SkEw64, SkStrided32, SkStrided64, SkTile,
+};
 
 /// The largest divisor and the largest dividend [`div32`]'s triple is exact for.
 pub const MAX_DIVISOR: u32 = 1 << 31;
@@ -87,6 +89,11 @@ pub fn strided_divisors(p: &mut SkStrided32) {
 /// Sets a 64-bit element-wise launch's divisors (its sizes, [`SkStrided64::size_divs`]).
 pub fn strided64_divisors(p: &mut SkStrided64) {
     p.size_divs = p.sizes.map(div64_of);
+}
+
+/// Sets a 32-bit element-wise op's divisors (its sizes, [`SkEw32::size_divs`]).
+pub fn ew32_divisors(p: &mut SkEw32) {
+    p.size_divs = p.sizes.map(|n| div_of(n as i64));
 }
 
 /// Sets a 64-bit element-wise op's divisors (its sizes, [`SkEw64::size_divs`]).
@@ -282,6 +289,20 @@ mod tests {
     #[should_panic]
     fn past_2_63_is_refused64() {
         div64(MAX_DIVISOR64 + 1);
+    }
+
+    #[test]
+    fn ew32_divisors_follow_the_sizes() {
+        let mut p = SkEw32 {
+            sizes: [7, 1 << 20, 1, 0, 1, 1, 1, 1],
+            ..Default::default()
+        };
+        ew32_divisors(&mut p);
+        let d: Vec<u32> = p.size_divs.iter().map(|v| v.d).collect();
+        assert_eq!(d, [7, 1 << 20, 1, 1, 1, 1, 1, 1]);
+        for n in [0u32, 6, 7, 99, (1 << 31) - 1, 1 << 31] {
+            assert_eq!(apply(&p.size_divs[0], n), n / 7);
+        }
     }
 
     #[test]

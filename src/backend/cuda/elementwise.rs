@@ -191,6 +191,7 @@ pub fn ew_launch(
                 p.strides[j][k] = plan.strides[j].get(k).map_or(0, |&s| s as i32);
             }
         }
+        divisor::ew32_divisors(&mut p);
         LaunchParams::Ew32(p)
     };
     Ok(Some(GpuLaunch {

@@ -314,10 +314,11 @@ pub struct SkEw32 {
     pub numel: i32,
     pub rank: i32,
     pub args: SkEwArgs,
+    pub size_divs: [SkDiv32; 8usize],
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of SkEw32"][::core::mem::size_of::<SkEw32>() - 304usize];
+    ["Size of SkEw32"][::core::mem::size_of::<SkEw32>() - 400usize];
     ["Alignment of SkEw32"][::core::mem::align_of::<SkEw32>() - 8usize];
     ["Offset of field: SkEw32::sizes"][::core::mem::offset_of!(SkEw32, sizes) - 0usize];
     ["Offset of field: SkEw32::strides"][::core::mem::offset_of!(SkEw32, strides) - 32usize];
@@ -325,6 +326,7 @@ const _: () = {
     ["Offset of field: SkEw32::numel"][::core::mem::offset_of!(SkEw32, numel) - 176usize];
     ["Offset of field: SkEw32::rank"][::core::mem::offset_of!(SkEw32, rank) - 180usize];
     ["Offset of field: SkEw32::args"][::core::mem::offset_of!(SkEw32, args) - 184usize];
+    ["Offset of field: SkEw32::size_divs"][::core::mem::offset_of!(SkEw32, size_divs) - 304usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
