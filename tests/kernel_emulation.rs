@@ -59,7 +59,7 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
                 q.dst_strides[k] = p.dst_strides[k] as i64;
                 q.src_strides[k] = p.src_strides[k] as i64;
             }
-            divisor::strided64_divisors(&mut q);
+            q.size_divs = divisor::divs64(&q.sizes);
             vec![
                 (name, struct_bytes::<SkStrided32>(&p)),
                 (other("_i32", "_i64"), struct_bytes::<SkStrided64>(&q)),

@@ -261,7 +261,7 @@ fn strided_launch(
         p.sizes = d.sizes;
         p.dst_strides = d.dst;
         p.src_strides = d.src;
-        divisor::strided64_divisors(&mut p);
+        p.size_divs = divisor::divs64(&p.sizes);
         LaunchParams::Strided64(p)
     } else {
         let mut p = SkStrided32 {
@@ -278,7 +278,7 @@ fn strided_launch(
             p.dst_strides[k] = d.dst[k] as i32;
             p.src_strides[k] = d.src[k] as i32;
         }
-        divisor::strided_divisors(&mut p);
+        p.size_divs = divisor::divs32(&p.sizes);
         LaunchParams::Strided32(p)
     };
     GpuLaunch {

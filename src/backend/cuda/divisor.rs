@@ -7,9 +7,7 @@
 //! ([`div64`], common.cuh: sk_div64): the same method with 64 for 32, exact for divisors
 //! 1..=2^63 and dividends 0..=2^63, instead of a 64-bit division (a called subroutine).
 
-use super::params::{
-    SK_MAX_RANK, SkDiv32, SkDiv64, SkEw32, SkEw64, SkStrided32, SkStrided64, SkTile,
-};
+use super::params::{SkDiv32, SkDiv64, SkTile};
 
 /// The largest divisor and the largest dividend [`div32`]'s triple is exact for.
 pub const MAX_DIVISOR: u32 = 1 << 31;
@@ -79,26 +77,16 @@ pub fn apply(v: &SkDiv32, n: u32) -> u32 {
     hi.wrapping_add(n) >> v.s
 }
 
-/// Sets an element-wise launch's divisors (its sizes, [`SkStrided32::size_divs`]).
-pub fn strided_divisors(p: &mut SkStrided32) {
-    for k in 0..SK_MAX_RANK as usize {
-        p.size_divs[k] = div_of(p.sizes[k] as i64);
-    }
+/// A launch's sizes as the 32-bit kernels' divisors (`size_divs` of [`SkStrided32`](super::params::SkStrided32) and
+/// [`SkEw32`](super::params::SkEw32), a tile's `batch_divs`; sizes below 1 become 1).
+pub fn divs32<T: Copy + Into<i64>, const N: usize>(sizes: &[T; N]) -> [SkDiv32; N] {
+    sizes.map(|n| div_of(n.into()))
 }
 
-/// Sets a 64-bit element-wise launch's divisors (its sizes, [`SkStrided64::size_divs`]).
-pub fn strided64_divisors(p: &mut SkStrided64) {
-    p.size_divs = p.sizes.map(div64_of);
-}
-
-/// Sets a 32-bit element-wise op's divisors (its sizes, [`SkEw32::size_divs`]).
-pub fn ew32_divisors(p: &mut SkEw32) {
-    p.size_divs = p.sizes.map(|n| div_of(n as i64));
-}
-
-/// Sets a 64-bit element-wise op's divisors (its sizes, [`SkEw64::size_divs`]).
-pub fn ew64_divisors(p: &mut SkEw64) {
-    p.size_divs = p.sizes.map(div64_of);
+/// A launch's sizes as the 64-bit kernels' divisors (`size_divs` of [`SkStrided64`](super::params::SkStrided64) and
+/// [`SkEw64`](super::params::SkEw64), a tile's `batch_divs64`; sizes below 1 become 1).
+pub fn divs64<const N: usize>(sizes: &[i64; N]) -> [SkDiv64; N] {
+    sizes.map(div64_of)
 }
 
 /// Sets a tile launch's divisors from its other fields. `unit`: elements per access of
@@ -115,14 +103,13 @@ pub fn tile_divisors(p: &mut SkTile, unit: i64) {
     p.div_b = div_of(tb / unit);
     p.div_a_edge = div_of(edge(p.n_a, ta) / unit);
     p.div_b_edge = div_of(edge(p.n_b, tb) / unit);
-    for k in 0..SK_MAX_RANK as usize {
-        p.batch_divs[k] = div_of(p.batch_sizes[k]);
-        p.batch_divs64[k] = div64_of(p.batch_sizes[k]);
-    }
+    p.batch_divs = divs32(&p.batch_sizes);
+    p.batch_divs64 = divs64(&p.batch_sizes);
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::params::{SkEw32, SkStrided64};
     use super::*;
     use proptest::prelude::*;
 
@@ -292,12 +279,12 @@ mod tests {
     }
 
     #[test]
-    fn ew32_divisors_follow_the_sizes() {
+    fn divs32_follow_the_sizes() {
         let mut p = SkEw32 {
             sizes: [7, 1 << 20, 1, 0, 1, 1, 1, 1],
             ..Default::default()
         };
-        ew32_divisors(&mut p);
+        p.size_divs = divs32(&p.sizes);
         let d: Vec<u32> = p.size_divs.iter().map(|v| v.d).collect();
         assert_eq!(d, [7, 1 << 20, 1, 1, 1, 1, 1, 1]);
         for n in [0u32, 6, 7, 99, (1 << 31) - 1, 1 << 31] {
@@ -306,10 +293,10 @@ mod tests {
     }
 
     #[test]
-    fn strided64_divisors_follow_the_sizes() {
+    fn divs64_follow_the_sizes() {
         let mut p = SkStrided64::default();
         p.sizes[..3].copy_from_slice(&[3, 1 << 40, 0]);
-        strided64_divisors(&mut p);
+        p.size_divs = divs64(&p.sizes);
         let d: Vec<u64> = p.size_divs.iter().map(|v| v.d).collect();
         assert_eq!(d, [3, 1 << 40, 1, 1, 1, 1, 1, 1]);
         let mut q = SkTile::default();

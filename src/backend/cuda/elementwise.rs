@@ -174,7 +174,7 @@ pub fn ew_launch(
         for j in 0..MAX_OPERANDS {
             p.strides[j][..rank].copy_from_slice(&plan.strides[j]);
         }
-        divisor::ew64_divisors(&mut p);
+        p.size_divs = divisor::divs64(&p.sizes);
         LaunchParams::Ew64(p)
     } else {
         let narrow = |v: i64| v as i32;
@@ -191,7 +191,7 @@ pub fn ew_launch(
                 p.strides[j][k] = plan.strides[j].get(k).map_or(0, |&s| s as i32);
             }
         }
-        divisor::ew32_divisors(&mut p);
+        p.size_divs = divisor::divs32(&p.sizes);
         LaunchParams::Ew32(p)
     };
     Ok(Some(GpuLaunch {
