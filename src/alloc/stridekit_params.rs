@@ -75,7 +75,7 @@ pub struct StridekitParams {
     /// default): the most times the large pool's least growth is halved while the slack of
     /// its growths goes unused.
     pub slack_decay: u8,
-    /// Aligned growth (`stridekit_growth_align_mb`, [`super::chunks::chunk_plan`]; bytes,
+    /// Aligned growth (`stridekit_growth_align_mb`, `chunks::chunk_plan`; bytes,
     /// a multiple of 2 MiB, 0 = off, the default): a large-pool growth never takes the
     /// pool's reserved bytes past the next multiple of this more than the request needs
     /// (20 MiB: PyTorch's expandable page grid).
