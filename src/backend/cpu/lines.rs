@@ -114,7 +114,7 @@ mod x86 {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
-    use super::super::contiguous::{CacheLevel, prefetch_rows};
+    use super::super::contiguous::{CacheLevel, PAGE, prefetch_rows};
     use super::{Corner as Tile, LINE, Layers};
 
     /// Features of this CPU, detected once: (AVX-512 F and BW, VBMI).
@@ -255,9 +255,6 @@ mod x86 {
             None
         }
     }
-
-    /// A page of the source (4 KiB).
-    const PAGE: usize = 4096;
 
     /// The lane permutation that turns `g = l / 16` pieces of 16 lanes of `64 / l` bytes
     /// (one piece per source row, row `j` in lanes `16j..16j + 16`) into 16 dwords, dword

@@ -45,8 +45,10 @@ impl<S: Segment> Segment for Streamed<'_, S> {
         } else {
             0
         };
-        let mut buf = [0u128; PIECE_BYTES / 16];
-        let b = buf.as_mut_ptr() as *mut u8;
+        // Every piece starts a whole number of pieces (pages) after the first, so the
+        // buffer matches all of their offsets within a page.
+        let mut buf = [0u128; (PIECE_BYTES + contiguous::PAGE) / 16];
+        let b = contiguous::page_matched(&mut buf, d.wrapping_add(head * dw), PIECE_BYTES);
         let per = PIECE_BYTES / dw;
         // SAFETY (all): every piece's elements are the run's, inside the caller's slices;
         // the buffer holds `per` dense destination elements, aligned for any of them.

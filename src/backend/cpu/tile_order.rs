@@ -13,10 +13,8 @@
 //! already reuses them (the bench's 6-d permute measured 47-50% blocked against 51-53%
 //! row-major).
 
+use super::contiguous::PAGE;
 use super::shape::{ByteWalk, Sizes};
-
-/// The page size the order plans for (a step shorter than it stays near the last one).
-const PAGE: usize = 4096;
 
 /// The edge of a block of indices over the two blocked dimensions.
 pub(super) const BLOCK: usize = 8;
