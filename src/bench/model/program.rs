@@ -3,6 +3,8 @@
 //! and cuda/index.cu. tests/kernel_emulation.rs records the real sources' accesses (compiled
 //! as host C++) and checks that these programs give the same counts, launch by launch.
 
+mod tile64;
+
 use super::error::ModelError;
 use crate::backend::cuda::choose::{
     BLOCK, MAX_RANK, ROWS_PER_WARP, copy_ept, tile_packed_ept, tile_packed_pitch, tile_pitch,
@@ -296,6 +298,9 @@ impl<'a> Program<'a> {
     /// words idle, so accesses carry the warp-uniform step that issues them), `fill` words
     /// loaded before they are stored into the tile.
     fn tile_vec(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
+        if tile64::applies(self.width, self.idx64, p) {
+            return self.tile_vec64(bx, by, t, p, out);
+        }
         let w = self.width as i64;
         let v = 16 / w;
         let fill = if self.width == 1 { 1 } else { 2 };
