@@ -23,14 +23,14 @@
  * 132 bytes). A warp's 32 pieces per store hit 32 banks. */
 template <typename T>
 __device__ __forceinline__ void sk_tilev64_fill(unsigned* words, int pitch, int a, int bv, const sk_v16& w) {
-    constexpr int E = 4 / (int)sizeof(T); /* elements per piece */
+    constexpr int E = sizeof(T) <= 4 ? 4 / (int)sizeof(T) : 1; /* elements per piece */
     constexpr int V = 16 / (int)sizeof(T);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int c = sk_tilev_col<T>(true, a, bv * V + q * E);
         unsigned piece = (unsigned)((q < 2 ? w.lo : w.hi) >> (32 * (q & 1)));
         if (sizeof(T) == 2 && (c & 1) != 0) piece = (piece >> 16) | (piece << 16);
-        SK_ST(&words[(a * pitch + c) / E], piece);
+        SK_ST((unsigned*)((char*)words + (a * pitch + (c & -E)) * (int)sizeof(T)), piece);
     }
 }
 
@@ -44,6 +44,7 @@ __device__ __forceinline__ void sk_tilev64_fill(unsigned* words, int pitch, int 
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tilev64_unit(T* __restrict__ d, I dst_stride_b, const unsigned* words,
                                                 int e, int nav, int nb) {
+    const char* bytes = (const char*)words;
     if (sizeof(T) == 1) {
         const int av = e & 3;
         const int bq = e >> 2;
@@ -57,7 +58,7 @@ __device__ __forceinline__ void sk_tilev64_unit(T* __restrict__ d, I dst_stride_
         unsigned u[16];
 #pragma unroll
         for (int k = 0; k < 16; ++k)
-            u[k] = SK_LD(&words[(base[k & 1] + (c0 ^ (((k >> 1) & 3) << 2))) / 4 + (k >> 1) * 32]);
+            u[k] = SK_LD((const unsigned*)(bytes + base[k & 1] + (c0 ^ (((k >> 1) & 3) << 2)) + (k >> 1) * 128));
         /* Column 4 bq + i: byte i of each row, four rows per 4-byte word (a pair of rows,
          * then the two pairs), stored before the next column's (its words die there). */
 #pragma unroll
@@ -87,7 +88,7 @@ __device__ __forceinline__ void sk_tilev64_unit(T* __restrict__ d, I dst_stride_
             /* Row r = 8 av + k: x(r) = (r >> 1) & 31; the pair holding column 2 bp. */
             const int r = av * 8 + k;
             const int c = (2 * bp) ^ ((r >> 1) & 31);
-            u[k] = SK_LD(&words[(r * 66 + c) / 2]);
+            u[k] = SK_LD((const unsigned*)(bytes + r * 132 + (c & ~1) * 2));
         }
         /* Column 2 bp + i of rows 2j, 2j + 1: the half i ^ x(2j)'s low bit, (j & 1). */
 #pragma unroll
