@@ -59,22 +59,27 @@ __device__ __forceinline__ void sk_tilev64_unit(T* __restrict__ d, I dst_stride_
 #pragma unroll
         for (int k = 0; k < 16; ++k)
             u[k] = SK_LD((const unsigned*)(bytes + base[k & 1] + (c0 ^ (((k >> 1) & 3) << 2)) + (k >> 1) * 128));
-        /* Column 4 bq + i: byte i of each row, four rows per 4-byte word (a pair of rows,
-         * then the two pairs), stored before the next column's (its words die there). */
+        /* A 4 x 4 byte transpose per 4 rows: pairs of rows interleaved (their registers
+         * swapped when f), then the pairs' halves. */
+        const unsigned lo = f ? 0x1504u : 0x5140u;
+        const unsigned hi = f ? 0x3726u : 0x7362u;
+        unsigned col[4][4];
+#pragma unroll
+        for (int g = 0; g < 4; ++g) {
+            const unsigned lo01 = __byte_perm(u[4 * g], u[4 * g + 1], lo);
+            const unsigned hi01 = __byte_perm(u[4 * g], u[4 * g + 1], hi);
+            const unsigned lo23 = __byte_perm(u[4 * g + 2], u[4 * g + 3], lo);
+            const unsigned hi23 = __byte_perm(u[4 * g + 2], u[4 * g + 3], hi);
+            col[0][g] = __byte_perm(lo01, lo23, 0x5410);
+            col[1][g] = __byte_perm(lo01, lo23, 0x7632);
+            col[2][g] = __byte_perm(hi01, hi23, 0x5410);
+            col[3][g] = __byte_perm(hi01, hi23, 0x7632);
+        }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            /* Bytes i of the pair's rows, in row order (swapped registers when f). */
-            const unsigned pair = f ? (unsigned)((4 + i) | (i << 4)) : (unsigned)(i | ((4 + i) << 4));
-            unsigned c[4];
-#pragma unroll
-            for (int g = 0; g < 4; ++g) {
-                const unsigned r01 = __byte_perm(u[4 * g], u[4 * g + 1], pair);
-                const unsigned r23 = __byte_perm(u[4 * g + 2], u[4 * g + 3], pair);
-                c[g] = __byte_perm(r01, r23, 0x5410);
-            }
             sk_v16 w;
-            w.lo = (unsigned long long)c[0] | (unsigned long long)c[1] << 32;
-            w.hi = (unsigned long long)c[2] | (unsigned long long)c[3] << 32;
+            w.lo = (unsigned long long)col[i][0] | (unsigned long long)col[i][1] << 32;
+            w.hi = (unsigned long long)col[i][2] | (unsigned long long)col[i][3] << 32;
             SK_ST((sk_v16*)(d + (I)(4 * bq + i) * dst_stride_b + (I)(av * 16)), w);
         }
     } else {

@@ -136,11 +136,11 @@ fn tilev_cost(width: usize, build: KernelBuild) -> Option<TileCost> {
 /// per (tile, batch index): fixed 30 / 28 (the item's head 6 / 4, before the fill loop 4,
 /// between the phases 7, after the store loop 3, the incremental batch step 10); the fill
 /// trip 42 / 111 of which each word's guarded pieces 22 / 37 (BSSY to BSYNC); the store
-/// unit's trip 134 (4 columns x 16 rows: 16 LDS, 48 PRMT, 4 STG) / 63 (2 x 8: 8 LDS, 8 PRMT,
+/// unit's trip 119 (4 columns x 16 rows: 16 LDS, 32 PRMT, 4 STG) / 63 (2 x 8: 8 LDS, 8 PRMT,
 /// 2 STG), 3 once before the store loop. Store units: 64 / 256 (one per thread at most).
 fn tilev64_cost(width: usize) -> Option<(TileCost, i64)> {
     match width {
-        1 => Some((cost([0, 0, 0, 30, 20, 22, 1, 134, 3]), 64)),
+        1 => Some((cost([0, 0, 0, 30, 20, 22, 1, 119, 3]), 64)),
         2 => Some((cost([0, 0, 0, 28, 37, 37, 2, 63, 3]), 256)),
         _ => None,
     }
@@ -165,8 +165,9 @@ fn walk_cost(name: &str, tile64: bool) -> WalkCost {
     let (prologue, tile) = match name {
         // The 64 x 64 path's own walk (tile64.cuh): the prologue [0, 0x90) and from its
         // branch target to the tile loop head, less the 16 guarded blocks (301 - 185); the
-        // tile loop's head (37) and exit (2).
-        "sk_tilev_w1_i32" | "sk_tilev_w2_i32" if tile64 => (116, 39),
+        // tile loop's head (35 / 37) and exit (2).
+        "sk_tilev_w1_i32" if tile64 => (116, 37),
+        "sk_tilev_w2_i32" if tile64 => (116, 39),
         "sk_tilev_w1_i32" => (122, 37),
         "sk_tilev_w2_i32" => (123, 39),
         "sk_tilev_w8_i32" => (120, 35),

@@ -4,17 +4,27 @@
 //! thread a unit of 4 columns x 16 rows (1 byte) or 2 columns x 8 rows (2 bytes) read as one
 //! 4-byte word per row and written as 4 or 2 destination words.
 
-use super::{Access, Buffer, Program, access};
 use crate::backend::cuda::choose::{BLOCK, tile_vec_col};
 use crate::backend::cuda::params::SkTile;
 
 /// Whether the kernel takes the 64 x 64 path (sk_tilev_body's condition).
-pub(super) fn applies(width: usize, idx64: bool, p: &SkTile) -> bool {
+pub fn applies(width: usize, idx64: bool, p: &SkTile) -> bool {
     width <= 2 && !idx64 && p.tile_a == 64 && p.tile_b == 64
 }
 
-/// Store unit `e` of the 64 x 64 tile: (first row / 16 or 8 = av, first column), and the
-/// row order flag (1 byte: rows read in the order k ^ f).
+/// The memory instructions of the path, in program order: the fill's 16-byte source load
+/// and 4-byte shared store, the store phase's 4-byte shared load and 16-byte destination
+/// store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Site {
+    Load,
+    Fill,
+    Read,
+    Store,
+}
+
+/// Store unit `e` of the 64 x 64 tile: (its rows / 16 or 8 = av, its first column, the
+/// row order flag: 1 byte reads rows in the order k ^ f).
 fn unit(width: usize, e: i64) -> (i64, i64, i64) {
     if width == 1 {
         let av = e & 3;
@@ -26,74 +36,69 @@ fn unit(width: usize, e: i64) -> (i64, i64, i64) {
     }
 }
 
-impl Program<'_> {
-    /// sk_tilev64_body: per (tile, batch index) one fill trip (FILL words loaded, then their
-    /// pieces stored) and at most one store unit per thread (256 threads).
-    pub(super) fn tile_vec64(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
-        let width = self.width;
-        let w = width as i64;
-        let v = 16 / w;
-        let fb = 64 / v;
-        let pitch = if width == 1 { 64 } else { 66 };
-        let fill = if width == 1 { 1 } else { 2 };
-        let (units, rows, cols) = if width == 1 { (64, 16, 4) } else { (256, 8, 2) };
-        let nt = BLOCK as i64;
-        let t = t as i64;
-        let mut step = 0u32;
-        let mut put = |site: u8, buf: Buffer, store: bool, byte: i64, bytes: u64, issue: u32| {
-            let mut a = access(site, buf, store, byte as u64, bytes);
-            a.issue = Some(issue);
-            out.push(a);
-        };
-        // Steps advance by the block's trips, so they stay warp-uniform.
-        let fills = ((64 * fb + fill * nt - 1) / (fill * nt)) as u32;
-        let reads = ((units + nt - 1) / nt) as u32;
-        self.tile_batches(bx, by, p, |s, d, na, nb| {
-            let base = step;
-            let nbv = nb / v;
-            let mut e0 = t;
-            while e0 < 64 * fb {
-                for k in 0..fill {
-                    let e = e0 + k * nt;
-                    let (a, bv) = (e / fb, e % fb);
-                    if a < na && bv < nbv {
-                        let at = s + a * p.src_stride_a + bv * v;
-                        put(0, Buffer::Src, false, at * w, 16, step + k as u32);
-                    }
-                }
-                for k in 0..fill {
-                    let e = e0 + k * nt;
-                    let (a, bv) = (e / fb, e % fb);
-                    if a < na && bv < nbv {
-                        for q in 0..4 {
-                            let c = tile_vec_col(true, a, bv * v + q * (4 / w), width);
-                            let byte = (a * pitch + c) * w & !3;
-                            let issue = step + (fill + k * 4 + q) as u32;
-                            put(1, Buffer::Shared, true, byte, 4, issue);
-                        }
-                    }
-                }
-                step += 5 * fill as u32;
-                e0 += fill * nt;
+/// The accesses of thread `t` on one (tile, batch index) (corner offsets `s`, `d` in
+/// elements, extents `na` x `nb`), as `put(site, byte, bytes, issue)` with issue steps from
+/// `step`, which advances by the block's trips (warp-uniform).
+#[allow(clippy::too_many_arguments)]
+pub fn item(
+    width: usize,
+    p: &SkTile,
+    t: i64,
+    (s, d, na, nb): (i64, i64, i64, i64),
+    step: &mut u32,
+    mut put: impl FnMut(Site, i64, u64, u32),
+) {
+    let w = width as i64;
+    let v = 16 / w;
+    let fb = 64 / v;
+    let pitch = if width == 1 { 64 } else { 66 };
+    let fill = if width == 1 { 1 } else { 2 };
+    let (units, rows, cols) = if width == 1 { (64, 16, 4) } else { (256, 8, 2) };
+    let nt = BLOCK as i64;
+    let fills = ((64 * fb + fill * nt - 1) / (fill * nt)) as u32;
+    let reads = ((units + nt - 1) / nt) as u32;
+    let base = *step;
+    let nbv = nb / v;
+    let mut e0 = t;
+    while e0 < 64 * fb {
+        for k in 0..fill {
+            let e = e0 + k * nt;
+            let (a, bv) = (e / fb, e % fb);
+            if a < na && bv < nbv {
+                let at = s + a * p.src_stride_a + bv * v;
+                put(Site::Load, at * w, 16, *step + k as u32);
             }
-            let mut e = t;
-            while e < units {
-                let (av, b0, f) = unit(width, e);
-                if av < na / v && b0 < nb {
-                    for k in 0..rows {
-                        let r = av * rows + (k ^ f);
-                        let byte = (r * pitch + tile_vec_col(true, r, b0, width)) * w & !3;
-                        put(2, Buffer::Shared, false, byte, 4, step + k as u32);
-                    }
-                    for i in 0..cols {
-                        let at = d + (b0 + i) * p.dst_stride_b + av * v;
-                        put(3, Buffer::Dst, true, at * w, 16, step + (rows + i) as u32);
-                    }
+        }
+        for k in 0..fill {
+            let e = e0 + k * nt;
+            let (a, bv) = (e / fb, e % fb);
+            if a < na && bv < nbv {
+                for q in 0..4 {
+                    let c = tile_vec_col(true, a, bv * v + q * (4 / w), width);
+                    let byte = ((a * pitch + c) * w) & !3;
+                    put(Site::Fill, byte, 4, *step + (fill + k * 4 + q) as u32);
                 }
-                step += (rows + cols) as u32;
-                e += nt;
             }
-            step = base + fills * 5 * fill as u32 + reads * (rows + cols) as u32;
-        });
+        }
+        *step += 5 * fill as u32;
+        e0 += fill * nt;
     }
+    let mut e = t;
+    while e < units {
+        let (av, b0, f) = unit(width, e);
+        if av < na / v && b0 < nb {
+            for k in 0..rows {
+                let r = av * rows + (k ^ f);
+                let byte = ((r * pitch + tile_vec_col(true, r, b0, width)) * w) & !3;
+                put(Site::Read, byte, 4, *step + k as u32);
+            }
+            for i in 0..cols {
+                let at = d + (b0 + i) * p.dst_stride_b + av * v;
+                put(Site::Store, at * w, 16, *step + (rows + i) as u32);
+            }
+        }
+        *step += (rows + cols) as u32;
+        e += nt;
+    }
+    *step = base + fills * 5 * fill as u32 + reads * (rows + cols) as u32;
 }
