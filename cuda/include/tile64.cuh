@@ -34,6 +34,22 @@ __device__ __forceinline__ void sk_tilev64_fill(unsigned* words, int pitch, int 
     }
 }
 
+/* Stores the 16 bytes x0..x3 (little-endian) at p, 16-byte aligned, as one 128-bit store.
+ * From sk_v16's two 64-bit halves ptxas (sm_90) split the f16 unit's stores into two
+ * STG.64 each (the halves landed in registers out of order), so the device build states
+ * the vector store; the host emulation records it as one 16-byte store. */
+__device__ __forceinline__ void sk_st16(void* p, unsigned x0, unsigned x1, unsigned x2, unsigned x3) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x0), "r"(x1), "r"(x2), "r"(x3)
+                 : "memory");
+#else
+    sk_v16 w;
+    w.lo = (unsigned long long)x1 << 32 | x0;
+    w.hi = (unsigned long long)x3 << 32 | x2;
+    SK_ST((sk_v16*)p, w);
+#endif
+}
+
 /* Store unit e (below 64 for 1 byte, 256 for 2) of a tile with nav x nbv words: its rows,
  * columns and the lane order that keeps a warp's shared reads on 32 banks, then the words.
  * 1 byte: av = e & 3 (16 rows each), bq = e >> 2 (columns 4 bq ..); a thread whose av is
@@ -76,12 +92,8 @@ __device__ __forceinline__ void sk_tilev64_unit(T* __restrict__ d, I dst_stride_
             col[3][g] = __byte_perm(hi01, hi23, 0x7632);
         }
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            sk_v16 w;
-            w.lo = (unsigned long long)col[i][0] | (unsigned long long)col[i][1] << 32;
-            w.hi = (unsigned long long)col[i][2] | (unsigned long long)col[i][3] << 32;
-            SK_ST((sk_v16*)(d + (I)(4 * bq + i) * dst_stride_b + (I)(av * 16)), w);
-        }
+        for (int i = 0; i < 4; ++i)
+            sk_st16(d + (I)(4 * bq + i) * dst_stride_b + (I)(av * 16), col[i][0], col[i][1], col[i][2], col[i][3]);
     } else {
         const int av = e & 7;
         const int q = e >> 3;
@@ -101,10 +113,7 @@ __device__ __forceinline__ void sk_tilev64_unit(T* __restrict__ d, I dst_stride_
             unsigned c[4];
 #pragma unroll
             for (int j = 0; j < 4; ++j) c[j] = __byte_perm(u[2 * j], u[2 * j + 1], ((i ^ j) & 1) ? 0x7632 : 0x5410);
-            sk_v16 w;
-            w.lo = (unsigned long long)c[0] | (unsigned long long)c[1] << 32;
-            w.hi = (unsigned long long)c[2] | (unsigned long long)c[3] << 32;
-            SK_ST((sk_v16*)(d + (I)(2 * bp + i) * dst_stride_b + (I)(av * 8)), w);
+            sk_st16(d + (I)(2 * bp + i) * dst_stride_b + (I)(av * 8), c[0], c[1], c[2], c[3]);
         }
     }
 }

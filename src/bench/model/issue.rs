@@ -136,14 +136,14 @@ fn tilev_cost(width: usize, build: KernelBuild) -> Option<TileCost> {
 /// per (tile, batch index): fixed 30 / 28 (the item's head 6 / 4, before the fill loop 4,
 /// between the phases 7, after the store loop 3, the incremental batch step 10); the fill
 /// trip 42 / 111 of which each word's guarded pieces 22 / 37 (BSSY to BSYNC); the store
-/// unit's trip 119 (4 columns x 16 rows: 16 LDS, 32 PRMT, 4 STG) / 63 (2 x 8: 8 LDS, 8 PRMT,
+/// unit's trip 109 (4 columns x 16 rows: 16 LDS, 32 PRMT, 4 STG) / 61 (2 x 8: 8 LDS, 8 PRMT,
 /// 2 STG), 3 once before the store loop. Store units: 64 / 256 (one per thread at most).
 /// Listing addresses (w1 / w2): the item from 0x4350 / 0x4520, the fill trip [0x43f0,
-/// 0x4680] / [0x45a0, 0x4c80], the store trip [0x4730, 0x4e90] / [0x4d30, 0x5110].
+/// 0x4680] / [0x45a0, 0x4c80], the store trip [0x4730, 0x4df0] / [0x4d30, 0x50f0].
 fn tilev64_cost(width: usize) -> Option<(TileCost, i64)> {
     match width {
-        1 => Some((cost([0, 0, 0, 30, 20, 22, 1, 119, 3]), 64)),
-        2 => Some((cost([0, 0, 0, 28, 37, 37, 2, 63, 3]), 256)),
+        1 => Some((cost([0, 0, 0, 30, 20, 22, 1, 109, 3]), 64)),
+        2 => Some((cost([0, 0, 0, 28, 37, 37, 2, 61, 3]), 256)),
         _ => None,
     }
 }
