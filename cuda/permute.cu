@@ -21,7 +21,23 @@
  * Instantiated per element width (1, 2, 4, 8 bytes: no dtype is 16 bytes wide, and rows
  * are widened to 16 bytes only when both sides share the innermost dimension, which a
  * transpose never does) and index width. */
-#include "include/tile.cuh"
+#include "include/tile64.cuh"
+
+/* The 64 x 64 path of the 1- and 2-byte 16-byte tiles (tile64.cuh) on sm_90 and later (and
+ * in the host emulation), where ptxas fits it in 32 registers without spilling, so that
+ * those kernels keep 8 blocks of 256 threads per SM (alone it takes 40-48 registers).
+ * sm_80's ptxas spilled it at 32 (and at 40 and 48), so sm_80 keeps the general body. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define SK_TILEV64 1
+#define SK_TILEV_BOUNDS_1 __launch_bounds__(SK_BLOCK, 8)
+#define SK_TILEV_BOUNDS_2 __launch_bounds__(SK_BLOCK, 8)
+#else
+#define SK_TILEV64 0
+#define SK_TILEV_BOUNDS_1 __launch_bounds__(SK_BLOCK)
+#define SK_TILEV_BOUNDS_2 __launch_bounds__(SK_BLOCK)
+#endif
+#define SK_TILEV_BOUNDS_4 __launch_bounds__(SK_BLOCK)
+#define SK_TILEV_BOUNDS_8 __launch_bounds__(SK_BLOCK)
 
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
@@ -32,6 +48,12 @@ __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __res
 
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
+    if (SK_TILEV64 && sizeof(T) <= 2 && sizeof(I) == 4 && p.tile_a == 64 && p.tile_b == 64) {
+        /* The full tile of 1- and 2-byte elements, 32-bit indices: compile-time extents
+         * (tile64.cuh). */
+        sk_tilev64_body<T, I>(dst, src, p);
+        return;
+    }
     constexpr int V = 16 / (int)sizeof(T);
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
@@ -102,7 +124,7 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
 }
 
 #define SK_TILEV_KERNELS(W)                                                                    \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+    extern "C" __global__ void SK_TILEV_BOUNDS_##W                                             \
         sk_tilev_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
         sk_tilev_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
     }                                                                                          \

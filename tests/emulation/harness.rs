@@ -160,6 +160,13 @@ static SkDim3 threadIdx, blockIdx, blockDim, gridDim;
 static inline void __syncthreads() {{}}
 // CUDA's __umulhi: the high 32 bits of the 64-bit product of two unsigned ints.
 static inline unsigned __umulhi(unsigned a, unsigned b) {{ return (unsigned)(((unsigned long long)a * b) >> 32); }}
+// CUDA's __byte_perm: byte n of the result is byte (s >> 4n) & 7 of the 8 bytes of y:x.
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {{
+    const unsigned long long b = (unsigned long long)y << 32 | x;
+    unsigned r = 0;
+    for (int n = 0; n < 4; ++n) r |= (unsigned)((b >> (8 * ((s >> (4 * n)) & 7))) & 0xff) << (8 * n);
+    return r;
+}}
 // CUDA's __umul64hi: the high 64 bits of the 128-bit product of two unsigned long longs.
 static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {{ return (unsigned long long)(((unsigned __int128)a * b) >> 64); }}
 #ifdef SK_RECORD_ACCESS

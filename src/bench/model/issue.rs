@@ -131,6 +131,23 @@ fn tilev_cost(width: usize, build: KernelBuild) -> Option<TileCost> {
     }))
 }
 
+/// The 64 x 64 path of the 1- and 2-byte 16-byte tiles (cuda/include/tile64.cuh; change 22
+/// of bench/model-notes.md), from the sm_90 listing of sk_tilev_w{1,2}_i32 (nvcc 13.0.88),
+/// per (tile, batch index): fixed 30 / 28 (the item's head 6 / 4, before the fill loop 4,
+/// between the phases 7, after the store loop 3, the incremental batch step 10); the fill
+/// trip 42 / 111 of which each word's guarded pieces 22 / 37 (BSSY to BSYNC); the store
+/// unit's trip 109 (4 columns x 16 rows: 16 LDS, 32 PRMT, 4 STG) / 61 (2 x 8: 8 LDS, 8 PRMT,
+/// 2 STG), 3 once before the store loop. Store units: 64 / 256 (one per thread at most).
+/// Listing addresses (w1 / w2): the item from 0x4350 / 0x4520, the fill trip [0x43f0,
+/// 0x4680] / [0x45a0, 0x4c80], the store trip [0x4730, 0x4df0] / [0x4d30, 0x50f0].
+fn tilev64_cost(width: usize) -> Option<(TileCost, i64)> {
+    match width {
+        1 => Some((cost([0, 0, 0, 30, 20, 22, 1, 109, 3]), 64)),
+        2 => Some((cost([0, 0, 0, 28, 37, 37, 2, 61, 3]), 256)),
+        _ => None,
+    }
+}
+
 /// The scalar tile of 4-byte elements (sk_tile_w4_i32): 4 loads per fill trip.
 fn tile_w4_cost(build: KernelBuild) -> TileCost {
     cost(match build {
@@ -146,8 +163,13 @@ fn tile_w4_cost(build: KernelBuild) -> TileCost {
 /// and the innermost dimension's selection, ~12 for each of 8 of which one runs when there
 /// is a batch); the tile loop's head and latch; the recompute after a wrap (119 less ~12
 /// per unused dimension of 8).
-fn walk_cost(name: &str) -> WalkCost {
+fn walk_cost(name: &str, tile64: bool) -> WalkCost {
     let (prologue, tile) = match name {
+        // The 64 x 64 path's own walk (tile64.cuh): the prologue [0, 0x90) and from its
+        // branch target to the tile loop head, less the 16 guarded blocks (301 - 185); the
+        // tile loop's head (35 / 37) and exit (2).
+        "sk_tilev_w1_i32" if tile64 => (116, 37),
+        "sk_tilev_w2_i32" if tile64 => (116, 39),
         "sk_tilev_w1_i32" => (122, 37),
         "sk_tilev_w2_i32" => (123, 39),
         "sk_tilev_w8_i32" => (120, 35),
@@ -272,10 +294,16 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
     };
     match l.params {
         LaunchParams::Tile(p) => {
+            let tile64 = build == KernelBuild::Current
+                && width("sk_tilev_w").is_some_and(|w| w <= 2)
+                && (p.tile_a, p.tile_b) == (64, 64);
             let (cost, load_units, store_units) = if let Some(w) = width("sk_tilev_w") {
                 let v = (16 / w) as i64;
                 let (ta, tb) = (p.tile_a as i64, p.tile_b as i64);
-                (tilev_cost(w, build)?, ta * (tb / v), tb * (ta / v))
+                match tilev64_cost(w).filter(|_| tile64) {
+                    Some((c, units)) => (c, ta * (tb / v), units),
+                    None => (tilev_cost(w, build)?, ta * (tb / v), tb * (ta / v)),
+                }
             } else if name == "sk_tile_w4_i32" {
                 let n = p.tile_a as i64 * p.tile_b as i64;
                 (tile_w4_cost(build), n, n)
@@ -291,7 +319,7 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
                     Some(p.tiles as f64 * (p.batch.max(1) as f64 * body + rows * prologue))
                 }
                 KernelBuild::Current => Some(walk_instructions(
-                    &walk_cost(name),
+                    &walk_cost(name, tile64),
                     &p,
                     (l.grid.0, l.grid.1),
                     body,

@@ -3,6 +3,8 @@
 //! and cuda/index.cu. tests/kernel_emulation.rs records the real sources' accesses (compiled
 //! as host C++) and checks that these programs give the same counts, launch by launch.
 
+mod tile64;
+
 use super::error::ModelError;
 use crate::backend::cuda::choose::{
     BLOCK, MAX_RANK, ROWS_PER_WARP, copy_ept, tile_packed_ept, tile_packed_pitch, tile_pitch,
@@ -296,6 +298,29 @@ impl<'a> Program<'a> {
     /// words idle, so accesses carry the warp-uniform step that issues them), `fill` words
     /// loaded before they are stored into the tile.
     fn tile_vec(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
+        if tile64::applies(self.width, self.idx64, p) {
+            let mut step = 0;
+            return self.tile_batches(bx, by, p, |s, d, na, nb| {
+                tile64::item(
+                    self.width,
+                    p,
+                    t as i64,
+                    (s, d, na, nb),
+                    &mut step,
+                    |site, byte, bytes, issue| {
+                        let (n, buf, store) = match site {
+                            tile64::Site::Load => (0, Buffer::Src, false),
+                            tile64::Site::Fill => (1, Buffer::Shared, true),
+                            tile64::Site::Read => (2, Buffer::Shared, false),
+                            tile64::Site::Store => (3, Buffer::Dst, true),
+                        };
+                        let mut a = access(n, buf, store, byte as u64, bytes);
+                        a.issue = Some(issue);
+                        out.push(a);
+                    },
+                );
+            });
+        }
         let w = self.width as i64;
         let v = 16 / w;
         let fill = if self.width == 1 { 1 } else { 2 };
