@@ -52,30 +52,28 @@ pub(super) unsafe fn copy_streaming(d: *mut u8, s: *const u8, n: usize) {
     unsafe { copy_unfenced(d, s, n, true) }
 }
 
-/// A page: the unit whose offsets [`page_matched`] lines a buffer up with.
+/// A page (the unit the walks plan their strides against).
 pub(super) const PAGE: usize = 4096;
 
-/// The first of `bytes` bytes in `buf` that start at `d`'s offset within a page: a buffer
-/// whose contents [`copy_streaming`] writes to `d` then never loads from a page offset that
-/// a destination store still in flight ahead of the load has (4 KiB aliasing: the load
-/// waits for that store, and a non-temporal store drains slowly). Measured at 1 GiB on the
-/// AMD EPYC (Zen 4) development host, 1 thread, the destination at 8 offsets within a page
-/// (0 to 4000 bytes): a broadcast of columns (16384 x 16384 f32) took 44-85 ms with the
-/// buffer wherever the stack put it, 39-49 ms matched; f16 -> f32 of 2^28 elements 47-97
-/// -> 43-57 ms, bf16 -> f32 44-100 -> 43-56 ms (session 19). Through the C ABI the
-/// broadcast had taken twice torch's time.
-///
-/// # Panics
-/// If `buf` is shorter than `bytes` plus a page (a caller's sizing bug).
-pub(super) fn page_matched(buf: &mut [u128], d: *const u8, bytes: usize) -> *mut u8 {
-    assert!(
-        buf.len() * 16 >= bytes + PAGE,
-        "a page-matched buffer needs a page to spare"
-    );
-    let base = buf.as_mut_ptr() as *mut u8;
-    let off = (d as usize).wrapping_sub(base as usize) % PAGE;
-    // SAFETY: off < PAGE, so off + bytes stays inside the buffer (checked above).
-    unsafe { base.add(off) }
+/// `N` bytes on a 64-byte line: the buffer a streamed piece or tile is produced in and
+/// [`copy_streaming`] then loads from, 64 (or 32) bytes at a time. A `[u128; _]` on the
+/// stack is only 16-byte aligned, and where the stack put it 16 bytes off a 32-byte
+/// boundary every such load split across two lines: measured at 1 GiB on the AMD EPYC (Zen
+/// 4) development host, 1 thread, a broadcast of columns (16384 x 16384 f32) took 65-72 ms
+/// with its buffer 16 or 48 bytes past a line against 38-40 ms at 0 or 32, and f16 -> f32
+/// and bf16 -> f32 of 2^28 elements 68-75 against 40-45 ms (session 19). Which one a build
+/// got moved with the stack (twice torch's time through the C ABI in one run).
+#[repr(C, align(64))]
+pub(super) struct LineBuf<const N: usize>([u8; N]);
+
+impl<const N: usize> LineBuf<N> {
+    pub fn new() -> LineBuf<N> {
+        LineBuf([0; N])
+    }
+
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.0.as_mut_ptr()
+    }
 }
 
 /// The copy of [`copy`] and [`copy_streaming`]: the vector loop where it applies (its
@@ -480,30 +478,16 @@ mod tests {
     }
 
     #[test]
-    fn a_page_matched_buffer_shares_the_destinations_page_offset_and_fits() {
-        let mut buf = [0u128; (4096 + PAGE) / 16];
-        let (lo, hi) = (
-            buf.as_ptr() as usize,
-            buf.as_ptr() as usize + buf.len() * 16,
-        );
-        for d in (0..3 * PAGE)
-            .step_by(64)
-            .chain([1, 17, 4095, 4097, usize::MAX - 63])
-        {
-            let b = page_matched(&mut buf, d as *const u8, 4096) as usize;
-            assert_eq!(b % PAGE, d % PAGE, "destination {d:#x}");
-            assert!(
-                b >= lo && b + 4096 <= hi,
-                "destination {d:#x}: outside the buffer"
-            );
+    fn a_line_buffer_starts_on_a_line_wherever_it_lives() {
+        assert_eq!(std::mem::align_of::<LineBuf<4096>>(), 64);
+        let bufs: Vec<LineBuf<4096>> = (0..3).map(|_| LineBuf::new()).collect();
+        for mut b in bufs {
+            assert_eq!(b.as_mut_ptr() as usize % 64, 0);
         }
-    }
-
-    #[test]
-    #[should_panic(expected = "a page to spare")]
-    fn a_buffer_without_a_spare_page_is_refused() {
-        let mut buf = [0u128; 4096 / 16];
-        page_matched(&mut buf, 64 as *const u8, 4096);
+        let mut on_stack = (0u8, LineBuf::<64>::new());
+        assert_eq!(on_stack.1.as_mut_ptr() as usize % 64, 0);
+        on_stack.0 = 1;
+        assert_eq!(on_stack.0, 1);
     }
 
     #[test]

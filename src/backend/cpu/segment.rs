@@ -239,8 +239,8 @@ impl<T: Copy, const B: usize> Move<T, B> {
         if direct && unsafe { self.in_lines(d, s, whole, Layers::ONE) } {
             return;
         }
-        let mut out = [0u128; (STAGE_BYTES + contiguous::PAGE) / 16];
-        let o = contiguous::page_matched(&mut out, d, bytes);
+        let mut out = contiguous::LineBuf::<STAGE_BYTES>::new();
+        let o = out.as_mut_ptr();
         let inner = Tile { stream: false, ..t };
         // SAFETY: the buffer holds the tile's destination block (bytes fit); the source as
         // the caller vouches; the destination block is the caller's.

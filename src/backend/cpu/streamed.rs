@@ -45,10 +45,8 @@ impl<S: Segment> Segment for Streamed<'_, S> {
         } else {
             0
         };
-        // Every piece starts a whole number of pieces (pages) after the first, so the
-        // buffer matches all of their offsets within a page.
-        let mut buf = [0u128; (PIECE_BYTES + contiguous::PAGE) / 16];
-        let b = contiguous::page_matched(&mut buf, d.wrapping_add(head * dw), PIECE_BYTES);
+        let mut buf = contiguous::LineBuf::<PIECE_BYTES>::new();
+        let b = buf.as_mut_ptr();
         let per = PIECE_BYTES / dw;
         // SAFETY (all): every piece's elements are the run's, inside the caller's slices;
         // the buffer holds `per` dense destination elements, aligned for any of them.
