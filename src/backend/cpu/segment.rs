@@ -54,10 +54,25 @@ pub(super) trait Segment: Sync {
     /// # Safety
     /// As [`Segment::tile`], for every element of every layer.
     unsafe fn layers(&self, d: *mut u8, s: *const u8, t: Tile, layers: Layers) {
-        for l in 0..layers.n as isize {
-            // SAFETY: layer l is one of the caller's tiles.
-            unsafe { self.tile(d.offset(l * layers.dl), s.offset(l * layers.sl), t) };
-        }
+        // SAFETY: forwarded.
+        unsafe { tile_by_layer(self, d, s, t, layers) }
+    }
+}
+
+/// Moves `layers.n` tiles of shape `t`, one [`Segment::tile`] each.
+///
+/// # Safety
+/// As [`Segment::layers`].
+unsafe fn tile_by_layer<S: Segment + ?Sized>(
+    op: &S,
+    d: *mut u8,
+    s: *const u8,
+    t: Tile,
+    layers: Layers,
+) {
+    for l in 0..layers.n as isize {
+        // SAFETY: layer l is one of the caller's tiles.
+        unsafe { op.tile(d.offset(l * layers.dl), s.offset(l * layers.sl), t) };
     }
 }
 
@@ -178,10 +193,8 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
         let blocks = t.db == w && t.sa == w && t.na >= B && t.nb >= B;
         // SAFETY: forwarded.
         if !(t.lines && blocks && unsafe { self.in_lines(d, s, t, layers) }) {
-            for l in 0..layers.n as isize {
-                // SAFETY: layer l is one of the caller's tiles.
-                unsafe { self.tile(d.offset(l * layers.dl), s.offset(l * layers.sl), t) };
-            }
+            // SAFETY: forwarded.
+            unsafe { tile_by_layer(self, d, s, t, layers) }
         }
     }
 }

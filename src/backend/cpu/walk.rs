@@ -279,12 +279,11 @@ pub(super) unsafe fn rows<S: Segment>(
         advance(w, &outer, &mut idx, &mut dp, &mut sp);
     }
     // Whole rows: along the next dimension out (if any), to its end or the last whole row.
+    // That dimension `k` is also the odometer's last digit (`outer` is 0..inner).
+    let next_out = inner.checked_sub(1);
     while left >= n {
-        let (count, rd, rs) = match outer.last() {
-            Some(&k) => {
-                let j = outer.len() - 1;
-                ((w.sizes[k] - idx[j]).min(left / n), w.dst[k], w.src[k])
-            }
+        let (count, rd, rs) = match next_out {
+            Some(k) => ((w.sizes[k] - idx[k]).min(left / n), w.dst[k], w.src[k]),
             None => (1, 0, 0),
         };
         let (mut dd, mut ss) = (dp, sp);
@@ -294,10 +293,10 @@ pub(super) unsafe fn rows<S: Segment>(
             (dd, ss) = (dd.wrapping_add_signed(rd), ss.wrapping_add_signed(rs));
         }
         left -= count * n;
-        if let Some(j) = outer.len().checked_sub(1) {
+        if let Some(k) = next_out {
             // The odometer's last digit moves to the last row done, then turns once.
-            idx[j] += count - 1;
-            (dp, sp) = w.step(outer[j], count - 1, dp, sp);
+            idx[k] += count - 1;
+            (dp, sp) = w.step(k, count - 1, dp, sp);
         }
         advance(w, &outer, &mut idx, &mut dp, &mut sp);
     }
