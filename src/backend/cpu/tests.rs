@@ -403,6 +403,42 @@ fn streamed_row_gathers_match_a_row_by_row_copy() {
 }
 
 #[test]
+fn prefetching_row_gathers_from_a_large_source_match_a_row_by_row_copy() {
+    // A source of STREAM_MIN bytes: gather.rs prefetches the rows ahead (8 of 1 KiB), up
+    // to each task's last row; rows from both ends of the source, on every thread setting.
+    let (row, rows) = (1024usize, contiguous::STREAM_MIN / 1024);
+    assert_eq!(super::gather::prefetch_ahead(row, rows * row), 8);
+    assert_eq!(super::gather::prefetch_ahead(row, rows * row - 1), 0);
+    let src: Vec<u8> = (0..rows * row).map(|v| (v / 1021 + v) as u8).collect();
+    let index: Vec<i64> = (0..200)
+        .map(|r| ((r * 7919) % rows as i64) ^ (r & 1))
+        .collect();
+    let index: Vec<i64> = index
+        .iter()
+        .map(|&i| if i % 3 == 0 { rows as i64 - 1 - i } else { i })
+        .collect();
+    let shape = crate::plan::RowGatherShape {
+        num_rows: 200,
+        row_len: 256,
+        src_rows: rows as i64,
+        src_row_stride: 256,
+        dst_row_stride: 256,
+        src_offset: 0,
+        dst_offset: 0,
+    };
+    let mut want = vec![0u8; 200 * row];
+    for (r, &i) in index.iter().enumerate() {
+        let s = i as usize * row;
+        want[r * row..(r + 1) * row].copy_from_slice(&src[s..s + row]);
+    }
+    for par in settings() {
+        let mut got = vec![0u8; want.len()];
+        row_gather_with(&shape, DType::F32, &mut got, &src, &index, par).unwrap();
+        assert!(got == want, "{par:?}");
+    }
+}
+
+#[test]
 fn vectorised_half_conversions_match_the_reference_on_every_bit_pattern() {
     // Every 16-bit pattern as float16 and bfloat16, to float32; float32 patterns around
     // every float16/bfloat16 rounding boundary, NaNs and infinities, back.
