@@ -54,8 +54,12 @@ pub(super) fn gather_rows(
     stream: bool,
 ) -> Result<(), usize> {
     let index = &index[..shape.num_rows as usize];
-    if let Some(bad) = shape.first_out_of_range(index) {
-        return Err(bad);
+    // The extreme indices in one pass; the first bad one's position only when there is one.
+    let (lo, hi) = index
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &i| (lo.min(i), hi.max(i)));
+    if lo < 0 || hi >= shape.src_rows {
+        return Err(shape.first_out_of_range(index).unwrap_or(0));
     }
     let sz = dtype.itemsize() as i128;
     let n = shape.row_len as i128 * sz;
@@ -74,11 +78,11 @@ pub(super) fn gather_rows(
     if rows == 0 || n == 0 {
         return Ok(());
     }
-    // Every row's bounds first (work bounded by the rows themselves), so the copies need
-    // no checks; the destination rows are the extremes of an arithmetic sequence.
-    for &i in index {
-        at(shape.src_offset, i, shape.src_row_stride, slen, "src");
-    }
+    // Every row's bounds first, so the copies need no checks: a row's start is affine in
+    // its index, so the rows of the extreme indices (and of the first and last destination
+    // rows) bound all the others.
+    at(shape.src_offset, lo, shape.src_row_stride, slen, "src");
+    at(shape.src_offset, hi, shape.src_row_stride, slen, "src");
     at(shape.dst_offset, 0, shape.dst_row_stride, dlen, "dst");
     at(
         shape.dst_offset,
