@@ -3,6 +3,8 @@
 //! thread pool. A gather that writes at least [`STREAM_MIN`] bytes (far beyond any cache)
 //! streams its rows out with non-temporal stores: 1 KiB rows of a 512 MiB gather, scattered
 //! over 1 GiB, ran in 0.72x the time of plain stores on the development host (AVX-512).
+//! A gather from a source of at least [`STREAM_MIN`] bytes prefetches its rows a few KiB
+//! ahead ([`prefetch_ahead`]).
 
 use super::contiguous::{self, CacheLevel, PAGE, STREAM_MIN};
 use super::threads::{self, Parallelism};

@@ -178,8 +178,9 @@ mod x86 {
 
     /// The `fa` x `fb` corner of the tile in `L` x `L` blocks, `L = 64 / width`: for each
     /// band of `L` source rows (along `b`; for bytes, each group of [`GROUP`] bands), the
-    /// blocks along `a`, so that the band's source rows are read as sequential streams. The stores are not fenced: the walk
-    /// fences once after its last tile ([`super::tile`]).
+    /// blocks along `a`, so that the band's source rows are read as sequential streams.
+    /// The stores are not fenced: the walk fences once after its last tile
+    /// ([`super::tile`]).
     ///
     /// # Safety
     /// As [`super::tile`], with `fa`, `fb` multiples of `L` inside the tile and the CPU
@@ -206,11 +207,11 @@ mod x86 {
     /// [`blocks`] for 2-, 4- and 8-byte elements.
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn band<const L: usize>(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
-        // SAFETY: forwarded.
         // Wider lanes gained nothing from groups (A/B at 1 GiB, 1 thread, on the AMD
         // host: f16, f32 and f64 transposes level or 5-15 points lower with groups of 2 or
         // 4, with and without their source lines prefetched into L2): each of their
         // blocks goes straight to the destination.
+        // SAFETY: forwarded.
         unsafe { walk::<L, 1>(d, s, t, fa, fb) }
     }
 
@@ -235,6 +236,8 @@ mod x86 {
         let (per_band, bands) = (fa / L, fb / L);
         let Layers { n: layers, dl, sl } = t.layers;
         let total = per_band * bands * layers;
+        // The stage holds L rows of G lines.
+        const { assert!(L * G <= LINE * GROUP) };
         let pitch = (G * LINE) as isize;
         let mut stage = [const { MaybeUninit::<__m512i>::uninit() }; LINE * GROUP];
         let stage = stage.as_mut_ptr() as *mut u8;
