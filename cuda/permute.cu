@@ -13,7 +13,9 @@
  * sk_tilev_* is the same transpose with 16-byte accesses on both sides (V = 16 / width
  * elements per access): the host launches it when both sizes, both offsets, the strides
  * and the tile extents are multiples of V and both base pointers are 16-byte aligned, and
- * the element-wise sk_tile_* otherwise.
+ * the element-wise sk_tile_* otherwise. sk_tilevs_* (4- and 8-byte elements, 32-bit
+ * indices) is sk_tilev_* staging two batch indices per item, for tiles too small to give
+ * every thread a word (sk_tilev_rows).
  *
  * The tile loops stride by blockDim.x (SK_BLOCK threads on a GPU; one thread when
  * tests/kernel_emulation.rs runs a block on the host, where __syncthreads is a no-op).
@@ -46,6 +48,9 @@ __device__ __forceinline__ void sk_tile_body(T* __restrict__ dst, const T* __res
     sk_tile_rows<T, I>(dst, p, tile, [&](I s) { return SK_LD(&src[s]); });
 }
 
+template <typename T, typename I, bool STACK>
+__device__ __forceinline__ void sk_tilev_rows(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p);
+
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     if (SK_TILEV64 && sizeof(T) <= 2 && sizeof(I) == 4 && p.tile_a == 64 && p.tile_b == 64) {
@@ -54,6 +59,17 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
         sk_tilev64_body<T, I>(dst, src, p);
         return;
     }
+    sk_tilev_rows<T, I, false>(dst, src, p);
+}
+
+/* The general 16-byte tile. STACK (the kernels sk_tilevs_*: the plan's tile_vec_stack,
+ * small unswizzled tiles of 4- and 8-byte elements, 32-bit indices): two batch indices per
+ * item, their tiles stacked along A: rows [0, tile_a) and column slots [0, tile_b) the
+ * first's, [tile_a, 2 tile_a) and [tile_b, 2 tile_b) the second's (offsets s + ds,
+ * d + dd); a chunk's odd last index alone (two false). Kernels of their own, so that
+ * sk_tilev_* keep their code (sm_90 SASS, issue counts: src/bench/model/issue.rs). */
+template <typename T, typename I, bool STACK>
+__device__ __forceinline__ void sk_tilev_rows(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     constexpr int V = 16 / (int)sizeof(T);
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
@@ -65,58 +81,69 @@ __device__ __forceinline__ void sk_tilev_body(T* __restrict__ dst, const T* __re
      * before storing them into the tile (2, but 1 for 1-byte elements, whose 64 x 64 tile
      * is one word per thread; src/bench/model/program.rs mirrors it). */
     constexpr int FILL = sizeof(T) == 1 ? 1 : 2;
-    /* The full tile's words along A and B (p.div_a.d and p.div_b.d: the host divided). */
+    /* Threads per tile column and row, in words (p.div_a.d and p.div_b.d: the host divided;
+     * the tile's words, or 8 for short unswizzled 4- and 8-byte ones: choose.rs
+     * tile_vec_lanes). */
     const int fav = (int)p.div_a.d;
     const int fbv = (int)p.div_b.d;
     const int nt = (int)blockDim.x;
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
-    sk_tile_walk<I>(p, [&](const SkTileSpan<I>& t, I s_at, I d_at) {
+    const int ta = p.tile_a;
+    const int tb = p.tile_b;
+    sk_tile_walk<I, true, STACK>(p, [&](const SkTileSpan<I>& t, I s_at, I d_at, I ds = 0, I dd = 0,
+                                        bool two = false) {
+        const int items = two ? 2 : 1;
         const int nav = t.na / V;
         const int nbv = t.nb / V;
         const T* s = src + s_at;
         T* d = dst + d_at;
         /* Read 16-byte words along B (source rows), spread their lanes into the tile. */
-        for (int e0 = threadIdx.x; e0 < p.tile_a * fbv; e0 += FILL * nt) {
+        for (int e0 = threadIdx.x; e0 < items * ta * fbv; e0 += FILL * nt) {
             sk_v16 w[FILL];
             int at[FILL];
 #pragma unroll
             for (int k = 0; k < FILL; ++k) {
                 const int e = e0 + k * nt;
-                const int a = (int)sk_div(p.div_b, (unsigned)e);
-                const int bv = e - a * fbv;
+                const int r = (int)sk_div(p.div_b, (unsigned)e);
+                const int bv = e - r * fbv;
+                const bool g = two && r >= ta;
+                const int a = g ? r - ta : r;
                 at[k] = a < t.na && bv < nbv ? e : -1;
                 w[k].lo = 0;
                 w[k].hi = 0;
-                if (at[k] >= 0) w[k] = SK_LD((const sk_v16*)(s + (I)a * src_stride_a + (I)(bv * V)));
+                if (at[k] >= 0)
+                    w[k] = SK_LD((const sk_v16*)(s + (g ? ds : (I)0) + (I)a * src_stride_a + (I)(bv * V)));
             }
 #pragma unroll
             for (int k = 0; k < FILL; ++k) {
                 if (at[k] < 0) continue;
-                const int a = (int)sk_div(p.div_b, (unsigned)at[k]);
-                const int bv = at[k] - a * fbv;
+                const int r = (int)sk_div(p.div_b, (unsigned)at[k]);
+                const int bv = at[k] - r * fbv;
 #pragma unroll
                 for (int j = 0; j < V; ++j) {
                     const int kk = sk_tilev_fill_lane<T>(swz, j, bv);
-                    SK_ST(&tile[a * pitch + sk_tilev_col<T>(swz, a, bv * V + kk)], sk_lane<T>(w[k], kk));
+                    SK_ST(&tile[r * pitch + sk_tilev_col<T>(swz, r, bv * V + kk)], sk_lane<T>(w[k], kk));
                 }
             }
         }
         __syncthreads();
         /* Gather V consecutive A elements of one B column, write them as one word. */
-        for (int e = threadIdx.x; e < p.tile_b * fav; e += nt) {
-            const int b = (int)sk_div(p.div_a, (unsigned)e);
-            const int av = e - b * fav;
+        for (int e = threadIdx.x; e < items * tb * fav; e += nt) {
+            const int c = (int)sk_div(p.div_a, (unsigned)e);
+            const int av = e - c * fav;
+            const bool g = two && c >= tb;
+            const int b = g ? c - tb : c;
             if (b >= t.nb || av >= nav) continue;
             sk_v16 w;
             w.lo = 0;
             w.hi = 0;
 #pragma unroll
             for (int k = 0; k < V; ++k) {
-                const int r = av * V + k;
+                const int r = (g ? ta : 0) + av * V + k;
                 sk_set_lane<T>(w, k, SK_LD(&tile[r * pitch + sk_tilev_col<T>(swz, r, b)]));
             }
-            SK_ST((sk_v16*)(d + (I)b * dst_stride_b + (I)(av * V)), w);
+            SK_ST((sk_v16*)(d + (g ? dd : (I)0) + (I)b * dst_stride_b + (I)(av * V)), w);
         }
         /* The next tile's fill overwrites this one. */
         __syncthreads();
@@ -137,6 +164,15 @@ SK_TILEV_KERNELS(1)
 SK_TILEV_KERNELS(2)
 SK_TILEV_KERNELS(4)
 SK_TILEV_KERNELS(8)
+
+#define SK_TILEVS_KERNEL(W)                                                                    \
+    extern "C" __global__ void SK_TILEV_BOUNDS_##W                                             \
+        sk_tilevs_w##W##_i32(char* dst, const char* src, SkTile p) {                         \
+        sk_tilev_rows<SkWord<W>::T, int, true>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
+    }
+
+SK_TILEVS_KERNEL(4)
+SK_TILEVS_KERNEL(8)
 
 #define SK_TILE_KERNELS(W)                                                                     \
     extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \

@@ -68,7 +68,15 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
         LaunchParams::Strided64(p) => vec![(name, struct_bytes::<SkStrided64>(&p))],
         LaunchParams::Tile(p) => {
             let bytes = struct_bytes::<SkTile>(&p);
-            let twin = if name.ends_with("_i32") {
+            // The stacked 16-byte tile (sk_tilevs_*, 32-bit only): the 64-bit 16-byte tile,
+            // one batch index per item on the same threads, is its twin.
+            let twin = if name.starts_with("sk_tilevs_") {
+                kernel_named(
+                    &name
+                        .replace("sk_tilevs_", "sk_tilev_")
+                        .replace("_i32", "_i64"),
+                )
+            } else if name.ends_with("_i32") {
                 other("_i32", "_i64")
             } else {
                 other("_i64", "_i32")
@@ -93,7 +101,7 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
 fn grids(l: &GpuLaunch) -> Vec<(u32, u32)> {
     let (gx, gy) = (l.grid.0, l.grid.1);
     let name = l.kernel.name();
-    if ["sk_tile_", "sk_tilev_", "sk_tilecvt_"]
+    if ["sk_tile_", "sk_tilev_", "sk_tilevs_", "sk_tilecvt_"]
         .iter()
         .any(|p| name.starts_with(p))
     {

@@ -65,8 +65,26 @@ __device__ __forceinline__ void sk_tile_batch_offsets(const SkTile& p, I bt, I& 
  * chunk, its first batch offsets, and in the callers the pitch and loop bounds); with
  * 32-bit indices the batch offsets advance by the innermost batch dimension's strides,
  * recomputed from the divisors only when its index wraps. Any grid covers every (tile,
- * batch index) once. */
-template <typename I, bool DIV64 = true, typename F>
+ * batch index) once.
+ * STACK (the stacked 16-byte tile sk_tilevs_*, 32-bit indices): the chunk's batch indices
+ * two at a time, move(t, s, d, ds, dd, two) with the second's offsets s + ds, d + dd (two
+ * false, ds = dd = 0, for a chunk's odd last index); otherwise move(t, s, d). */
+template <bool STACK>
+struct SkWalkCall {
+    template <typename F, typename T, typename I>
+    __device__ __forceinline__ static void run(F& move, const T& t, I s, I d, I, I, bool) {
+        move(t, s, d);
+    }
+};
+template <>
+struct SkWalkCall<true> {
+    template <typename F, typename T, typename I>
+    __device__ __forceinline__ static void run(F& move, const T& t, I s, I d, I ds, I dd, bool two) {
+        move(t, s, d, ds, dd, two);
+    }
+};
+
+template <typename I, bool DIV64 = true, bool STACK = false, typename F>
 __device__ __forceinline__ void sk_tile_walk(const SkTile& p, F move) {
     const I src_stride_a = (I)p.src_stride_a;
     const I dst_stride_b = (I)p.dst_stride_b;
@@ -81,7 +99,8 @@ __device__ __forceinline__ void sk_tile_walk(const SkTile& p, F move) {
             sk_tile_batch_offsets<I, DIV64>(p, bt, d0, s0);
             for (unsigned tile = blockIdx.x; tile < (unsigned)p.tiles; tile += gridDim.x) {
                 const SkTileSpan<I> t = sk_tile_span<I>(p, tile);
-                move(t, s0 + t.a0 * src_stride_a + t.b0, d0 + t.b0 * dst_stride_b + t.a0);
+                SkWalkCall<STACK>::run(move, t, s0 + t.a0 * src_stride_a + t.b0,
+                                       d0 + t.b0 * dst_stride_b + t.a0, (I)0, (I)0, false);
             }
         }
         return;
@@ -111,9 +130,8 @@ __device__ __forceinline__ void sk_tile_walk(const SkTile& p, F move) {
         const I s_at = t.a0 * src_stride_a + t.b0;
         const I d_at = t.b0 * dst_stride_b + t.a0;
         I d0 = d_first, s0 = s_first, r = r_first;
-        for (I bt = (I)first;;) {
-            move(t, s0 + s_at, d0 + d_at);
-            if (++bt >= end) break;
+        /* The offsets of batch index bt, the one after the current. */
+        auto next = [&](I bt) {
             if (++r < in_n) {
                 d0 += in_d;
                 s0 += in_s;
@@ -123,6 +141,17 @@ __device__ __forceinline__ void sk_tile_walk(const SkTile& p, F move) {
                 s0 = (I)p.src_offset;
                 sk_tile_batch_offsets<I>(p, bt, d0, s0);
             }
+        };
+        for (I bt = (I)first;;) {
+            if (STACK && bt + 1 < end) {
+                const I d1 = d0, s1 = s0;
+                next(++bt);
+                SkWalkCall<STACK>::run(move, t, s1 + s_at, d1 + d_at, s0 - s1, d0 - d1, true);
+            } else {
+                SkWalkCall<STACK>::run(move, t, s0 + s_at, d0 + d_at, (I)0, (I)0, false);
+            }
+            if (++bt >= end) break;
+            next(bt);
         }
     }
 }

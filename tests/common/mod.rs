@@ -236,7 +236,10 @@ pub struct CopyCase {
 /// to ones that do not (the element-wise tile), into contiguous outputs. The source holds
 /// `st` values suited to a copy into `dt` (see [`value`]).
 pub fn transpose_cases(rng: &mut Rng, st: DType, dt: DType) -> Vec<CopyCase> {
-    let shapes: [&[i64]; 7] = [
+    // The last two: small tiles of 16-byte words with a batch of 15 (24 x 24 for 4-byte
+    // elements, 12 x 14 for 8-byte ones), which the 16-byte tile stacks two batch indices of
+    // (the chunk's odd last index alone: choose.rs tile_vec_stack).
+    let shapes: [&[i64]; 9] = [
         &[64, 64],
         &[96, 160],
         &[200, 48],
@@ -244,6 +247,8 @@ pub fn transpose_cases(rng: &mut Rng, st: DType, dt: DType) -> Vec<CopyCase> {
         &[2, 16, 8, 48],
         &[8, 600],
         &[2, 3, 20, 30],
+        &[24, 5, 3, 24],
+        &[14, 3, 5, 12],
     ];
     let mut cases = Vec::new();
     for (i, &sizes) in shapes.iter().enumerate() {

@@ -26,8 +26,8 @@ pub use super::packed::{DeviceLimits, TILEP_REGISTERS, tile_packed_pitch};
 use super::packed::{PackedBudget, enough_flight, packed_tile, run_efficiency};
 use super::params::{SkEw32, SkEw64, SkRowGather, SkStrided32, SkStrided64, SkTile};
 pub use super::tile_layout::{
-    TILE_BLOCKS, tile_grid, tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_pitch,
-    tile_vec_swizzled,
+    TILE_BLOCKS, tile_grid, tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_lanes,
+    tile_vec_pitch, tile_vec_stack, tile_vec_swizzled,
 };
 use crate::dtype::DType;
 use crate::plan::{CopyPlan, PlanKind};
@@ -358,7 +358,15 @@ fn vec_tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> O
         return None;
     }
     let extents = vec_tile_extents(d.sizes[a], d.sizes[b], width);
-    let kernel = KernelId::copy(Family::TileVec, width, idx64);
+    let batch: i64 = (0..d.rank)
+        .filter(|&k| k != a && k != b)
+        .map(|k| d.sizes[k])
+        .product();
+    let kernel = if tile_vec_stack(extents, width, idx64, batch, BLOCK as i64) == 2 {
+        KernelId::tile_stacked(width)
+    } else {
+        KernelId::copy(Family::TileVec, width, idx64)
+    };
     let swizzled = tile_vec_swizzled(extents.0, extents.1, width);
     let pitch = tile_vec_pitch(swizzled, extents.1, width);
     tile_launch_with(d, (a, b), extents, kernel, width, pitch)
@@ -373,7 +381,14 @@ fn tile_launch_with(
     pitch: i64,
 ) -> Option<GpuLaunch> {
     let (n_a, n_b) = (d.sizes[a], d.sizes[b]);
-    let shared = (ta * pitch) as usize * width;
+    // The 16-byte tiles (sk_tilev_*, and sk_tilevs_* with two batch indices' tiles).
+    let vec = kernel.name().starts_with("sk_tilev");
+    let stack = if kernel.name().starts_with("sk_tilevs_") {
+        2
+    } else {
+        1
+    };
+    let shared = (stack * ta * pitch) as usize * width;
     let tiles_a = (n_a + ta - 1) / ta;
     let tiles_b = (n_b + tb - 1) / tb;
     if shared > MAX_SHARED || tiles_a * tiles_b > i32::MAX as i64 {
@@ -405,12 +420,14 @@ fn tile_launch_with(
     p.batch_rank = n as i32;
     p.batch = batch;
     p.tiles = (tiles_a * tiles_b) as i32;
-    let unit = if kernel.name().starts_with("sk_tilev_") {
-        16 / width as i64
-    } else {
-        1
-    };
+    let unit = if vec { 16 / width as i64 } else { 1 };
     divisor::tile_divisors(&mut p, unit);
+    if vec {
+        // The 16-byte tile's threads per row and per column (tile_vec_lanes).
+        let swizzled = tile_vec_swizzled(ta, tb, width);
+        p.div_a = divisor::div_of(tile_vec_lanes(ta / unit, swizzled, width));
+        p.div_b = divisor::div_of(tile_vec_lanes(tb / unit, swizzled, width));
+    }
     Some(GpuLaunch {
         kernel,
         grid: tile_grid(tiles_a * tiles_b, batch),

@@ -66,7 +66,7 @@ fn div64_of(n: i64) -> SkDiv64 {
 
 /// A size of a plan as a divisor: sizes below 1 (unused entries, empty dimensions, which no
 /// kernel divides by) become 1.
-fn div_of(n: i64) -> SkDiv32 {
+pub(super) fn div_of(n: i64) -> SkDiv32 {
     div32(n.clamp(1, MAX_DIVISOR as i64) as u32)
 }
 

@@ -95,6 +95,10 @@ const TILEV: [&str; 8] = [
     "sk_tilev_w8_i32",
     "sk_tilev_w8_i64",
 ];
+/// The 16-byte tile that stages two batch indices per item (small tiles of 4- and 8-byte
+/// elements, 32-bit indices: tile_layout.rs tile_vec_stack), a kernel of its own so that
+/// sk_tilev_* keep their code.
+const TILEVS: [&str; 2] = ["sk_tilevs_w4_i32", "sk_tilevs_w8_i32"];
 /// Converting copies between the specialised float pairs that are also transposes (the
 /// converting tile), in [`CONVERT_VARIANTS`] order from 1.
 const TILECVT: [&str; 12] = [
@@ -154,13 +158,13 @@ const EW: [&str; 8] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 98;
+pub const KERNEL_COUNT: usize = 100;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
     let mut all = [""; KERNEL_COUNT];
-    let groups: [&[&str]; 10] = [
-        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW, &TILEP,
+    let groups: [&[&str]; 11] = [
+        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW, &TILEP, &TILEVS,
     ];
     let mut n = 0;
     let mut g = 0;
@@ -205,6 +209,15 @@ impl KernelId {
             }
         };
         KernelId(base + width_index(width) * 2 + idx64 as u16)
+    }
+
+    /// The 16-byte tile stacking two batch indices, for 4- or 8-byte words (32-bit indices).
+    pub fn tile_stacked(width: usize) -> KernelId {
+        assert!(
+            width == 4 || width == 8,
+            "no stacked tile for {width}-byte elements"
+        );
+        KernelId(98 + (width == 8) as u16)
     }
 
     /// A row-gather kernel for `width`-byte words and int32/int64 indices.
@@ -259,6 +272,7 @@ mod tests {
             KernelId::copy(Family::TileVec, 8, true).name(),
             "sk_tilev_w8_i64"
         );
+        assert_eq!(KernelId::tile_stacked(8).name(), "sk_tilevs_w8_i32");
         assert_eq!(
             KernelId::copy(Family::TilePacked, 4, true).name(),
             "sk_tilep_w4_i64"

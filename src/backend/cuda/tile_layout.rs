@@ -74,6 +74,55 @@ pub const fn tile_vec_fill_lane(swizzled: bool, k: i64, bv: i64, width: usize) -
     }
 }
 
+/// Threads per row (fill) or per column (store) of the 16-byte tile, in 16-byte words, for
+/// a row or column of `words` words (sk_tilev_rows reads them from div_b and div_a): 8, a
+/// bank row (128 bytes), for the unswizzled tiles of 4- and 8-byte elements whose rows or
+/// columns are shorter (the words past them idle), `words` otherwise. With 8 a warp's
+/// lanes cover 4 rows (4 columns) of whole bank rows, whose odd pitch puts them on distinct
+/// banks in both phases; with the 6 words of a 24-element f32 row they straddled rows and
+/// conflicted (bench/model-notes.md change 23).
+pub const fn tile_vec_lanes(words: i64, swizzled: bool, width: usize) -> i64 {
+    if !swizzled && words < 8 && (width == 4 || width == 8) {
+        8
+    } else {
+        words
+    }
+}
+
+/// Batch indices a block of the 16-byte tile stages at once: 2 (the kernels sk_tilevs_*;
+/// sk_tilev_rows in permute.cu) where one index's tile, on the threads of
+/// [`tile_vec_lanes`], leaves some of the block's threads without a word to load and both
+/// phases run on 8 threads per row and per column (small unswizzled tiles of 4- and 8-byte
+/// elements, at most 8 words each way, with 32-bit indices and a batch to pair), their
+/// tiles stacked along A in shared memory; 1 otherwise. Two indices double the bytes a block has in flight (a
+/// 24 x 24 f32 tile alone: 18 KB per SM at 8 blocks) and share the item's fixed work. A
+/// 30 x 16 f64 tile (columns of 15 words) stacked had more bank conflicts: not taken.
+/// `threads`: a block's (choose.rs BLOCK).
+pub const fn tile_vec_stack(
+    (tile_a, tile_b): (i64, i64),
+    width: usize,
+    idx64: bool,
+    batch: i64,
+    threads: i64,
+) -> i64 {
+    let v = 16 / width as i64;
+    let swizzled = tile_vec_swizzled(tile_a, tile_b, width);
+    let row = tile_vec_lanes(tile_b / v, swizzled, width);
+    let column = tile_vec_lanes(tile_a / v, swizzled, width);
+    if (width == 4 || width == 8)
+        && !idx64
+        && !swizzled
+        && batch >= 2
+        && row == 8
+        && column == 8
+        && tile_a * row < threads
+    {
+        2
+    } else {
+        1
+    }
+}
+
 /// Blocks a scalar or 16-byte tile launch is bounded to: two waves of a full H200 (132 SMs,
 /// 8 blocks of 256 threads each, the most an SM holds). Each block walks several tiles and
 /// batch indices (tile.cuh sk_tile_walk), so its prologue (the parameters, the pitch, the

@@ -17,7 +17,7 @@
 //! run", gives the ranges). They are dynamic counts along the path a thread takes (loops
 //! by their trip counts, blocks a warp skips when no lane takes them), rounded to the
 //! instruction; only the kernels whose SASS was read are counted, the others have no
-//! issue bound (`None`). Counted: `sk_tile_w4_i32`, `sk_tilev_w{1,2,4,8}_i32`,
+//! issue bound (`None`). Counted: `sk_tile_w4_i32`, `sk_tilev_w{1,2,4,8}_i32`, `sk_tilevs_w{4,8}_i32`,
 //! `sk_gather_w*_i32`, `sk_rows_w*_idx*`.
 //!
 //! Fitted (to the 13 tile cases of the H200 run, the gathers held out): [`ISSUE_IPC`],
@@ -148,6 +148,32 @@ fn tilev64_cost(width: usize) -> Option<(TileCost, i64)> {
     }
 }
 
+/// The stacked 16-byte tiles (sk_tilevs_w{4,8}_i32, change 23 of bench/model-notes.md),
+/// from their sm_90 listing (nvcc 13.0.88): the pair item (two batch indices, their tiles
+/// stacked) and the single one (a chunk's odd last index). Fixed per pair 48 / 47: the
+/// item's head 5, the second index's offsets 6 (4 + the incremental step 2), the fill
+/// loop's head 4 / 6 and the code before it 4 / 5, between the phases 14 / 10, after the
+/// store loop 5, the loop's check 3 and the next index's step 7; fill trip 109 / 143 of
+/// which each word's guarded block 16 / 34; store trip 48 / 54, 7 / 5 once before it.
+/// Single: fixed 46 / 43 (the head 5 + 9, before the fill loop 4 / 5, between 14 / 10,
+/// after 4, check and step 10), fill trip 92 / 126, store trip 40 / 38, 3 once.
+/// Listing addresses (w4 / w8): pair fill trip [0x2750, 0x2e10] / [0x29f0, 0x32d0], pair
+/// store trip [0x2f70, 0x3260] / [0x33d0, 0x3720]; single fill [0x1560, 0x1b10] /
+/// [0x1610, 0x1de0], single store [0x1c30, 0x1ea0] / [0x1ec0, 0x2110].
+fn tilevs_cost(width: usize) -> Option<(TileCost, TileCost)> {
+    match width {
+        4 => Some((
+            cost([0, 0, 0, 48, 77, 16, 2, 48, 7]),
+            cost([0, 0, 0, 46, 60, 16, 2, 40, 3]),
+        )),
+        8 => Some((
+            cost([0, 0, 0, 47, 75, 34, 2, 54, 5]),
+            cost([0, 0, 0, 43, 58, 34, 2, 38, 3]),
+        )),
+        _ => None,
+    }
+}
+
 /// The scalar tile of 4-byte elements (sk_tile_w4_i32): 4 loads per fill trip.
 fn tile_w4_cost(build: KernelBuild) -> TileCost {
     cost(match build {
@@ -172,7 +198,9 @@ fn walk_cost(name: &str, tile64: bool) -> WalkCost {
         "sk_tilev_w2_i32" if tile64 => (116, 39),
         "sk_tilev_w1_i32" => (122, 37),
         "sk_tilev_w2_i32" => (123, 39),
-        "sk_tilev_w8_i32" => (120, 35),
+        // The stacked tiles: sk_tilev_w*'s walk, not recounted (per block and per tile:
+        // under 1% of a stacked launch's count).
+        "sk_tilev_w8_i32" | "sk_tilevs_w8_i32" => (120, 35),
         "sk_tile_w4_i32" => (128, 43),
         _ => (115, 37),
     };
@@ -232,10 +260,15 @@ fn tile_block(c: &TileCost, batch_rank: i64, load_units: i64, store_units: i64) 
 }
 
 /// Warp instructions of the current build's walk over a launch of `grid` blocks (tile.cuh
-/// sk_tile_walk, 32-bit indices), items costing `item` each: every block's prologue, each
-/// batch chunk walking every tile once, and the innermost batch index wrapping inside a
-/// chunk (counted exactly from the chunks).
-fn walk_instructions(w: &WalkCost, p: &SkTile, grid: (u32, u32), item: f64) -> f64 {
+/// sk_tile_walk, 32-bit indices), a chunk of n batch indices costing `chunk(n)` per tile:
+/// every block's prologue, each batch chunk walking every tile once, and the innermost
+/// batch index wrapping inside a chunk (counted exactly from the chunks).
+fn walk_instructions(
+    w: &WalkCost,
+    p: &SkTile,
+    grid: (u32, u32),
+    chunk_cost: impl Fn(i64) -> f64,
+) -> f64 {
     let rank = p.batch_rank.max(0) as i64;
     let (tiles, batch) = (p.tiles.max(0) as i64, p.batch.max(0));
     let gy = grid.1.max(1) as i64;
@@ -248,10 +281,11 @@ fn walk_instructions(w: &WalkCost, p: &SkTile, grid: (u32, u32), item: f64) -> f
     };
     // Multiples of `inner` in [1, n]: the wraps of a walk from 0.
     let multiples = |n: i64| if n <= 0 { 0 } else { n / inner };
-    let mut wraps = 0;
+    let (mut wraps, mut items) = (0, 0.0);
     for r in 0..rows {
         let (first, end) = (r * chunk, ((r + 1) * chunk).min(batch));
         wraps += multiples(end - 1) - multiples(first);
+        items += chunk_cost(end - first);
     }
     let blocks = grid.0 as f64 * grid.1 as f64;
     let per = |n: u32, dim: u32| (WARPS * (n as i64 + rank * dim as i64)) as f64;
@@ -259,7 +293,7 @@ fn walk_instructions(w: &WalkCost, p: &SkTile, grid: (u32, u32), item: f64) -> f
     blocks * per(w.prologue + selected, w.prologue_dim)
         + (tiles * rows) as f64 * per(w.tile, 0)
         + (tiles * wraps) as f64 * per(w.wrap, w.wrap_dim)
-        + (tiles * batch) as f64 * item
+        + tiles as f64 * items
 }
 
 /// Per-element and per-step counts of the element-wise copies (sk_copy_body, gather mode):
@@ -293,16 +327,41 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
             .ok()
     };
     match l.params {
+        LaunchParams::Tile(p) if name.starts_with("sk_tilevs_w") => {
+            // Stacked (current build only): pairs of batch indices, a chunk's odd last one
+            // alone, on the threads of div_a / div_b words per column / row.
+            let (pair, single) = tilevs_cost(width("sk_tilevs_w")?)?;
+            if build != KernelBuild::Current {
+                return None;
+            }
+            let (ta, tb) = (p.tile_a as i64, p.tile_b as i64);
+            let (fav, fbv) = (p.div_a.d as i64, p.div_b.d as i64);
+            let rank = p.batch_rank as i64;
+            let (two, _) = tile_block(&pair, rank, 2 * ta * fbv, 2 * tb * fav);
+            let (one, _) = tile_block(&single, rank, ta * fbv, tb * fav);
+            let chunk = |n: i64| (n / 2) as f64 * two + (n % 2) as f64 * one;
+            Some(walk_instructions(
+                &walk_cost(name, false),
+                &p,
+                (l.grid.0, l.grid.1),
+                chunk,
+            ))
+        }
         LaunchParams::Tile(p) => {
             let tile64 = build == KernelBuild::Current
                 && width("sk_tilev_w").is_some_and(|w| w <= 2)
                 && (p.tile_a, p.tile_b) == (64, 64);
             let (cost, load_units, store_units) = if let Some(w) = width("sk_tilev_w") {
-                let v = (16 / w) as i64;
+                // Threads per tile row and column in words (div_b, div_a: choose.rs
+                // tile_vec_lanes; the measured build's were the tile's words).
                 let (ta, tb) = (p.tile_a as i64, p.tile_b as i64);
+                let (fav, fbv) = match build {
+                    KernelBuild::Current => (p.div_a.d as i64, p.div_b.d as i64),
+                    KernelBuild::MeasuredH200 => (ta / (16 / w) as i64, tb / (16 / w) as i64),
+                };
                 match tilev64_cost(w).filter(|_| tile64) {
-                    Some((c, units)) => (c, ta * (tb / v), units),
-                    None => (tilev_cost(w, build)?, ta * (tb / v), tb * (ta / v)),
+                    Some((c, units)) => (c, ta * fbv, units),
+                    None => (tilev_cost(w, build)?, ta * fbv, tb * fav),
                 }
             } else if name == "sk_tile_w4_i32" {
                 let n = p.tile_a as i64 * p.tile_b as i64;
@@ -322,7 +381,7 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
                     &walk_cost(name, tile64),
                     &p,
                     (l.grid.0, l.grid.1),
-                    body,
+                    |n| n as f64 * body,
                 )),
             }
         }

@@ -93,7 +93,7 @@ impl<'a> Program<'a> {
             Shape::Linear
         } else if name.starts_with("sk_tilep_") {
             Shape::TilePacked
-        } else if name.starts_with("sk_tilev_") {
+        } else if name.starts_with("sk_tilev_") || name.starts_with("sk_tilevs_") {
             Shape::TileVec
         } else if name.starts_with("sk_tile_") {
             Shape::Tile
@@ -139,10 +139,21 @@ impl<'a> Program<'a> {
         if let (Shape::Tile | Shape::TileVec, LaunchParams::Tile(p)) =
             (self.shape, &self.launch.params)
         {
-            q.grid = (p.tiles.max(1) as u32, p.batch.clamp(1, 65535) as u32);
+            let items = (p.batch.max(1) + q.stack() - 1) / q.stack();
+            q.grid = (p.tiles.max(1) as u32, items.clamp(1, 65535) as u32);
             q.batch_stride = true;
         }
         q
+    }
+
+    /// Batch indices per item of a tile launch: 2 for the stacked 16-byte tile
+    /// (sk_tilevs_*: permute.cu sk_tilev_rows), 1 otherwise.
+    fn stack(&self) -> i64 {
+        if self.launch.kernel.name().starts_with("sk_tilevs_") {
+            2
+        } else {
+            1
+        }
     }
 
     /// The accesses of thread `t` of block (`bx`, `by`), in program order.
@@ -185,12 +196,20 @@ impl<'a> Program<'a> {
         }
     }
 
-    /// Calls `move(s, d, na, nb)` for each (tile, batch index) the block walks, in the
-    /// kernel's order, at most `max_steps` of them (tile.cuh sk_tile_walk): 32-bit indices
-    /// walk the tiles bx, bx + gx, ... and for each the contiguous batch chunk by of
+    /// Calls `move(s, d, na, nb, second)` for each (tile, batch index) the block walks, in
+    /// the kernel's order, at most `max_steps` of them (tile.cuh sk_tile_walk): 32-bit
+    /// indices walk the tiles bx, bx + gx, ... and for each the contiguous batch chunk by of
     /// ceil(batch / gy) indices; 64-bit indices the batch indices by, by + gy, ... and for
-    /// each the tiles.
-    fn tile_batches(&self, bx: u64, by: u64, p: &SkTile, mut f: impl FnMut(i64, i64, i64, i64)) {
+    /// each the tiles. A stacked 16-byte tile (sk_tilevs_*) takes a chunk's indices two at
+    /// a time, `second` the offsets (s, d) of the next index (None for an odd last one);
+    /// sampled ([`Program::sampled`]), block row by walks the pairs by, by + gy, ...
+    fn tile_batches(
+        &self,
+        bx: u64,
+        by: u64,
+        p: &SkTile,
+        mut f: impl FnMut(i64, i64, i64, i64, Option<(i64, i64)>),
+    ) {
         let (gx, gy) = (self.grid.0.max(1) as i64, self.grid.1.max(1) as i64);
         let tiles = p.tiles.max(0) as i64;
         let batch = p.batch.max(0);
@@ -207,17 +226,23 @@ impl<'a> Program<'a> {
             }
             (d0, s0)
         };
-        let mut item = |tile: i64, bt: i64| {
+        let stack = self.stack();
+        let mut item = |tile: i64, bt: i64, end: i64| {
             let (ti, tj) = (tile / tiles_b, tile % tiles_b);
             let (a0, b0) = (ti * p.tile_a as i64, tj * p.tile_b as i64);
             let na = (p.n_a - a0).min(p.tile_a as i64);
             let nb = (p.n_b - b0).min(p.tile_b as i64);
             let (d0, s0) = offsets(bt);
+            let second = (stack > 1 && bt + 1 < end).then(|| {
+                let (d1, s1) = offsets(bt + 1);
+                (s1 + a0 * p.src_stride_a + b0, d1 + b0 * p.dst_stride_b + a0)
+            });
             f(
                 s0 + a0 * p.src_stride_a + b0,
                 d0 + b0 * p.dst_stride_b + a0,
                 na,
                 nb,
+                second,
             );
         };
         let mut steps = 0;
@@ -227,23 +252,24 @@ impl<'a> Program<'a> {
         };
         let tiles_of = |bx: i64| (bx..tiles).step_by(gx as usize);
         if self.batch_stride {
-            for bt in (by as i64..batch).step_by(gy as usize) {
+            for bt in (by as i64 * stack..batch).step_by((gy * stack) as usize) {
                 for tile in tiles_of(bx as i64) {
                     if !more() {
                         return;
                     }
-                    item(tile, bt);
+                    item(tile, bt, batch);
                 }
             }
         } else {
             let chunk = (batch + gy - 1) / gy;
             let first = by as i64 * chunk;
+            let end = (first + chunk).min(batch);
             for tile in tiles_of(bx as i64) {
-                for bt in first..(first + chunk).min(batch) {
+                for bt in (first..end).step_by(stack as usize) {
                     if !more() {
                         return;
                     }
-                    item(tile, bt);
+                    item(tile, bt, end);
                 }
             }
         }
@@ -254,7 +280,7 @@ impl<'a> Program<'a> {
         let ilp = copy_ept(self.width, self.idx64) as i64;
         let pitch = tile_pitch(p.tile_a as i64, p.tile_b as i64, self.width);
         let nt = BLOCK as i64;
-        self.tile_batches(bx, by, p, |s, d, na, nb| {
+        self.tile_batches(bx, by, p, |s, d, na, nb, _| {
             let count = na * nb;
             let mut e0 = t as i64;
             while e0 < count {
@@ -300,7 +326,7 @@ impl<'a> Program<'a> {
     fn tile_vec(&self, bx: u64, by: u64, t: u64, p: &SkTile, out: &mut Vec<Access>) {
         if tile64::applies(self.width, self.idx64, p) {
             let mut step = 0;
-            return self.tile_batches(bx, by, p, |s, d, na, nb| {
+            return self.tile_batches(bx, by, p, |s, d, na, nb, _| {
                 tile64::item(
                     self.width,
                     p,
@@ -327,45 +353,51 @@ impl<'a> Program<'a> {
         let swz = tile_vec_swizzled(p.tile_a as i64, p.tile_b as i64, self.width);
         let pitch = tile_vec_pitch(swz, p.tile_b as i64, self.width);
         let nt = BLOCK as i64;
-        let (fav, fbv) = (p.tile_a as i64 / v, p.tile_b as i64 / v);
+        // Threads per tile column and row in words (the kernel reads div_a and div_b).
+        let (fav, fbv) = (p.div_a.d as i64, p.div_b.d as i64);
         let mut step = 0i64;
         let mut put = |site: u8, buf: Buffer, store: bool, at: i64, bytes: i64, issue: i64| {
             let mut a = access(site, buf, store, (at * w) as u64, bytes as u64);
             a.issue = Some(issue as u32);
             out.push(a);
         };
-        // Steps advance by the block's iterations, so they stay warp-uniform where some
-        // lanes leave a loop early.
-        let (fills, reads) = (
-            (p.tile_a as i64 * fbv + fill * nt - 1) / (fill * nt),
-            (p.tile_b as i64 * fav + nt - 1) / nt,
-        );
-        self.tile_batches(bx, by, p, |s, d, na, nb| {
+        let (ta, tb) = (p.tile_a as i64, p.tile_b as i64);
+        self.tile_batches(bx, by, p, |s, d, na, nb, second| {
+            // Batch indices of the item (stacked: rows ta.. and column slots tb.. are the
+            // second's). Steps advance by the block's iterations, so they stay warp-uniform
+            // where some lanes leave a loop early.
+            let items = if second.is_some() { 2 } else { 1 };
+            let (fills, reads) = (
+                (items * ta * fbv + fill * nt - 1) / (fill * nt),
+                (items * tb * fav + nt - 1) / nt,
+            );
             let (nav, nbv) = (na / v, nb / v);
+            // The source and destination offsets of the item's index g.
+            let at = |g: bool| match (g, second) {
+                (true, Some(x)) => Some(x),
+                (true, None) => None,
+                (false, _) => Some((s, d)),
+            };
             let base = step;
             let mut e0 = t as i64;
-            while e0 < p.tile_a as i64 * fbv {
+            while e0 < items * ta * fbv {
+                let word = |e: i64| {
+                    let (r, bv) = (e / fbv, e % fbv);
+                    let a = if r >= ta { r - ta } else { r };
+                    at(r >= ta)
+                        .filter(|_| a < na && bv < nbv)
+                        .map(|(s, _)| (r, bv, s + a * p.src_stride_a + bv * v))
+                };
                 for k in 0..fill {
-                    let e = e0 + k * nt;
-                    let (a, bv) = (e / fbv, e % fbv);
-                    if a < na && bv < nbv {
-                        put(
-                            0,
-                            Buffer::Src,
-                            false,
-                            s + a * p.src_stride_a + bv * v,
-                            16,
-                            step + k,
-                        );
+                    if let Some((_, _, src)) = word(e0 + k * nt) {
+                        put(0, Buffer::Src, false, src, 16, step + k);
                     }
                 }
                 for k in 0..fill {
-                    let e = e0 + k * nt;
-                    let (a, bv) = (e / fbv, e % fbv);
-                    if a < na && bv < nbv {
+                    if let Some((r, bv, _)) = word(e0 + k * nt) {
                         for j in 0..v {
                             let kk = tile_vec_fill_lane(swz, j, bv, self.width);
-                            let slot = a * pitch + tile_vec_col(swz, a, bv * v + kk, self.width);
+                            let slot = r * pitch + tile_vec_col(swz, r, bv * v + kk, self.width);
                             put(1, Buffer::Shared, true, slot, w, step + fill + k * v + j);
                         }
                     }
@@ -375,22 +407,17 @@ impl<'a> Program<'a> {
             }
             step = base + fills * (fill + fill * v);
             let mut e = t as i64;
-            while e < p.tile_b as i64 * fav {
-                let (b, av) = (e / fav, e % fav);
-                if b < nb && av < nav {
+            while e < items * tb * fav {
+                let (c, av) = (e / fav, e % fav);
+                let (g, b) = if c >= tb { (1, c - tb) } else { (0, c) };
+                if let Some((_, d)) = at(g == 1).filter(|_| b < nb && av < nav) {
                     for k in 0..v {
-                        let r = av * v + k;
+                        let r = g * ta + av * v + k;
                         let slot = r * pitch + tile_vec_col(swz, r, b, self.width);
                         put(2, Buffer::Shared, false, slot, w, step + k);
                     }
-                    put(
-                        3,
-                        Buffer::Dst,
-                        true,
-                        d + b * p.dst_stride_b + av * v,
-                        16,
-                        step + v,
-                    );
+                    let dst = d + b * p.dst_stride_b + av * v;
+                    put(3, Buffer::Dst, true, dst, 16, step + v);
                 }
                 step += v + 1;
                 e += nt;
