@@ -94,8 +94,9 @@ pub const fn tile_vec_lanes(words: i64, swizzled: bool, width: usize) -> i64 {
 /// [`tile_vec_lanes`], leaves some of the block's threads without a word to load and both
 /// phases run on 8 threads per row and per column (small unswizzled tiles of 4- and 8-byte
 /// elements, at most 8 words each way, with 32-bit indices and a batch to pair), their
-/// tiles stacked along A in shared memory; 1 otherwise. Two indices double the bytes a block has in flight (a
-/// 24 x 24 f32 tile alone: 18 KB per SM at 8 blocks) and share the item's fixed work. A
+/// tiles stacked along A in shared memory; 1 otherwise. Two indices double the bytes a
+/// block has in flight (a 24 x 24 f32 tile alone: 18 KB per SM at 8 blocks) and share the
+/// item's fixed work. A
 /// 30 x 16 f64 tile (columns of 15 words) stacked had more bank conflicts: not taken.
 /// `threads`: a block's (choose.rs BLOCK).
 pub const fn tile_vec_stack(
