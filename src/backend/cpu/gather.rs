@@ -60,8 +60,10 @@ pub(super) fn gather_rows(
     let (lo, hi) = index
         .iter()
         .fold((i64::MAX, i64::MIN), |(lo, hi), &i| (lo.min(i), hi.max(i)));
-    if lo < 0 || hi >= shape.src_rows {
-        return Err(shape.first_out_of_range(index).unwrap_or(0));
+    if (lo < 0 || hi >= shape.src_rows)
+        && let Some(bad) = shape.first_out_of_range(index)
+    {
+        return Err(bad);
     }
     let sz = dtype.itemsize() as i128;
     let n = shape.row_len as i128 * sz;
