@@ -130,7 +130,9 @@ pub(super) const GROUP: usize = 4;
 /// groups of up to `g` bands: layer by layer; in each layer, the groups in order; in each
 /// group, the places along `a` in order, and at each place the group's blocks one after
 /// another. Returns (layer, first source row along `b`, first element along `a`). Pure
-/// index math (with `g` = 1: band by band, each band's blocks along `a`).
+/// index math (with `g` = 1: band by band, each band's blocks along `a`), inlined into the
+/// walk, whose constant `g` folds it.
+#[inline(always)]
 pub(super) fn block_at(
     n: usize,
     l: usize,
@@ -140,9 +142,6 @@ pub(super) fn block_at(
 ) -> (usize, usize, usize) {
     let per_layer = per_band * bands;
     let (layer, r) = (n / per_layer, n % per_layer);
-    if g == 1 {
-        return (layer, r / per_band * l, r % per_band * l);
-    }
     let b0 = r / (g * per_band) * g;
     let in_group = g.min(bands - b0);
     let r = r - b0 * per_band;
@@ -270,17 +269,15 @@ mod x86 {
                         // caller checked) or to line q of the stage's rows (q < G).
                         unsafe {
                             let s = s0.offset(j * t.sb + i * w);
-                            match (G, L > 16) {
-                                (1, true) => block_in_dwords::<L, true>(d, s, t.da, t.sb, lo, hi),
-                                (1, false) => block::<L, true>(d, s, t.da, t.sb, lo, hi),
-                                (_, true) => {
-                                    let st = stage.add(q * LINE);
-                                    block_in_dwords::<L, false>(st, s, pitch, t.sb, lo, hi)
-                                }
-                                (_, false) => {
-                                    let st = stage.add(q * LINE);
-                                    block::<L, false>(st, s, pitch, t.sb, lo, hi)
-                                }
+                            let (out, step) = if G == 1 {
+                                (d, t.da)
+                            } else {
+                                (stage.add(q * LINE), pitch)
+                            };
+                            if L > 16 {
+                                block_in_dwords::<L>(out, s, step, t.sb, lo, hi, G == 1)
+                            } else {
+                                block::<L>(out, s, step, t.sb, lo, hi, G == 1)
                             }
                         };
                     }
@@ -322,15 +319,16 @@ mod x86 {
         }
     }
 
-    /// Stores a line: non-temporal (`NT`, to the destination) or plain (to the stage).
+    /// Stores a line: non-temporal (`stream`, to the destination) or plain (to the stage).
+    /// Every caller passes a constant of its instance, which inlining folds.
     ///
     /// # Safety
     /// `at` is a 64-byte aligned line the caller may write; the CPU has AVX-512 F.
     #[inline(always)]
-    unsafe fn put<const NT: bool>(at: *mut u8, v: __m512i) {
+    unsafe fn put(at: *mut u8, v: __m512i, stream: bool) {
         // SAFETY: the caller's contract.
         unsafe {
-            if NT {
+            if stream {
                 _mm512_stream_si512(at as *mut __m512i, v)
             } else {
                 _mm512_store_si512(at as *mut __m512i, v)
@@ -437,19 +435,20 @@ mod x86 {
     }
 
     /// One block: `L` source lines `sb` bytes apart, transposed, stored as `L` destination
-    /// lines `da` bytes apart with non-temporal stores.
+    /// lines `da` bytes apart ([`put`]: non-temporal when `stream`).
     ///
     /// # Safety
     /// Every line is inside the caller's slices; the destination lines are 64-byte
     /// aligned; the CPU has the features the lane width needs.
     #[inline(always)]
-    unsafe fn block<const L: usize, const NT: bool>(
+    unsafe fn block<const L: usize>(
         d: *mut u8,
         s: *const u8,
         da: isize,
         sb: isize,
         lo: __m512i,
         hi: __m512i,
+        stream: bool,
     ) {
         // Plain loops, not closures: a closure would not share the caller's features.
         // SAFETY: zeroing a vector needs AVX-512 F, which every caller has.
@@ -462,7 +461,7 @@ mod x86 {
         let r = unsafe { transpose::<L>(r, lo, hi) };
         for (i, v) in r.into_iter().enumerate() {
             // SAFETY: line i of the destination, 64-byte aligned (the caller's contract).
-            unsafe { put::<NT>(d.offset(i as isize * da), v) };
+            unsafe { put(d.offset(i as isize * da), v, stream) };
         }
     }
 
@@ -479,13 +478,14 @@ mod x86 {
     /// # Safety
     /// As [`block`]; `L` is 64 (the CPU has VBMI) or 32.
     #[inline(always)]
-    unsafe fn block_in_dwords<const L: usize, const NT: bool>(
+    unsafe fn block_in_dwords<const L: usize>(
         d: *mut u8,
         s: *const u8,
         da: isize,
         sb: isize,
         lo: __m512i,
         hi: __m512i,
+        stream: bool,
     ) {
         let (w, g) = (LINE / L, L / 16);
         let piece = 16 * w;
@@ -540,7 +540,7 @@ mod x86 {
                 let line = (pass * 16 + c) as isize;
                 // SAFETY: destination line `line` of the block, 64-byte aligned (the
                 // caller's contract).
-                unsafe { put::<NT>(d.offset(line * da), v) };
+                unsafe { put(d.offset(line * da), v, stream) };
             }
         }
     }
