@@ -151,14 +151,13 @@ fn case_launch(case: &Case) -> Result<(Option<GpuLaunch>, Vec<i64>, u64, u64), M
 /// bench/model-notes.md. Every other launch as it is.
 fn as_measured(l: &GpuLaunch) -> GpuLaunch {
     let name = l.kernel.name();
-    let (LaunchParams::Tile(mut p), true) = (l.params, name.starts_with("sk_tilev")) else {
+    let (LaunchParams::Tile(mut p), true, Some((width, _))) = (
+        l.params,
+        name.starts_with("sk_tilev"),
+        program::width_of(name),
+    ) else {
         return *l;
     };
-    let width: usize = name
-        .split('_')
-        .nth(2)
-        .and_then(|w| w[1..].parse().ok())
-        .unwrap_or(1);
     let mut out = *l;
     if name.starts_with("sk_tilevs_") {
         out.kernel = KernelId::copy(Family::TileVec, width, false);

@@ -72,7 +72,7 @@ pub struct Program<'a> {
 }
 
 /// Word width and index width from a kernel name such as `sk_tilev_w4_i64`.
-fn width_of(name: &str) -> Option<(usize, bool)> {
+pub(super) fn width_of(name: &str) -> Option<(usize, bool)> {
     let mut parts = name.split('_').skip(2);
     let w = parts.next()?.strip_prefix('w')?.parse().ok()?;
     let idx64 = parts.next()?.ends_with("64");
