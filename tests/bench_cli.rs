@@ -130,6 +130,9 @@ fn cpu_quick_run_writes_documented_reports() {
         assert!(h.get(key).is_some(), "header lacks {key}");
     }
     assert_eq!(h["backend"], "cpu");
+    assert!(h["cpu_threads"].as_u64().is_some_and(|n| n >= 1));
+    let cap = h["cpu_capability"].as_str().unwrap();
+    assert!(["default", "avx2", "avx512"].contains(&cap), "{cap}");
     assert_eq!(h["stridekit_version"], env!("CARGO_PKG_VERSION"));
     assert!(h["command_line"].as_str().unwrap().contains("--device cpu"));
     assert!(h["timestamp"].as_str().unwrap().ends_with('Z'));

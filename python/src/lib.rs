@@ -251,6 +251,16 @@ fn get_num_threads() -> PyResult<usize> {
     guarded(|| Ok(stridekit::backend::cpu::num_threads()))
 }
 
+/// cpu_capability()
+/// --
+///
+/// The vector level stridekit's CPU copies run at: "avx512", "avx2" or "default" (the
+/// highest the CPU has that `STRIDEKIT_CPU_CAPABILITY` allows).
+#[pyfunction]
+fn cpu_capability() -> PyResult<&'static str> {
+    guarded(|| Ok(stridekit::backend::cpu::capability().name()))
+}
+
 /// The native module.
 #[pymodule]
 fn _stridekit(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -264,6 +274,7 @@ fn _stridekit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_capability, m)?)?;
     m.add_function(wrap_pyfunction!(array::contiguous, m)?)?;
     m.add_function(wrap_pyfunction!(array::_export_counts, m)?)?;
     m.add_class::<array::Array>()?;

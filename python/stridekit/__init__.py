@@ -14,7 +14,9 @@
   caching allocator (one per device, settings from ``STRIDEKIT_ALLOC_CONF``);
   ``torch_stats(device)`` its statistics.
 - ``set_num_threads(n)`` / ``get_num_threads()``: the threads of CPU copies (as torch's;
-  default ``STRIDEKIT_NUM_THREADS``, else the cores available).
+  default ``STRIDEKIT_NUM_THREADS``, else the cores available); ``cpu_capability()`` their
+  vector level (``"avx512"``, ``"avx2"`` or ``"default"``, capped by
+  ``STRIDEKIT_CPU_CAPABILITY``).
 
 Errors stridekit refuses raise ``StridekitError`` (a ``RuntimeError``) with stridekit's
 message, PyTorch's wording where PyTorch has one.
@@ -29,6 +31,7 @@ from ._stridekit import (
     build,
     contiguous,
     copy_,
+    cpu_capability,
     explain,
     get_num_threads,
     replay,
@@ -44,6 +47,7 @@ __all__ = [
     "build",
     "contiguous",
     "copy_",
+    "cpu_capability",
     "explain",
     "get_num_threads",
     "library_path",

@@ -50,6 +50,9 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     """The threads stridekit's CPU copies use."""
 
+def cpu_capability() -> str:
+    """The vector level of stridekit's CPU copies: "avx512", "avx2" or "default"."""
+
 def contiguous(
     x: _DLPack, memory_format: _MemoryFormat = "contiguous", stream: _Stream = None
 ) -> Array:

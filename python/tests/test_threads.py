@@ -39,3 +39,34 @@ def test_large_host_copies_match_torch_on_any_thread_count(threads, restore_thre
         want = torch.empty_like(dst).copy_(src)
         stridekit.copy_(dst, src)
         assert torch.equal(dst.view(torch.uint8), want.view(torch.uint8))
+
+
+def test_cpu_capability_follows_the_cap_and_copies_alike():
+    """STRIDEKIT_CPU_CAPABILITY caps the vector level (read once per process, so each cap
+    runs in a child process); every level gives torch's bytes."""
+    import os
+    import subprocess
+    import sys
+
+    assert stridekit.cpu_capability() in ("avx512", "avx2", "default")
+    prog = (
+        "import torch, stridekit\n"
+        "x = torch.randn(300, 700).half()\n"
+        "d = torch.empty(700, 300, dtype=torch.float32)\n"
+        "stridekit.copy_(d, x.t())\n"
+        "assert torch.equal(d, x.t().float())\n"
+        "print(stridekit.cpu_capability())\n"
+    )
+    levels = ["default", "avx2", "avx512"]
+    for cap in levels:
+        env = dict(os.environ, STRIDEKIT_CPU_CAPABILITY=cap)
+        out = subprocess.run(
+            [sys.executable, "-c", prog], env=env, capture_output=True, text=True, check=True
+        )
+        got = out.stdout.strip()
+        assert got in levels and levels.index(got) <= levels.index(cap), (cap, got)
+    env = dict(os.environ, STRIDEKIT_CPU_CAPABILITY="sse9")
+    out = subprocess.run(
+        [sys.executable, "-c", prog], env=env, capture_output=True, text=True, check=True
+    )
+    assert "STRIDEKIT_CPU_CAPABILITY" in out.stderr and "ignored" in out.stderr

@@ -482,6 +482,8 @@ pub fn run(mut a: BenchArgs) -> Result<(), BenchError> {
         .into(),
         devices,
         cases_not_run,
+        cpu_threads: Some(crate::backend::cpu::num_threads()),
+        cpu_capability: Some(crate::backend::cpu::capability().name().into()),
     };
     write_outputs(&a, Report { header, records }, &baselines)
 }

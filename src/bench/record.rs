@@ -155,6 +155,13 @@ pub struct Header {
     /// Cases of the suite that did not run on every device because `--budget` ran out.
     #[serde(default)]
     pub cases_not_run: Vec<String>,
+    /// The CPU backend's threads and vector level (`STRIDEKIT_NUM_THREADS`,
+    /// `STRIDEKIT_CPU_CAPABILITY`): it runs every CPU case and verifies every GPU case.
+    /// Absent in files from before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_threads: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_capability: Option<String>,
 }
 
 fn layout_suite() -> String {

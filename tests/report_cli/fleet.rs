@@ -238,6 +238,8 @@ fn header(host: &str, gpus: &[usize], version: &str) -> Header {
             })
             .collect(),
         cases_not_run: vec![],
+        cpu_threads: None,
+        cpu_capability: None,
     }
 }
 

@@ -204,9 +204,10 @@ mod x86 {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
+    use super::super::isa;
+
     pub fn has_avx2() -> bool {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| is_x86_feature_detected!("avx2"))
+        isa::features().avx2
     }
 
     /// Whether the CPU is AMD's (or Hygon's, the same cores): the hosts where glibc's copy
@@ -224,8 +225,7 @@ mod x86 {
     }
 
     fn has_avx512() -> bool {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| is_x86_feature_detected!("avx512f"))
+        isa::features().avx512f
     }
 
     /// `n` bytes (a multiple of `T`'s width) of `e` repeated from `d`.

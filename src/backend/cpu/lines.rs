@@ -152,25 +152,16 @@ pub(super) fn block_at(
 mod x86 {
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
-    use std::sync::OnceLock;
 
     use super::super::contiguous::{CacheLevel, PAGE, prefetch_rows};
+    use super::super::isa;
     use super::{Corner as Tile, GROUP, LINE, Layers, block_at};
 
-    /// Features of this CPU, detected once: (AVX-512 F and BW, VBMI).
-    fn features() -> (bool, bool) {
-        static HAS: OnceLock<(bool, bool)> = OnceLock::new();
-        *HAS.get_or_init(|| {
-            let fbw = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw");
-            (fbw, fbw && is_x86_feature_detected!("avx512vbmi"))
-        })
-    }
-
     pub fn supports(width: usize) -> bool {
-        let (fbw, vbmi) = features();
+        let f = isa::features();
         match width {
-            1 => vbmi,
-            2 | 4 | 8 => fbw,
+            1 => f.avx512vbmi,
+            2 | 4 | 8 => f.avx512bw,
             _ => false,
         }
     }

@@ -12,6 +12,7 @@
 mod contiguous;
 mod convert;
 mod gather;
+pub mod isa;
 mod layers;
 mod lines;
 pub mod reference;
@@ -25,6 +26,7 @@ mod vector;
 mod walk;
 
 pub use gather::{row_gather, row_gather_with};
+pub use isa::{CAPABILITY_ENV, Capability, capability};
 use threads::Ptr;
 pub use threads::{GRAIN_BYTES, Parallelism, THREADS_ENV, num_threads, set_num_threads};
 

@@ -101,16 +101,18 @@ mod x86 {
     use half::{bf16, f16};
     use std::arch::x86_64::*;
 
+    use super::super::isa;
+
     pub fn has_f16c() -> bool {
-        is_x86_feature_detected!("avx") && is_x86_feature_detected!("f16c")
+        isa::features().f16c
     }
 
     pub fn has_avx2() -> bool {
-        is_x86_feature_detected!("avx2")
+        isa::features().avx2
     }
 
     pub fn has_avx512f() -> bool {
-        is_x86_feature_detected!("avx512f") && has_avx2()
+        isa::features().avx512f
     }
 
     /// # Safety
