@@ -52,6 +52,59 @@ pub(super) unsafe fn copy_streaming(d: *mut u8, s: *const u8, n: usize) {
     unsafe { copy_unfenced(d, s, n, true) }
 }
 
+/// Copies `n` bytes from `s` to `d`, every whole destination line with non-temporal
+/// stores whatever `n` and whatever vector unit the CPU has (SSE2 at least; plain copies
+/// elsewhere), the partial lines at either end plainly: for the short rows of a staged
+/// tile (a few lines each), which [`copy_streaming`] would copy plainly. Not fenced.
+///
+/// # Safety
+/// As [`copy`].
+#[inline]
+pub(super) unsafe fn copy_lines(d: *mut u8, s: *const u8, n: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract.
+    unsafe {
+        x86::copy_lines_streamed(d, s, n)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s, d, n)
+    }
+}
+
+/// Streams `lines` whole 64-byte lines from `s` to the 64-byte aligned `d`, unfenced.
+pub(super) type LineStreamer = unsafe fn(*mut u8, *const u8, usize);
+
+/// The widest [`LineStreamer`] this CPU has (AVX-512 F, AVX2 or SSE2 stores; plain copies
+/// off x86-64).
+pub(super) fn line_streamer() -> LineStreamer {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if x86::has_avx512() {
+            x86::stream_lines_avx512
+        } else if x86::has_avx2() {
+            x86::stream_lines_avx2
+        } else {
+            x86::stream_lines_sse2
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        copy_lines_plainly
+    }
+}
+
+/// [`LineStreamer`] off x86-64: plain copies.
+///
+/// # Safety
+/// Both ranges hold `lines * 64` bytes and do not overlap.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn copy_lines_plainly(d: *mut u8, s: *const u8, lines: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(s, d, lines * 64) }
+}
+
 /// A page (the unit the walks plan their strides against).
 pub(super) const PAGE: usize = 4096;
 
@@ -76,8 +129,9 @@ impl<const N: usize> LineBuf<N> {
     }
 }
 
-/// The copy of [`copy`] and [`copy_streaming`]: the vector loop where it applies (its
-/// stores non-temporal when `stream`), else `copy_nonoverlapping`; never fenced.
+/// The copy of [`copy`] and [`copy_streaming`]: the AVX2 loop where it applies (its
+/// stores non-temporal when `stream`), else, when `stream`, SSE2's non-temporal stores,
+/// else `copy_nonoverlapping`; never fenced.
 ///
 /// # Safety
 /// As [`copy`].
@@ -87,6 +141,12 @@ unsafe fn copy_unfenced(d: *mut u8, s: *const u8, n: usize, stream: bool) {
     if n >= VECTOR_MIN && x86::has_avx2() && (stream || x86::is_amd()) {
         // SAFETY: the caller's contract; the CPU has AVX2; n >= VECTOR_MIN >= 32.
         return unsafe { x86::copy(d, s, n, stream) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if n >= VECTOR_MIN && stream {
+        // Without AVX2: the lines streamed with SSE2's 16-byte stores.
+        // SAFETY: the caller's contract.
+        return unsafe { x86::copy_lines_streamed(d, s, n) };
     }
     let _ = stream;
     // SAFETY: the caller's contract.
@@ -224,7 +284,7 @@ mod x86 {
         })
     }
 
-    fn has_avx512() -> bool {
+    pub fn has_avx512() -> bool {
         isa::features().avx512f
     }
 
@@ -299,12 +359,11 @@ mod x86 {
 
     /// The streamed copy: the partial line at each end plainly, every whole 64-byte line
     /// of the destination between them with non-temporal stores (64 bytes wide with
-    /// AVX-512F, else two of 32); not fenced.
+    /// AVX-512F, else two of 32 with AVX2, else four of 16); not fenced.
     ///
     /// # Safety
-    /// As [`super::copy`], and the CPU has AVX2.
-    #[target_feature(enable = "avx2")]
-    unsafe fn copy_lines_streamed(d: *mut u8, s: *const u8, n: usize) {
+    /// As [`super::copy`].
+    pub(super) unsafe fn copy_lines_streamed(d: *mut u8, s: *const u8, n: usize) {
         let head = ((64 - (d as usize) % 64) % 64).min(n);
         let lines = (n - head) / 64;
         if head > 0 {
@@ -321,9 +380,12 @@ mod x86 {
             // SAFETY: `lines` whole lines from the 64-byte aligned `ld`, inside both
             // ranges; the CPU has AVX-512F.
             unsafe { stream_lines_avx512(ld, ls, lines) };
-        } else {
+        } else if has_avx2() {
             // SAFETY: as above; the CPU has AVX2.
             unsafe { stream_lines_avx2(ld, ls, lines) };
+        } else {
+            // SAFETY: as above (SSE2 is part of x86-64).
+            unsafe { stream_lines_sse2(ld, ls, lines) };
         }
         let done = head + lines * 64;
         if done < n {
@@ -368,6 +430,7 @@ mod x86 {
     /// # Safety
     /// As [`stream_lines_avx512`], the CPU having AVX2 instead.
     #[target_feature(enable = "avx2")]
+    #[inline]
     pub(super) unsafe fn stream_lines_avx2(d: *mut u8, s: *const u8, lines: usize) {
         let (p, q) = (s as *const __m256i, d as *mut __m256i);
         let mut l = 0;
@@ -394,6 +457,29 @@ mod x86 {
                 let b = _mm256_loadu_si256(p.add(2 * l + 1));
                 _mm256_stream_si256(q.add(2 * l), a);
                 _mm256_stream_si256(q.add(2 * l + 1), b);
+            }
+        }
+    }
+
+    /// [`stream_lines_avx512`] with four 16-byte stores per line (SSE2, which every
+    /// x86-64 CPU has).
+    ///
+    /// # Safety
+    /// As [`stream_lines_avx512`], without its feature.
+    pub(super) unsafe fn stream_lines_sse2(d: *mut u8, s: *const u8, lines: usize) {
+        let (p, q) = (s as *const __m128i, d as *mut __m128i);
+        for l in 0..lines {
+            // SAFETY: line l (quarters 4l..4l+4) is inside both ranges, 64-byte aligned.
+            unsafe {
+                let v = [
+                    _mm_loadu_si128(p.add(4 * l)),
+                    _mm_loadu_si128(p.add(4 * l + 1)),
+                    _mm_loadu_si128(p.add(4 * l + 2)),
+                    _mm_loadu_si128(p.add(4 * l + 3)),
+                ];
+                for (k, v) in v.into_iter().enumerate() {
+                    _mm_stream_si128(q.add(4 * l + k), v);
+                }
             }
         }
     }
@@ -429,9 +515,9 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn streamed_copies_of_every_line_split_copy_exactly() {
-        // copy_streaming's partial end lines and whole lines, from every destination
-        // offset in a line; and both whole-line loops directly (a host with AVX-512 takes
-        // only the 64-byte stores through copy_streaming).
+        // copy_streaming's and copy_lines' partial end lines and whole lines, from every
+        // destination offset in a line; and the three whole-line loops directly (a host
+        // with AVX-512 takes only the 64-byte stores through copy_streaming).
         let src: Vec<u8> = (0..8192).map(|i| (i * 13 + i / 241) as u8).collect();
         let mut dst = vec![0u8; 8192];
         for n in [VECTOR_MIN, VECTOR_MIN + 1, 575, 576, 640, 1087, 4096 + 63] {
@@ -446,12 +532,24 @@ mod tests {
                 assert!(dst[at + n..].iter().all(|&b| b == 0));
             }
         }
-        if !x86::has_avx2() {
-            return;
+        for n in [0, 1, 63, 64, 65, 200, 256, 511] {
+            for dofs in (0..64).step_by(7) {
+                let at = dst.as_ptr().align_offset(64) + dofs;
+                dst.fill(0);
+                // SAFETY: both ranges are inside their vectors, which do not overlap.
+                unsafe { copy_lines(dst.as_mut_ptr().add(at), src.as_ptr().add(5), n) };
+                store_fence();
+                assert!(dst[at..at + n] == src[5..5 + n], "{n} bytes at {dofs}");
+                assert!(dst[..at].iter().all(|&b| b == 0));
+                assert!(dst[at + n..].iter().all(|&b| b == 0));
+            }
         }
         for lines in [0, 1, 2, 3, 5, 8, 9] {
-            for wide in [false, true] {
-                if wide && !is_x86_feature_detected!("avx512f") {
+            // 0: SSE2, 1: AVX2, 2: AVX-512 F.
+            for unit in 0..3 {
+                if (unit == 1 && !is_x86_feature_detected!("avx2"))
+                    || (unit == 2 && !is_x86_feature_detected!("avx512f"))
+                {
                     continue;
                 }
                 let at = dst.as_ptr().align_offset(64);
@@ -460,17 +558,17 @@ mod tests {
                 // CPU has the loop's features.
                 unsafe {
                     let (d, s) = (dst.as_mut_ptr().add(at), src.as_ptr().add(1));
-                    if wide {
-                        x86::stream_lines_avx512(d, s, lines);
-                    } else {
-                        x86::stream_lines_avx2(d, s, lines);
+                    match unit {
+                        0 => x86::stream_lines_sse2(d, s, lines),
+                        1 => x86::stream_lines_avx2(d, s, lines),
+                        _ => x86::stream_lines_avx512(d, s, lines),
                     }
                 }
                 store_fence();
                 let n = lines * 64;
                 assert!(
                     dst[at..at + n] == src[1..1 + n],
-                    "{lines} lines, wide {wide}"
+                    "{lines} lines, unit {unit}"
                 );
                 assert!(dst[at + n..].iter().all(|&b| b == 0));
             }

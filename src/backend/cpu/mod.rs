@@ -19,6 +19,7 @@ pub mod reference;
 mod segment;
 mod shape;
 mod spin_pool;
+mod staged;
 mod streamed;
 pub mod threads;
 mod tile_order;

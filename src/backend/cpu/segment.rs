@@ -10,6 +10,7 @@ use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 use super::contiguous::{self, CacheLevel};
 use super::layers::Layers;
 use super::lines::{self, Corner};
+use super::staged;
 
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
 /// innermost): element `(i, j)`, `i < na`, `j < nb`, moves from `s + i*sa + j*sb` to
@@ -160,6 +161,11 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             // SAFETY: forwarded.
             if unsafe { self.in_lines(d, s, t, Layers::ONE) } {
                 return;
+            }
+            if !lines::available(w as usize) && staged::available(w as usize) {
+                // No whole-line blocks on this CPU: staged whole lines instead.
+                // SAFETY: forwarded.
+                return unsafe { staged::tile::<T, B, _>(self, d, s, t) };
             }
             // Lines do not apply here (an unaligned destination): the tile, sized for
             // them, goes in square cache-sized tiles instead.
@@ -397,7 +403,14 @@ unsafe fn around<S: Segment>(
 /// # Safety
 /// As [`Segment::tile`]; `fa <= t.na`, `fb <= t.nb`.
 #[inline(always)]
-unsafe fn strips<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+pub(super) unsafe fn strips<S: Segment>(
+    op: &S,
+    d: *mut u8,
+    s: *const u8,
+    t: Tile,
+    fa: usize,
+    fb: usize,
+) {
     let w = t.db;
     // SAFETY (both strips): inside the tile.
     if fb < t.nb {
@@ -420,7 +433,12 @@ unsafe fn strips<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile, fa: usiz
 /// # Safety
 /// Every element of the block is inside the caller's slices.
 #[inline(always)]
-unsafe fn block<T: Copy, const B: usize>(d: *mut u8, s: *const u8, da: isize, sb: isize) {
+pub(super) unsafe fn block<T: Copy, const B: usize>(
+    d: *mut u8,
+    s: *const u8,
+    da: isize,
+    sb: isize,
+) {
     #[cfg(target_arch = "x86_64")]
     if B * size_of::<T>() == 16 {
         // SAFETY: forwarded; the rows are 16 bytes.

@@ -8,6 +8,7 @@ use super::layers::Layers;
 use super::lines;
 use super::segment::{STAGE_BYTES, Segment, Tile, square_edge};
 use super::shape::{ByteWalk, Sizes};
+use super::staged;
 use super::tile_order::TileOrder;
 
 /// The two dimensions a tiled walk blocks: `a` (small source stride) and `b` (innermost),
@@ -138,7 +139,7 @@ impl Tiling {
             && dense
             && w.dst[a].unsigned_abs() >= LINE_ROWS_APART
             && is_large(w)
-            && lines::available(wide);
+            && (lines::available(wide) || staged::available(wide));
         let (ea, eb) = if lines {
             let (along_a, along_b) = line_tile();
             (along_a / wide, along_b / wide)
