@@ -315,6 +315,31 @@ mod tests {
         assert_eq!(m.at(0), Some((1, 1)));
     }
 
+    /// The search (halving, then a count) agrees with `partition_point` on lists of every
+    /// length around the count's window, for keys that share their high word or not.
+    #[test]
+    fn lower_bound_agrees_with_partition_point() {
+        for n in 0..70u64 {
+            let mut m = FreeList::new();
+            let keys: Vec<u128> = (0..n)
+                .map(|i| (((i / 3) as u128) << 64) | ((i % 3) as u128 * 7))
+                .collect();
+            for (v, &k) in keys.iter().enumerate() {
+                m.insert(k, v as u32);
+            }
+            for q in 0..(n / 3 + 2) as u128 {
+                for lo in 0..16u128 {
+                    let k = q << 64 | lo;
+                    assert_eq!(
+                        m.lower_bound(k),
+                        keys.partition_point(|&x| x < k),
+                        "{n} {k:x}"
+                    );
+                }
+            }
+        }
+    }
+
     /// Re-keying sorts by the new keys; clearing keeps nothing.
     #[test]
     fn rekey_sorts_by_the_new_keys() {
