@@ -129,9 +129,12 @@ impl<const N: usize> LineBuf<N> {
     }
 }
 
-/// The copy of [`copy`] and [`copy_streaming`]: the AVX2 loop where it applies (its
-/// stores non-temporal when `stream`), else, when `stream`, SSE2's non-temporal stores,
-/// else `copy_nonoverlapping`; never fenced.
+/// The copy of [`copy`] and [`copy_streaming`]: the vector loop where it applies (its
+/// stores non-temporal when `stream`), else `copy_nonoverlapping`; never fenced. (SSE2's
+/// non-temporal stores instead of `copy_nonoverlapping` for streamed copies without AVX2
+/// took a 1 GiB memcpy from about 100 to 61 ms on the AMD development host under
+/// `STRIDEKIT_CPU_CAPABILITY=default`, but a streamed gather of 1 KiB rows from 80 to
+/// 139 ms; not kept, session 21.)
 ///
 /// # Safety
 /// As [`copy`].
@@ -141,12 +144,6 @@ unsafe fn copy_unfenced(d: *mut u8, s: *const u8, n: usize, stream: bool) {
     if n >= VECTOR_MIN && x86::has_avx2() && (stream || x86::is_amd()) {
         // SAFETY: the caller's contract; the CPU has AVX2; n >= VECTOR_MIN >= 32.
         return unsafe { x86::copy(d, s, n, stream) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if n >= VECTOR_MIN && stream {
-        // Without AVX2: the lines streamed with SSE2's 16-byte stores.
-        // SAFETY: the caller's contract.
-        return unsafe { x86::copy_lines_streamed(d, s, n) };
     }
     let _ = stream;
     // SAFETY: the caller's contract.

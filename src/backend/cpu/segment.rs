@@ -164,8 +164,21 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             }
             if !lines::available(w as usize) && staged::available(w as usize) {
                 // No whole-line blocks on this CPU: staged whole lines instead.
-                // SAFETY: forwarded.
-                return unsafe { staged::tile::<T, B, _>(self, d, s, t) };
+                let c = Corner {
+                    na: t.na,
+                    nb: t.nb,
+                    da: t.da,
+                    sb: t.sb,
+                    layers: Layers::ONE,
+                };
+                // SAFETY: forwarded; the blocks are the tile's (`block` moves B x B).
+                let (fa, fb) = unsafe {
+                    staged::tile(w as usize, B, d, s, c, |o, from, da, sb| {
+                        block::<T, B>(o, from, da, sb)
+                    })
+                };
+                // SAFETY: the rest of the tile.
+                return unsafe { strips(self, d, s, t, fa, fb) };
             }
             // Lines do not apply here (an unaligned destination): the tile, sized for
             // them, goes in square cache-sized tiles instead.
@@ -403,14 +416,7 @@ unsafe fn around<S: Segment>(
 /// # Safety
 /// As [`Segment::tile`]; `fa <= t.na`, `fb <= t.nb`.
 #[inline(always)]
-pub(super) unsafe fn strips<S: Segment>(
-    op: &S,
-    d: *mut u8,
-    s: *const u8,
-    t: Tile,
-    fa: usize,
-    fb: usize,
-) {
+unsafe fn strips<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
     let w = t.db;
     // SAFETY (both strips): inside the tile.
     if fb < t.nb {
