@@ -439,12 +439,7 @@ unsafe fn strips<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile, fa: usiz
 /// # Safety
 /// Every element of the block is inside the caller's slices.
 #[inline(always)]
-pub(super) unsafe fn block<T: Copy, const B: usize>(
-    d: *mut u8,
-    s: *const u8,
-    da: isize,
-    sb: isize,
-) {
+unsafe fn block<T: Copy, const B: usize>(d: *mut u8, s: *const u8, da: isize, sb: isize) {
     #[cfg(target_arch = "x86_64")]
     if B * size_of::<T>() == 16 {
         // SAFETY: forwarded; the rows are 16 bytes.

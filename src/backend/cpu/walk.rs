@@ -21,7 +21,8 @@ pub(super) struct Tiling {
     pub tb: usize,
     /// Tiles of whole-line blocks ([`lines`]): the walk is at least [`STREAM_MIN`] bytes,
     /// one width on both sides, dense along both tile dimensions, its destination rows (along
-    /// `a`) at least a page apart, and the CPU has the blocks for the width. (Rows closer
+    /// `a`) at least a page apart, and the CPU has the blocks for the width (else they go
+    /// as [`staged`] whole lines, on x86-64 for the same widths). (Rows closer
     /// than a page, as NCHW -> NHWC writes them, share pages and lines between tiles: the
     /// square tiles measured faster there.)
     pub lines: bool,
