@@ -16,6 +16,9 @@
 //! both ways, is merged in memory, which measured 2.6x slower on 1 KiB rows 16 bytes off a
 //! line. With AVX-512F they are 64 bytes wide. Everything else is `copy_nonoverlapping`.
 
+#[cfg(target_arch = "x86_64")]
+use super::isa;
+
 /// Runs shorter than this go to `copy_nonoverlapping` (its small-size paths are good).
 pub(super) const VECTOR_MIN: usize = 512;
 
@@ -81,9 +84,9 @@ pub(super) type LineStreamer = unsafe fn(*mut u8, *const u8, usize);
 pub(super) fn line_streamer() -> LineStreamer {
     #[cfg(target_arch = "x86_64")]
     {
-        if x86::has_avx512() {
+        if isa::features().avx512f {
             x86::stream_lines_avx512
-        } else if x86::has_avx2() {
+        } else if isa::features().avx2 {
             x86::stream_lines_avx2
         } else {
             x86::stream_lines_sse2
@@ -141,7 +144,7 @@ impl<const N: usize> LineBuf<N> {
 #[inline]
 unsafe fn copy_unfenced(d: *mut u8, s: *const u8, n: usize, stream: bool) {
     #[cfg(target_arch = "x86_64")]
-    if n >= VECTOR_MIN && x86::has_avx2() && (stream || x86::is_amd()) {
+    if n >= VECTOR_MIN && isa::features().avx2 && (stream || x86::is_amd()) {
         // SAFETY: the caller's contract; the CPU has AVX2; n >= VECTOR_MIN >= 32.
         return unsafe { x86::copy(d, s, n, stream) };
     }
@@ -247,7 +250,7 @@ pub(super) fn prefetch_rows(
 pub(super) unsafe fn fill<T: Copy>(d: *mut u8, v: T, len: usize) -> bool {
     let w = size_of::<T>();
     #[cfg(target_arch = "x86_64")]
-    if w <= 32 && 32 % w == 0 && len * w >= VECTOR_MIN && x86::has_avx2() {
+    if w <= 32 && 32 % w == 0 && len * w >= VECTOR_MIN && isa::features().avx2 {
         // SAFETY: the caller's contract; the CPU has AVX2.
         unsafe { x86::fill(d, v, len * w) };
         return true;
@@ -261,12 +264,6 @@ mod x86 {
     use std::arch::x86_64::*;
     use std::sync::OnceLock;
 
-    use super::super::isa;
-
-    pub fn has_avx2() -> bool {
-        isa::features().avx2
-    }
-
     /// Whether the CPU is AMD's (or Hygon's, the same cores): the hosts where glibc's copy
     /// of runs of a few KiB measured slower than [`copy`]'s vector loop.
     pub fn is_amd() -> bool {
@@ -279,10 +276,6 @@ mod x86 {
             }
             &vendor == b"AuthenticAMD" || &vendor == b"HygonGenuine"
         })
-    }
-
-    pub fn has_avx512() -> bool {
-        isa::features().avx512f
     }
 
     /// `n` bytes (a multiple of `T`'s width) of `e` repeated from `d`.
@@ -373,17 +366,9 @@ mod x86 {
             // SAFETY: head <= n.
             unsafe { s.add(head) },
         );
-        if has_avx512() {
-            // SAFETY: `lines` whole lines from the 64-byte aligned `ld`, inside both
-            // ranges; the CPU has AVX-512F.
-            unsafe { stream_lines_avx512(ld, ls, lines) };
-        } else if has_avx2() {
-            // SAFETY: as above; the CPU has AVX2.
-            unsafe { stream_lines_avx2(ld, ls, lines) };
-        } else {
-            // SAFETY: as above (SSE2 is part of x86-64).
-            unsafe { stream_lines_sse2(ld, ls, lines) };
-        }
+        // SAFETY: `lines` whole lines from the 64-byte aligned `ld`, inside both ranges;
+        // the streamer is one this CPU has.
+        unsafe { super::line_streamer()(ld, ls, lines) };
         let done = head + lines * 64;
         if done < n {
             // SAFETY: the tail done..n (under 64 bytes) is inside both ranges.
@@ -427,7 +412,6 @@ mod x86 {
     /// # Safety
     /// As [`stream_lines_avx512`], the CPU having AVX2 instead.
     #[target_feature(enable = "avx2")]
-    #[inline]
     pub(super) unsafe fn stream_lines_avx2(d: *mut u8, s: *const u8, lines: usize) {
         let (p, q) = (s as *const __m256i, d as *mut __m256i);
         let mut l = 0;
@@ -491,7 +475,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_cached_vector_loop_copies_exactly() {
-        if !x86::has_avx2() {
+        if !isa::features().avx2 {
             return;
         }
         let src: Vec<u8> = (0..8192).map(|i| (i * 29 + i / 113) as u8).collect();

@@ -73,8 +73,8 @@ pub(super) unsafe fn tile(
                     let next = s.add(AHEAD * PART);
                     contiguous::prefetch_rows(next, e, c.sb, PART, level);
                 }
-                // Four (`lanes`) source rows at a time along the part: rows a power of two
-                // apart share an L1 set, and a few of them stay in it.
+                // `lanes` source rows at a time along the part (16 bytes of each per block):
+                // rows a power of two apart share an L1 set, and a few of them stay in it.
                 for jb in (0..e).step_by(lanes) {
                     for ib in (0..e).step_by(lanes) {
                         let from = s.offset((ib * w) as isize + jb as isize * c.sb);

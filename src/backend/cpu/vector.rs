@@ -18,15 +18,18 @@
 
 use half::{bf16, f16};
 
+#[cfg(target_arch = "x86_64")]
+use super::isa;
+
 /// `dst[i] = f16::from_f32(src[i])`.
 pub(super) fn f32_to_f16(src: &[f32], dst: &mut [f16]) {
     #[cfg(target_arch = "x86_64")]
-    if x86::has_avx512f() && x86::has_f16c() {
+    if isa::features().avx512f && isa::features().f16c {
         // SAFETY: the CPU has the features the function is compiled for.
         return unsafe { x86::f32_to_f16_x16(src, dst) };
     }
     #[cfg(target_arch = "x86_64")]
-    if x86::has_f16c() {
+    if isa::features().f16c {
         // SAFETY: the CPU has the features the function is compiled for.
         return unsafe { x86::f32_to_f16(src, dst) };
     }
@@ -38,12 +41,12 @@ pub(super) fn f32_to_f16(src: &[f32], dst: &mut [f16]) {
 /// `dst[i] = src[i].to_f32()`.
 pub(super) fn f16_to_f32(src: &[f16], dst: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if x86::has_avx512f() && x86::has_f16c() {
+    if isa::features().avx512f && isa::features().f16c {
         // SAFETY: as above.
         return unsafe { x86::f16_to_f32_x16(src, dst) };
     }
     #[cfg(target_arch = "x86_64")]
-    if x86::has_f16c() {
+    if isa::features().f16c {
         // SAFETY: as above.
         return unsafe { x86::f16_to_f32(src, dst) };
     }
@@ -55,12 +58,12 @@ pub(super) fn f16_to_f32(src: &[f16], dst: &mut [f32]) {
 /// `dst[i] = bf16::from_f32(src[i])`.
 pub(super) fn f32_to_bf16(src: &[f32], dst: &mut [bf16]) {
     #[cfg(target_arch = "x86_64")]
-    if x86::has_avx512f() {
+    if isa::features().avx512f {
         // SAFETY: as above.
         return unsafe { x86::f32_to_bf16_x16(src, dst) };
     }
     #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
+    if isa::features().avx2 {
         // SAFETY: as above.
         return unsafe { x86::f32_to_bf16(src, dst) };
     }
@@ -70,12 +73,12 @@ pub(super) fn f32_to_bf16(src: &[f32], dst: &mut [bf16]) {
 /// `dst[i] = src[i].to_f32()`.
 pub(super) fn bf16_to_f32(src: &[bf16], dst: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if x86::has_avx512f() {
+    if isa::features().avx512f {
         // SAFETY: as above.
         return unsafe { x86::bf16_to_f32_x16(src, dst) };
     }
     #[cfg(target_arch = "x86_64")]
-    if x86::has_avx2() {
+    if isa::features().avx2 {
         // SAFETY: as above.
         return unsafe { x86::bf16_to_f32(src, dst) };
     }
@@ -100,20 +103,6 @@ fn bf16_to_f32_loop(src: &[bf16], dst: &mut [f32]) {
 mod x86 {
     use half::{bf16, f16};
     use std::arch::x86_64::*;
-
-    use super::super::isa;
-
-    pub fn has_f16c() -> bool {
-        isa::features().f16c
-    }
-
-    pub fn has_avx2() -> bool {
-        isa::features().avx2
-    }
-
-    pub fn has_avx512f() -> bool {
-        isa::features().avx512f
-    }
 
     /// # Safety
     /// The CPU has AVX and F16C.
