@@ -28,14 +28,15 @@ struct Case {
 /// What a case runs: a copy plan, or a row gather (of half the source's rows, in a
 /// scattered order; its share compares rates of the bytes it writes).
 enum Work {
-    Plan(CopyPlan),
+    /// A copy plan and the bytes it writes.
+    Plan(CopyPlan, usize),
     Gather(RowGatherShape, Vec<i64>),
 }
 
 impl Work {
     fn run(&self, into: &mut [u8], src: &[u8], par: Parallelism) {
         match self {
-            Work::Plan(p) => cpu::copy_with(black_box(p), into, src, par),
+            Work::Plan(p, _) => cpu::copy_with(black_box(p), into, src, par),
             Work::Gather(shape, index) => {
                 let n = self.bytes();
                 cpu::row_gather_with(shape, DType::F32, &mut into[..n], src, index, par)
@@ -47,7 +48,7 @@ impl Work {
     /// The bytes the case writes.
     fn bytes(&self) -> usize {
         match self {
-            Work::Plan(_) => GIB,
+            Work::Plan(_, bytes) => *bytes,
             Work::Gather(shape, _) => (shape.num_rows * shape.row_len * 4) as usize,
         }
     }
@@ -76,13 +77,12 @@ fn gather_case() -> Case {
 
 fn cases() -> Vec<Case> {
     let perm = |sizes: &[i64], p: &[i64]| view::permute(&Layout::contiguous(sizes), p).unwrap();
+    let plan = |dst: &Layout, src: &Layout, dt: DType| {
+        let bytes = dst.sizes().iter().product::<i64>() as usize * dt.itemsize();
+        Work::Plan(CopyPlan::copy(dst, dt, src, dt), bytes)
+    };
     let into_contiguous = |name: String, src: Layout, dt: DType| Case {
-        work: Work::Plan(CopyPlan::copy(
-            &Layout::contiguous(src.sizes()),
-            dt,
-            &src,
-            dt,
-        )),
+        work: plan(&Layout::contiguous(src.sizes()), &src, dt),
         name,
     };
     let mut v = Vec::new();
@@ -91,6 +91,13 @@ fn cases() -> Vec<Case> {
         (DType::F16, 16384, 32768),
         (DType::F32, 16384, 16384),
         (DType::F64, 8192, 16384),
+        // Rows off the 64-byte line grid (just under 1 GiB): both sides' rows; only the
+        // source's (16384 x 16380: destination rows 64 KiB apart); only the destination's.
+        (DType::U8, 32764, 32772),
+        (DType::F16, 16380, 32776),
+        (DType::F32, 16380, 16388),
+        (DType::F32, 16384, 16380),
+        (DType::F32, 16380, 16384),
     ] {
         let src = view::t(&Layout::contiguous(&[r, c])).unwrap();
         v.push(into_contiguous(
@@ -108,6 +115,12 @@ fn cases() -> Vec<Case> {
     ));
     let p4 = perm(&[128; 4], &[3, 2, 1, 0]);
     v.push(into_contiguous("perm4d_3210_f32_128^4".into(), p4, f32));
+    let p4 = perm(&[126, 130, 132, 124], &[3, 2, 1, 0]);
+    v.push(into_contiguous(
+        "perm4d_3210_f32_126x130x132x124".into(),
+        p4,
+        f32,
+    ));
     let p6 = perm(&[32, 32, 16, 32, 16, 32], &[5, 0, 3, 1, 4, 2]);
     v.push(into_contiguous(
         "perm6d_503142_f32_32x32x16x32x16x32".into(),
@@ -121,11 +134,11 @@ fn cases() -> Vec<Case> {
         let name = |dir: &str| format!("{dir}_{dt:?}_{n}x64x128x128");
         v.push(Case {
             name: name("nchw2nhwc"),
-            work: Work::Plan(CopyPlan::copy(&nhwc, dt, &nchw, dt)),
+            work: plan(&nhwc, &nchw, dt),
         });
         v.push(Case {
             name: name("nhwc2nchw"),
-            work: Work::Plan(CopyPlan::copy(&nchw, dt, &nhwc, dt)),
+            work: plan(&nchw, &nhwc, dt),
         });
     }
     v.push(gather_case());
@@ -192,12 +205,15 @@ fn main() {
             s => only.push(s.to_string()),
         }
     }
-    let memcpy = Work::Plan(CopyPlan::copy(
-        &Layout::contiguous(&[GIB as i64]),
-        DType::U8,
-        &Layout::contiguous(&[GIB as i64]),
-        DType::U8,
-    ));
+    let memcpy = Work::Plan(
+        CopyPlan::copy(
+            &Layout::contiguous(&[GIB as i64]),
+            DType::U8,
+            &Layout::contiguous(&[GIB as i64]),
+            DType::U8,
+        ),
+        GIB,
+    );
     // Each buffer starts on a 64-byte line, as a tensor of PyTorch's CPU allocator does (a
     // `Vec` of 1 GiB starts 16 bytes past a page: every streamed run would begin and end
     // mid-line).

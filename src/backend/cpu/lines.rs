@@ -23,6 +23,7 @@
 //! lines.
 
 use super::layers::Layers;
+use super::realign;
 
 /// The bytes of a line, the unit each block reads and writes whole.
 pub(super) const LINE: usize = 64;
@@ -78,6 +79,30 @@ pub(super) unsafe fn tile(
     let skew = (LINE - (d as usize) % LINE) % LINE;
     let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE)
         && (t.layers.n == 1 || t.layers.dl.unsigned_abs().is_multiple_of(LINE));
+    if !rows_on_lines && t.layers.n == 1 && realign::available(width) {
+        // Destination rows off the line grid: whole lines put together from two blocks.
+        let (fa, cols) = (t.na / lanes * lanes, t.nb / lanes * lanes);
+        if fa == 0 || cols == 0 {
+            return (0, 0, 0);
+        }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as below, without the line alignment (the realigned lines need none).
+        unsafe {
+            x86::realigned(
+                width,
+                d,
+                s,
+                Corner {
+                    na: fa,
+                    nb: cols,
+                    ..t
+                },
+                fa,
+                cols,
+            )
+        };
+        return (fa, 0, cols);
+    }
     if !available(width) || !rows_on_lines || !skew.is_multiple_of(width) {
         return (0, 0, 0);
     }
@@ -155,6 +180,7 @@ mod x86 {
 
     use super::super::contiguous::{CacheLevel, PAGE, prefetch_rows};
     use super::super::isa;
+    use super::super::realign::x86::{Realigned, Rows, Sink};
     use super::{Corner as Tile, GROUP, LINE, Layers, block_at};
 
     pub fn supports(width: usize) -> bool {
@@ -187,11 +213,41 @@ mod x86 {
         }
     }
 
+    /// [`blocks`] for destination rows off the line grid ([`Realigned`]); the CPU has VBMI
+    /// as well as what `width` needs.
+    ///
+    /// # Safety
+    /// As [`blocks`], but for the destination's line alignment.
+    pub unsafe fn realigned(width: usize, d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+        // SAFETY (each arm): forwarded; the caller checked the features.
+        unsafe {
+            match width {
+                1 => realigned_in::<64>(d, s, t, fa, fb),
+                2 => realigned_in::<32>(d, s, t, fa, fb),
+                4 => realigned_in::<16>(d, s, t, fa, fb),
+                _ => realigned_in::<8>(d, s, t, fa, fb),
+            }
+        }
+    }
+
+    /// [`realigned`] for `L` lanes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    unsafe fn realigned_in<const L: usize>(
+        d: *mut u8,
+        s: *const u8,
+        t: Tile,
+        fa: usize,
+        fb: usize,
+    ) {
+        // SAFETY: forwarded.
+        unsafe { walk::<L, 1, true>(d, s, t, fa, fb) }
+    }
+
     /// [`blocks`] for 1-byte elements (`vpermt2b` needs VBMI).
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     unsafe fn band_bytes(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
         // SAFETY: forwarded.
-        unsafe { walk::<64, GROUP>(d, s, t, fa, fb) }
+        unsafe { walk::<64, GROUP, false>(d, s, t, fa, fb) }
     }
 
     /// [`blocks`] for 2-, 4- and 8-byte elements.
@@ -202,7 +258,7 @@ mod x86 {
         // 4, with and without their source lines prefetched into L2): each of their
         // blocks goes straight to the destination.
         // SAFETY: forwarded.
-        unsafe { walk::<L, 1>(d, s, t, fa, fb) }
+        unsafe { walk::<L, 1, false>(d, s, t, fa, fb) }
     }
 
     /// The loop over blocks, inlined into each entry point (and so compiled with its
@@ -211,7 +267,7 @@ mod x86 {
     /// destination row's lines of the group go out one after another ([`GROUP`] says
     /// why); with `G` = 1 each block's lines go straight to the destination.
     #[inline(always)]
-    unsafe fn walk<const L: usize, const G: usize>(
+    unsafe fn walk<const L: usize, const G: usize, const REALIGN: bool>(
         d: *mut u8,
         s: *const u8,
         t: Tile,
@@ -231,6 +287,9 @@ mod x86 {
         let pitch = (G * LINE) as isize;
         let mut stage = [const { MaybeUninit::<__m512i>::uninit() }; LINE * GROUP];
         let stage = stage.as_mut_ptr() as *mut u8;
+        // REALIGN: each destination row's last block, kept until the next band completes
+        // the line it began (one layer).
+        let mut carries = Realigned::carries(if REALIGN { fa } else { 0 });
         let mut k = 0;
         for l in 0..layers as isize {
             // SAFETY: layer l is one of the caller's tiles.
@@ -260,15 +319,16 @@ mod x86 {
                         // caller checked) or to line q of the stage's rows (q < G).
                         unsafe {
                             let s = s0.offset(j * t.sb + i * w);
-                            let (out, step) = if G == 1 {
-                                (d, t.da)
+                            if REALIGN {
+                                let carry = carries.as_mut_ptr().add(i0);
+                                let last = b0 + 1 == bands;
+                                let mut out = Realigned::new(d, t.da, carry, b0 == 0, last);
+                                block::<L, _>(&mut out, s, t.sb, lo, hi)
+                            } else if G == 1 {
+                                block::<L, _>(&mut Rows::new(d, t.da, true), s, t.sb, lo, hi)
                             } else {
-                                (stage.add(q * LINE), pitch)
-                            };
-                            if L > 16 {
-                                block_in_dwords::<L>(out, s, step, t.sb, lo, hi, G == 1)
-                            } else {
-                                block::<L>(out, s, step, t.sb, lo, hi, G == 1)
+                                let mut out = Rows::new(stage.add(q * LINE), pitch, false);
+                                block::<L, _>(&mut out, s, t.sb, lo, hi)
                             }
                         };
                     }
@@ -306,23 +366,6 @@ mod x86 {
                     let v = _mm512_load_si512(stage.offset(c * pitch + off) as *const __m512i);
                     _mm512_stream_si512(d.offset(c * da + off) as *mut __m512i, v);
                 }
-            }
-        }
-    }
-
-    /// Stores a line: non-temporal (`stream`, to the destination) or plain (to the stage).
-    /// Every caller passes a constant of its instance, which inlining folds.
-    ///
-    /// # Safety
-    /// `at` is a 64-byte aligned line the caller may write; the CPU has AVX-512 F.
-    #[inline(always)]
-    unsafe fn put(at: *mut u8, v: __m512i, stream: bool) {
-        // SAFETY: the caller's contract.
-        unsafe {
-            if stream {
-                _mm512_stream_si512(at as *mut __m512i, v)
-            } else {
-                _mm512_store_si512(at as *mut __m512i, v)
             }
         }
     }
@@ -425,21 +468,43 @@ mod x86 {
         }
     }
 
-    /// One block: `L` source lines `sb` bytes apart, transposed, stored as `L` destination
-    /// lines `da` bytes apart ([`put`]: non-temporal when `stream`).
+    /// One block of `L` source lines `sb` bytes apart, its `L` destination lines to `out`:
+    /// in registers ([`block_in_registers`]) for 4- and 8-byte lanes, else in dwords
+    /// ([`block_in_dwords`]).
     ///
     /// # Safety
-    /// Every line is inside the caller's slices; the destination lines are 64-byte
-    /// aligned; the CPU has the features the lane width needs.
+    /// Every source line is inside the caller's slices; `out` may take the block's lines;
+    /// the CPU has the features the lane width needs.
     #[inline(always)]
-    unsafe fn block<const L: usize>(
-        d: *mut u8,
+    unsafe fn block<const L: usize, O: Sink>(
+        out: &mut O,
         s: *const u8,
-        da: isize,
         sb: isize,
         lo: __m512i,
         hi: __m512i,
-        stream: bool,
+    ) {
+        // SAFETY: forwarded.
+        unsafe {
+            if L > 16 {
+                block_in_dwords::<L, O>(out, s, sb, lo, hi)
+            } else {
+                block_in_registers::<L, O>(out, s, sb, lo, hi)
+            }
+        }
+    }
+
+    /// One block: `L` source lines `sb` bytes apart, transposed, its `L` destination lines
+    /// to `out`.
+    ///
+    /// # Safety
+    /// As [`block`].
+    #[inline(always)]
+    unsafe fn block_in_registers<const L: usize, O: Sink>(
+        out: &mut O,
+        s: *const u8,
+        sb: isize,
+        lo: __m512i,
+        hi: __m512i,
     ) {
         // Plain loops, not closures: a closure would not share the caller's features.
         // SAFETY: zeroing a vector needs AVX-512 F, which every caller has.
@@ -451,8 +516,8 @@ mod x86 {
         // SAFETY: the caller's features cover the lane width.
         let r = unsafe { transpose::<L>(r, lo, hi) };
         for (i, v) in r.into_iter().enumerate() {
-            // SAFETY: line i of the destination, 64-byte aligned (the caller's contract).
-            unsafe { put(d.offset(i as isize * da), v, stream) };
+            // SAFETY: line i of the block (the caller's contract).
+            unsafe { out.line(i, v) };
         }
     }
 
@@ -469,14 +534,12 @@ mod x86 {
     /// # Safety
     /// As [`block`]; `L` is 64 (the CPU has VBMI) or 32.
     #[inline(always)]
-    unsafe fn block_in_dwords<const L: usize>(
-        d: *mut u8,
+    unsafe fn block_in_dwords<const L: usize, O: Sink>(
+        out: &mut O,
         s: *const u8,
-        da: isize,
         sb: isize,
         lo: __m512i,
         hi: __m512i,
-        stream: bool,
     ) {
         let (w, g) = (LINE / L, L / 16);
         let piece = 16 * w;
@@ -528,10 +591,8 @@ mod x86 {
             // SAFETY: dword lanes need AVX-512 F only.
             let r = unsafe { transpose::<16>(r, lo, hi) };
             for (c, v) in r.into_iter().enumerate() {
-                let line = (pass * 16 + c) as isize;
-                // SAFETY: destination line `line` of the block, 64-byte aligned (the
-                // caller's contract).
-                unsafe { put(d.offset(line * da), v, stream) };
+                // SAFETY: line `16 * pass + c` of the block (the caller's contract).
+                unsafe { out.line(pass * 16 + c, v) };
             }
         }
     }

@@ -15,6 +15,7 @@ mod gather;
 pub mod isa;
 mod layers;
 mod lines;
+mod realign;
 pub mod reference;
 mod segment;
 mod shape;

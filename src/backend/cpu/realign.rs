@@ -1,0 +1,177 @@
+//! Whole destination lines for transposes whose destination rows are off the 64-byte line
+//! grid (a row length that is not a multiple of 64 bytes: a 16380 x 16384 f32 transpose's
+//! rows are 65520 bytes apart). [`super::lines`]' blocks then produce, for each destination
+//! row, 64 bytes that straddle two lines; written as they come, every line would be
+//! written in two pieces, a band apart, with plain stores that read the line first. Here
+//! each row keeps its last block's 64 bytes (a carry, one line per row of the tile), and
+//! the next band's block completes the line they began: one `vpermt2b` puts the carry's
+//! last `m` bytes and the new block's first `64 - m` together into the whole line, which
+//! goes out with one non-temporal store. Only a row's first and last partial lines in the
+//! tile are written plainly, under a byte mask (the neighbouring tile owns the rest of
+//! those lines).
+//!
+//! Measured at 1 GiB on the AMD EPYC (Zen 4) development host (`cpu_1gib`, builds before
+//! and after alternated, 3 rounds, 1 and 2 threads; bench/cpu_1gib_s22_realign.md), share
+//! of the same run's memcpy rate: the u8 transpose 32764 x 32772 15-17% -> 28-30%, f16
+//! 16380 x 32776 25-27% -> 40-43%, f32 16380 x 16388 28-30% -> 41-44%, f32 16380 x 16384
+//! (only the destination's rows off the grid) 24-25% -> 45-50%; the transposes whose rows
+//! are on the grid 47-65% in both builds.
+
+/// Whether realigned whole-line blocks move elements of `width` bytes on this CPU: the
+/// whole-line blocks themselves, and VBMI for the byte permutes.
+pub(super) fn available(width: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::lines::available(width) && super::isa::features().avx512vbmi
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = width;
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(super) mod x86 {
+    use std::arch::x86_64::*;
+
+    use super::super::lines::LINE;
+
+    /// Where a block's destination lines go: line `i` of a block is its destination row
+    /// `i` (of the block's place along `a`).
+    pub trait Sink {
+        /// Takes line `i` of the block.
+        ///
+        /// # Safety
+        /// `i` is under the block's lanes; the CPU has AVX-512 F, BW and what the sink
+        /// needs.
+        unsafe fn line(&mut self, i: usize, v: __m512i);
+    }
+
+    /// Rows `step` bytes apart from a 64-byte aligned `at`, each line stored whole:
+    /// non-temporal (`stream`, to the destination) or plain (to a stage in L1). Every
+    /// caller passes a constant `stream`, which inlining folds.
+    pub struct Rows {
+        at: *mut u8,
+        step: isize,
+        stream: bool,
+    }
+
+    impl Rows {
+        #[inline(always)]
+        pub fn new(at: *mut u8, step: isize, stream: bool) -> Rows {
+            Rows { at, step, stream }
+        }
+    }
+
+    impl Sink for Rows {
+        #[inline(always)]
+        unsafe fn line(&mut self, i: usize, v: __m512i) {
+            // SAFETY: line i is 64-byte aligned and the caller's to write (the contract of
+            // whoever made the sink).
+            unsafe {
+                let at = self.at.offset(i as isize * self.step) as *mut __m512i;
+                if self.stream {
+                    _mm512_stream_si512(at, v)
+                } else {
+                    _mm512_store_si512(at, v)
+                }
+            }
+        }
+    }
+
+    /// A line's worth of bytes, aligned as a line: one row's carry.
+    #[derive(Clone, Copy)]
+    #[repr(C, align(64))]
+    pub struct Carry([u8; LINE]);
+
+    /// A block's lines into destination rows `da` bytes apart from `d`, which need not
+    /// start on lines: row `i`'s 64 bytes complete the line that the row's carry (its
+    /// previous band's block, `carry[i]`) began, and become its carry. The first band
+    /// (`first`) writes its bytes up to the row's next line plainly; the last (`last`)
+    /// also writes its bytes past the last whole line plainly. A row that starts on a line
+    /// streams its lines as they come.
+    ///
+    /// Tried first on the 16380 x 16384 f32 transpose (1 GiB, 1 thread, the aligned 16384 x
+    /// 16384 one at 54-57% of the memcpy rate): square tiles with plain stores 24-25%; a
+    /// stage of 8 or 16 bands per row, so that each row got runs of whole lines with only
+    /// its two partial lines plain, 25-27%; square 1 KiB row segments through an L1 buffer
+    /// 19%; a carry per row 45-47%. Groups of 4 bands through a stage, as the aligned u8
+    /// walk has, took the u8 transpose from 28% to 23%; a tile of 256 to 4096 rows along
+    /// `a` instead of 8 KiB (smaller carries) gained nothing.
+    pub struct Realigned {
+        d: *mut u8,
+        da: isize,
+        carry: *mut Carry,
+        first: bool,
+        last: bool,
+    }
+
+    impl Realigned {
+        /// One carry per destination row of a tile of `rows` rows along `a`.
+        pub fn carries(rows: usize) -> Vec<Carry> {
+            vec![Carry([0; LINE]); rows]
+        }
+
+        /// The sink of a block whose destination row `i` starts at `d + i*da` and whose
+        /// carries are `carry[0..lanes]`; `first` / `last`: the block is in the tile's
+        /// first / last band.
+        #[inline(always)]
+        pub fn new(d: *mut u8, da: isize, carry: *mut Carry, first: bool, last: bool) -> Self {
+            Realigned {
+                d,
+                da,
+                carry,
+                first,
+                last,
+            }
+        }
+    }
+
+    impl Sink for Realigned {
+        #[inline(always)]
+        unsafe fn line(&mut self, i: usize, v: __m512i) {
+            // SAFETY (all): row i's 64 bytes from `x` are the block's to write, as are the
+            // `m` bytes before them unless `first` (the previous band's, completed here)
+            // and the line from `x + 64 - m` up to the row's next element the caller owns
+            // (only the block's bytes are written there: masked); the carry is this row's;
+            // the CPU has VBMI (the walk's features).
+            unsafe {
+                let x = self.d.offset(i as isize * self.da);
+                let m = x as usize % LINE;
+                if m == 0 {
+                    return _mm512_stream_si512(x as *mut __m512i, v);
+                }
+                let carry = self.carry.add(i) as *mut __m512i;
+                // Byte `k` of the result is byte `k + 64 - m` of (carry, v): the carry's
+                // last `m` bytes, then v's first `64 - m`.
+                let iota = _mm512_set_epi64(
+                    0x3f3e3d3c3b3a3938,
+                    0x3736353433323130,
+                    0x2f2e2d2c2b2a2928,
+                    0x2726252423222120,
+                    0x1f1e1d1c1b1a1918,
+                    0x1716151413121110,
+                    0x0f0e0d0c0b0a0908,
+                    0x0706050403020100,
+                );
+                let ix = _mm512_add_epi8(iota, _mm512_set1_epi8((LINE - m) as i8));
+                if self.first {
+                    let head: __mmask64 = (1u64 << (LINE - m)) - 1;
+                    _mm512_mask_storeu_epi8(x as *mut i8, head, v);
+                } else {
+                    let whole = _mm512_permutex2var_epi8(_mm512_load_si512(carry), ix, v);
+                    _mm512_stream_si512(x.sub(m) as *mut __m512i, whole);
+                }
+                if self.last {
+                    // v's last m bytes to the start of the line after its first 64 - m.
+                    let tail: __mmask64 = (1u64 << m) - 1;
+                    let rest = _mm512_permutexvar_epi8(ix, v);
+                    _mm512_mask_storeu_epi8(x.add(LINE - m) as *mut i8, tail, rest);
+                } else {
+                    _mm512_store_si512(carry, v);
+                }
+            }
+        }
+    }
+}
