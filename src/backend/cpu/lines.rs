@@ -79,7 +79,8 @@ pub(super) unsafe fn tile(
     let skew = (LINE - (d as usize) % LINE) % LINE;
     let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE)
         && (t.layers.n == 1 || t.layers.dl.unsigned_abs().is_multiple_of(LINE));
-    if !rows_on_lines && t.layers.n == 1 && realign::available(width) {
+    let on_elements = (d as usize).is_multiple_of(width.max(1));
+    if !rows_on_lines && t.layers.n == 1 && on_elements && realign::available(width) {
         // Destination rows off the line grid: whole lines put together from two blocks.
         let (fa, cols) = (t.na / lanes * lanes, t.nb / lanes * lanes);
         if fa == 0 || cols == 0 {
@@ -180,7 +181,7 @@ mod x86 {
 
     use super::super::contiguous::{CacheLevel, PAGE, prefetch_rows};
     use super::super::isa;
-    use super::super::realign::x86::{Realigned, Rows, Sink};
+    use super::super::realign::x86::{Realigned, Rows, Sink, carries};
     use super::{Corner as Tile, GROUP, LINE, Layers, block_at};
 
     pub fn supports(width: usize) -> bool {
@@ -213,16 +214,16 @@ mod x86 {
         }
     }
 
-    /// [`blocks`] for destination rows off the line grid ([`Realigned`]); the CPU has VBMI
-    /// as well as what `width` needs.
+    /// [`blocks`] for destination rows off the line grid ([`Realigned`]).
     ///
     /// # Safety
-    /// As [`blocks`], but for the destination's line alignment.
+    /// As [`blocks`], but for the destination's line alignment: `d` is a multiple of
+    /// `width`.
     pub unsafe fn realigned(width: usize, d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
-        // SAFETY (each arm): forwarded; the caller checked the features.
+        // SAFETY (each arm): forwarded; `supports(width)` holds for the arm's features.
         unsafe {
             match width {
-                1 => realigned_in::<64>(d, s, t, fa, fb),
+                1 => realigned_bytes(d, s, t, fa, fb),
                 2 => realigned_in::<32>(d, s, t, fa, fb),
                 4 => realigned_in::<16>(d, s, t, fa, fb),
                 _ => realigned_in::<8>(d, s, t, fa, fb),
@@ -230,8 +231,15 @@ mod x86 {
         }
     }
 
-    /// [`realigned`] for `L` lanes.
+    /// [`realigned`] for bytes.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    unsafe fn realigned_bytes(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
+        // SAFETY: forwarded.
+        unsafe { walk::<64, 1, true>(d, s, t, fa, fb) }
+    }
+
+    /// [`realigned`] for `L` lanes of 2, 4 or 8 bytes.
+    #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn realigned_in<const L: usize>(
         d: *mut u8,
         s: *const u8,
@@ -289,7 +297,7 @@ mod x86 {
         let stage = stage.as_mut_ptr() as *mut u8;
         // REALIGN: each destination row's last block, kept until the next band completes
         // the line it began (one layer).
-        let mut carries = Realigned::carries(if REALIGN { fa } else { 0 });
+        let mut carries = carries(if REALIGN { fa } else { 0 });
         let mut k = 0;
         for l in 0..layers as isize {
             // SAFETY: layer l is one of the caller's tiles.
@@ -322,7 +330,7 @@ mod x86 {
                             if REALIGN {
                                 let carry = carries.as_mut_ptr().add(i0);
                                 let last = b0 + 1 == bands;
-                                let mut out = Realigned::new(d, t.da, carry, b0 == 0, last);
+                                let mut out = Realigned::<L>::new(d, t.da, carry, b0 == 0, last);
                                 block::<L, _>(&mut out, s, t.sb, lo, hi)
                             } else if G == 1 {
                                 block::<L, _>(&mut Rows::new(d, t.da, true), s, t.sb, lo, hi)

@@ -4,9 +4,10 @@
 //! row, 64 bytes that straddle two lines; written as they come, every line would be
 //! written in two pieces, a band apart, with plain stores that read the line first. Here
 //! each row keeps its last block's 64 bytes (a carry, one line per row of the tile), and
-//! the next band's block completes the line they began: one `vpermt2b` puts the carry's
+//! the next band's block completes the line they began: one lane permute puts the carry's
 //! last `m` bytes and the new block's first `64 - m` together into the whole line, which
-//! goes out with one non-temporal store. Only a row's first and last partial lines in the
+//! goes out with one non-temporal store (`vpermt2b/w/d/q` by the element width: rows
+//! start on elements, so `m` is a whole number of lanes). Only a row's first and last partial lines in the
 //! tile are written plainly, under a byte mask (the neighbouring tile owns the rest of
 //! those lines).
 //!
@@ -17,18 +18,10 @@
 //! (only the destination's rows off the grid) 24-25% -> 45-50%; the transposes whose rows
 //! are on the grid 47-65% in both builds.
 
-/// Whether realigned whole-line blocks move elements of `width` bytes on this CPU: the
-/// whole-line blocks themselves, and VBMI for the byte permutes.
+/// Whether realigned whole-line blocks move elements of `width` bytes on this CPU: where
+/// the whole-line blocks do (their lane permutes are the realigning ones' too).
 pub(super) fn available(width: usize) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        super::lines::available(width) && super::isa::features().avx512vbmi
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = width;
-        false
-    }
+    super::lines::available(width)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -85,12 +78,12 @@ pub(super) mod x86 {
     #[repr(C, align(64))]
     pub struct Carry([u8; LINE]);
 
-    /// A block's lines into destination rows `da` bytes apart from `d`, which need not
-    /// start on lines: row `i`'s 64 bytes complete the line that the row's carry (its
-    /// previous band's block, `carry[i]`) began, and become its carry. The first band
-    /// (`first`) writes its bytes up to the row's next line plainly; the last (`last`)
-    /// also writes its bytes past the last whole line plainly. A row that starts on a line
-    /// streams its lines as they come.
+    /// A block's lines (`L` lanes of `64 / L` bytes) into destination rows `da` bytes apart
+    /// from `d`, which need not start on lines (but on elements): row `i`'s 64 bytes
+    /// complete the line that the row's carry (its previous band's block, `carry[i]`)
+    /// began, and become its carry. The first band (`first`) writes its bytes up to the
+    /// row's next line plainly; the last (`last`) also writes its bytes past the last whole
+    /// line plainly. A row that starts on a line streams its lines as they come.
     ///
     /// Tried first on the 16380 x 16384 f32 transpose (1 GiB, 1 thread, the aligned 16384 x
     /// 16384 one at 54-57% of the memcpy rate): square tiles with plain stores 24-25%; a
@@ -99,7 +92,7 @@ pub(super) mod x86 {
     /// 19%; a carry per row 45-47%. Groups of 4 bands through a stage, as the aligned u8
     /// walk has, took the u8 transpose from 28% to 23%; a tile of 256 to 4096 rows along
     /// `a` instead of 8 KiB (smaller carries) gained nothing.
-    pub struct Realigned {
+    pub struct Realigned<const L: usize> {
         d: *mut u8,
         da: isize,
         carry: *mut Carry,
@@ -107,15 +100,15 @@ pub(super) mod x86 {
         last: bool,
     }
 
-    impl Realigned {
-        /// One carry per destination row of a tile of `rows` rows along `a`.
-        pub fn carries(rows: usize) -> Vec<Carry> {
-            vec![Carry([0; LINE]); rows]
-        }
+    /// One carry per destination row of a tile of `rows` rows along `a`.
+    pub fn carries(rows: usize) -> Vec<Carry> {
+        vec![Carry([0; LINE]); rows]
+    }
 
+    impl<const L: usize> Realigned<L> {
         /// The sink of a block whose destination row `i` starts at `d + i*da` and whose
-        /// carries are `carry[0..lanes]`; `first` / `last`: the block is in the tile's
-        /// first / last band.
+        /// carries are `carry[0..L]`; `first` / `last`: the block is in the tile's first /
+        /// last band.
         #[inline(always)]
         pub fn new(d: *mut u8, da: isize, carry: *mut Carry, first: bool, last: bool) -> Self {
             Realigned {
@@ -128,14 +121,79 @@ pub(super) mod x86 {
         }
     }
 
-    impl Sink for Realigned {
+    /// Lanes `0..L` of `64 / L` bytes each, plus `k`: the index vector of a permute that
+    /// starts `k` lanes into its first operand.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW.
+    #[inline(always)]
+    unsafe fn from_lane<const L: usize>(k: usize) -> __m512i {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let iota = _mm512_loadu_si512(IOTA[L.trailing_zeros() as usize - 3].as_ptr().cast());
+            match L {
+                64 => _mm512_add_epi8(iota, _mm512_set1_epi8(k as i8)),
+                32 => _mm512_add_epi16(iota, _mm512_set1_epi16(k as i16)),
+                16 => _mm512_add_epi32(iota, _mm512_set1_epi32(k as i32)),
+                _ => _mm512_add_epi64(iota, _mm512_set1_epi64(k as i64)),
+            }
+        }
+    }
+
+    /// Lanes `0, 1, ...` as 8, 16, 32 and 64 lanes of 8, 4, 2 and 1 bytes (little-endian).
+    static IOTA: [[u8; LINE]; 4] = [iota(8), iota(16), iota(32), iota(64)];
+
+    const fn iota(lanes: usize) -> [u8; LINE] {
+        let (w, mut out, mut i) = (LINE / lanes, [0u8; LINE], 0);
+        while i < lanes {
+            out[i * w] = i as u8;
+            i += 1;
+        }
+        out
+    }
+
+    /// Lane `j` of the result: lane `ix[j]` of `(a, b)` (`permutex2var`) for `L` lanes.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, BW and (for 64 lanes) VBMI.
+    #[inline(always)]
+    unsafe fn pair<const L: usize>(a: __m512i, ix: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match L {
+                64 => _mm512_permutex2var_epi8(a, ix, b),
+                32 => _mm512_permutex2var_epi16(a, ix, b),
+                16 => _mm512_permutex2var_epi32(a, ix, b),
+                _ => _mm512_permutex2var_epi64(a, ix, b),
+            }
+        }
+    }
+
+    /// Lane `j` of the result: lane `ix[j] mod L` of `a` (`permutexvar`) for `L` lanes.
+    ///
+    /// # Safety
+    /// As [`pair`].
+    #[inline(always)]
+    unsafe fn one<const L: usize>(ix: __m512i, a: __m512i) -> __m512i {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match L {
+                64 => _mm512_permutexvar_epi8(ix, a),
+                32 => _mm512_permutexvar_epi16(ix, a),
+                16 => _mm512_permutexvar_epi32(ix, a),
+                _ => _mm512_permutexvar_epi64(ix, a),
+            }
+        }
+    }
+
+    impl<const L: usize> Sink for Realigned<L> {
         #[inline(always)]
         unsafe fn line(&mut self, i: usize, v: __m512i) {
             // SAFETY (all): row i's 64 bytes from `x` are the block's to write, as are the
             // `m` bytes before them unless `first` (the previous band's, completed here)
             // and the line from `x + 64 - m` up to the row's next element the caller owns
             // (only the block's bytes are written there: masked); the carry is this row's;
-            // the CPU has VBMI (the walk's features).
+            // `x` is on an element, so `m` is whole lanes; the CPU has the walk's features.
             unsafe {
                 let x = self.d.offset(i as isize * self.da);
                 let m = x as usize % LINE;
@@ -143,31 +201,20 @@ pub(super) mod x86 {
                     return _mm512_stream_si512(x as *mut __m512i, v);
                 }
                 let carry = self.carry.add(i) as *mut __m512i;
-                // Byte `k` of the result is byte `k + 64 - m` of (carry, v): the carry's
-                // last `m` bytes, then v's first `64 - m`.
-                let iota = _mm512_set_epi64(
-                    0x3f3e3d3c3b3a3938,
-                    0x3736353433323130,
-                    0x2f2e2d2c2b2a2928,
-                    0x2726252423222120,
-                    0x1f1e1d1c1b1a1918,
-                    0x1716151413121110,
-                    0x0f0e0d0c0b0a0908,
-                    0x0706050403020100,
-                );
-                let ix = _mm512_add_epi8(iota, _mm512_set1_epi8((LINE - m) as i8));
+                // Lane `j` of the result is lane `j + k` of (carry, v): the carry's last `m`
+                // bytes, then v's first `64 - m`.
+                let ix = from_lane::<L>((LINE - m) / (LINE / L));
                 if self.first {
                     let head: __mmask64 = (1u64 << (LINE - m)) - 1;
                     _mm512_mask_storeu_epi8(x as *mut i8, head, v);
                 } else {
-                    let whole = _mm512_permutex2var_epi8(_mm512_load_si512(carry), ix, v);
+                    let whole = pair::<L>(_mm512_load_si512(carry), ix, v);
                     _mm512_stream_si512(x.sub(m) as *mut __m512i, whole);
                 }
                 if self.last {
                     // v's last m bytes to the start of the line after its first 64 - m.
                     let tail: __mmask64 = (1u64 << m) - 1;
-                    let rest = _mm512_permutexvar_epi8(ix, v);
-                    _mm512_mask_storeu_epi8(x.add(LINE - m) as *mut i8, tail, rest);
+                    _mm512_mask_storeu_epi8(x.add(LINE - m) as *mut i8, tail, one::<L>(ix, v));
                 } else {
                     _mm512_store_si512(carry, v);
                 }
