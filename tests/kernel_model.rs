@@ -16,6 +16,8 @@ mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
+#[path = "emulation/row_cases.rs"]
+mod row_cases;
 
 use common::{
     Rng, packed_cases, random_base, random_bytes, random_destination, random_gather, random_view,
@@ -349,6 +351,24 @@ fn the_model_makes_the_row_gathers_accesses() {
                     index: c.idx.clone(),
                 });
             }
+        }
+    }
+    // Every path of the kernel (tests/emulation/row_cases.rs), also on one block: warps
+    // walking several chunks, rows packed per warp step or longer than the warp.
+    for c in row_cases::row_cases(&mut rng, &[33, 300]) {
+        let index64 = c.what.len() % 2 == 0;
+        for l in c.launches(index64) {
+            launches.push(Launch {
+                job: job(
+                    &l,
+                    c.want.len(),
+                    c.src.clone(),
+                    c.index_bytes(index64),
+                    c.what.clone(),
+                ),
+                launch: l,
+                index: c.idx.clone(),
+            });
         }
     }
     record_and_check(&launches);

@@ -1,12 +1,38 @@
 //! The row gather's launch (cuda/index.cu sk_rows_*): index_select / embedding lookups
 //! along dim 0, in element-width words and, where rows, strides and offsets allow, wider
 //! ones (needs no GPU).
+//!
+//! A warp walks chunks of [`ROWS_CHUNK`] rows, one index per lane loaded a chunk ahead;
+//! a row takes [`row_lanes`] lanes, so that short rows share a warp step; each lane batches
+//! the loads of [`ROWS_UNROLL`] steps before their stores. The grid gives each warp about
+//! [`ROWS_CHUNKS_PER_WARP`] chunks, so that the indices of all but its first arrive while
+//! the rows before them move.
 
-use super::choose::{BLOCK, GpuLaunch, LaunchParams, ROWS_PER_WARP, blocks_for};
+use super::choose::{BLOCK, GpuLaunch, LaunchParams, blocks_for};
 use super::kernels::KernelId;
 use super::params::SkRowGather;
 use crate::dtype::DType;
 use crate::plan::RowGatherShape;
+
+/// Rows of a warp's chunk: one index per lane (SK_ROWS_CHUNK in index.cu).
+pub const ROWS_CHUNK: i64 = 32;
+/// Warp steps whose loads a lane issues before their stores (SK_ROWS_UNROLL in index.cu).
+pub const ROWS_UNROLL: i64 = 4;
+/// Chunks the grid gives each warp (the last warps fewer): all but the first of them find
+/// their indices loaded while the chunk before moves.
+pub const ROWS_CHUNKS_PER_WARP: i64 = 4;
+/// Rows a warp of the row gather moves over the launch.
+pub const ROWS_PER_WARP: i64 = ROWS_CHUNK * ROWS_CHUNKS_PER_WARP;
+
+/// Lanes that move one row of `row_len` words (index.cu: `lanes`): the power of two at
+/// least the row's words, at most 32.
+pub const fn row_lanes(row_len: i64) -> i64 {
+    let mut lanes = 1;
+    while lanes < 32 && lanes < row_len {
+        lanes *= 2;
+    }
+    lanes
+}
 
 /// Row gather along dim 0: `dst[r, :] = src[index[r], :]` for `num_rows` indices.
 #[derive(Debug, Clone, Copy)]
