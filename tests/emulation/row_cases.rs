@@ -1,10 +1,12 @@
 //! Row gathers that reach every path of index.cu's sk_rows_body (shared by
-//! tests/kernel_emulation.rs and tests/kernel_model.rs): rows of 1 to 70 words (one lane,
-//! several rows packed per warp step, a whole warp, more than 32 words), row counts below,
-//! at and past a chunk of 32 and past a block's 1024, bad indices (negative and past the
-//! source) among good ones, destination gaps and offsets, and launches on the plan's grid
-//! and on one block (every warp walking several chunks, each loading the next one's
-//! indices ahead).
+//! tests/kernel_emulation.rs, tests/kernel_model.rs and tests/gpu_kernels.rs): rows of 1 to
+//! 70 words (one lane, several rows packed per warp step, a whole warp, more than 32
+//! words), row counts below, at and past a chunk of 32 and past a block's 1024, bad indices
+//! (negative and past the source) among good ones, destination gaps and offsets, and
+//! launches on the plan's grid and on one block (every warp walking several chunks, each
+//! loading the next one's indices ahead).
+
+#![allow(dead_code)]
 
 use crate::common::{POISON, Rng, random_bytes};
 use stridekit::DType;
@@ -25,14 +27,7 @@ pub struct RowCase {
 
 impl RowCase {
     pub fn index_bytes(&self, index64: bool) -> Vec<u8> {
-        if index64 {
-            self.idx.iter().flat_map(|i| i.to_le_bytes()).collect()
-        } else {
-            self.idx
-                .iter()
-                .flat_map(|&i| (i as i32).to_le_bytes())
-                .collect()
-        }
+        crate::common::index_bytes(&self.idx, index64)
     }
 
     /// The launches to run: the plan's narrow and wide ones, each on its own grid and on

@@ -442,14 +442,23 @@ pub fn direction_allowance(read: f64, written: f64) -> f64 {
     1.0 + (PEAK_BYTES_PER_S / MEMCPY_BYTES_PER_S - 1.0) * (read - written).abs() / total
 }
 
-/// Warp instructions of the current row gather (index.cu sk_rows_body) over a launch of
-/// `grid` blocks: PLACEHOLDER, counted from the SASS below.
+/// Warp instructions of the current row gather (index.cu sk_rows_body, change 24 of
+/// bench/model-notes.md) over a launch of `grid` blocks, from the sm_90 listing of
+/// sk_rows_w16_idx64 (nvcc 13.0.88): per warp 69 (the prologue [0x0, 0x440): the lanes per
+/// row, the first chunk's index load; the exit); per chunk 63 (its head [0x440, 0x700): the
+/// next chunk's index load, the lane's bounds check and flag; its tail [0x1370, 0x14a0));
+/// per batch of [`ROWS_UNROLL`](crate::backend::cuda::rows::ROWS_UNROLL) warp steps 168
+/// (the four rows' shuffles, checks and addresses [0x700, 0xf10) 129 with each row's
+/// guarded source address, the trip loop's head [0xf10, 0x1140) 35, the batch's latch
+/// [0x1330, 0x1370) 4); per trip along the rows 31 ([0x1140, 0x1330): four 16-byte loads
+/// and stores, their addresses, the latch). The other word and index widths are taken as
+/// the same (their listings have the same blocks; not counted one by one).
 fn rows_instructions(p: &crate::backend::cuda::params::SkRowGather, grid: u32) -> f64 {
     use crate::backend::cuda::rows::{ROWS_CHUNK, ROWS_UNROLL, row_lanes};
     let warps = grid as f64 * WARPS as f64;
-    let chunks = ((p.num_rows + ROWS_CHUNK - 1) / ROWS_CHUNK) as f64;
+    let chunks = ((p.num_rows.max(0) + ROWS_CHUNK - 1) / ROWS_CHUNK) as f64;
     let lanes = row_lanes(p.row_len);
     let batches = ((lanes + ROWS_UNROLL - 1) / ROWS_UNROLL) as f64;
-    let along = ((p.row_len + lanes - 1) / lanes) as f64;
-    warps * 30.0 + chunks * (20.0 + batches * (80.0 + along * 30.0))
+    let trips = ((p.row_len.max(0) + lanes - 1) / lanes) as f64;
+    warps * 69.0 + chunks * (63.0 + batches * (168.0 + 31.0 * trips))
 }

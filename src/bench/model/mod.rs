@@ -14,7 +14,8 @@
 //! The bound: DRAM bytes are the distinct sectors over runs of consecutive blocks (what L2
 //! merges), so a case moving R + W useful bytes costs R / e_load + W / e_store; the rate is
 //! cut further when the bytes in flight per SM are below [`occupancy::NEEDED_FLIGHT_PER_SM`]
-//! (Little's law), halved for kernels whose data loads wait for an index load, and allowed
+//! (Little's law), times the share of the time the row gather's loads are in flight
+//! ([`rows_duty`]: only a warp's first chunk waits for an index load), and allowed
 //! above the memcpy line for one-directional copies ([`issue::direction_allowance`]). That
 //! is the memory bound. The issue bound is the time the launch's warp instructions take at
 //! [`issue::ISSUE_IPC`] per SM; the prediction joins both ([`issue::blend`]). The memcpy
@@ -86,8 +87,8 @@ pub struct ModelRecord {
     pub occupancy_limit: String,
     pub flight_bytes_per_warp: f64,
     pub flight_bytes_per_sm: f64,
-    /// The share of a warp's time its loads are in flight: 1, or 0.5 where the data loads
-    /// wait for an index load (the row gather: two round trips per iteration).
+    /// The share of a warp's time its loads are in flight: 1, or for the row gather
+    /// [`rows_duty`] (the measured build's: 0.5, an index round trip before every batch).
     pub flight_duty: f64,
     /// The memory bound in % of memcpy: sectors, flight (times its duty), and the
     /// one-direction allowance.
