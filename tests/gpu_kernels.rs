@@ -11,6 +11,10 @@ use std::collections::BTreeSet;
 #[path = "emulation/across.rs"]
 mod across;
 mod common;
+#[path = "emulation/row_cases.rs"]
+mod row_cases;
+#[path = "gpu/rows.rs"]
+mod rows;
 use common::{
     FLOAT_PAIRS, POISON, Rng, assert_ran, convert_variants, gpu, large_packed_cases,
     out_of_range_gather, packed_cases, random_base, random_bytes, random_destination,
@@ -543,77 +547,6 @@ fn copy_on_an_external_stream() {
             .unwrap()
     );
     assert_eq!(out.version(), 1);
-}
-
-#[test]
-fn row_gather_matches_the_cpu_backend() {
-    let Some(gpu) = gpu("row_gather_matches_the_cpu_backend") else {
-        return;
-    };
-    let mut rng = Rng::new(0x5EED_0004);
-    for case in 0..200 {
-        let c = random_gather(&mut rng, 300, 500);
-        let (dt, shape, dst_len) = (c.dtype, c.shape, c.want.len());
-        let (_, src_d) = twin(c.src.clone());
-        for index64 in [false, true] {
-            let ib = c.index_bytes(index64);
-            let index = DeviceBuffer::from_host(&gpu, &ib).unwrap();
-            let flag = DeviceBuffer::from_host(&gpu, &[0; 4]).unwrap();
-            let dst = DeviceBuffer::from_host(&gpu, &vec![POISON; dst_len]).unwrap();
-            let plan = RowGatherPlan::new(dt, shape, index64);
-            let src = src_d.cuda().unwrap();
-            // SAFETY: shapes and buffers match the plan.
-            unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }
-                .unwrap();
-            assert_eq!(
-                dst.to_host().unwrap(),
-                c.want,
-                "case {case} {dt} idx64={index64}"
-            );
-            assert_eq!(flag.to_host().unwrap(), vec![0; 4]);
-        }
-    }
-    // Out of range (negative too) on the device: the kernel sets the flag, skips those rows
-    // and writes the others.
-    let c = out_of_range_gather();
-    let src = DeviceBuffer::from_host(&gpu, &c.src).unwrap();
-    let index = DeviceBuffer::from_host(&gpu, &c.index_bytes(true)).unwrap();
-    let flag = DeviceBuffer::from_host(&gpu, &[0; 4]).unwrap();
-    let dst = DeviceBuffer::from_host(&gpu, &vec![POISON; c.want.len()]).unwrap();
-    let plan = RowGatherPlan::new(c.dtype, c.shape, true);
-    // SAFETY: the buffers match the shape.
-    unsafe { gpu.row_gather(&plan, dst.ptr(), src.ptr(), index.ptr(), flag.ptr()) }.unwrap();
-    assert_eq!(flag.to_host().unwrap(), 1i32.to_le_bytes());
-    assert_eq!(dst.to_host().unwrap(), c.want);
-    // The tensor API reports an out-of-range index as a typed error.
-    let x = Tensor::ones(&[4, 8], DType::F32)
-        .unwrap()
-        .to_device(CUDA0)
-        .unwrap();
-    let bad = Tensor::from_values(&[2], &[Scalar::Int(1), Scalar::Int(4)], None).unwrap();
-    let e = x.index_select(0, &bad).unwrap_err();
-    assert_eq!(e.kind, stridekit::ErrorKind::IndexOutOfRange);
-    let good = Tensor::from_values(
-        &[3],
-        &[Scalar::Int(3), Scalar::Int(0), Scalar::Int(3)],
-        None,
-    )
-    .unwrap();
-    let x = Tensor::arange(
-        Scalar::Int(0),
-        Scalar::Int(32),
-        Scalar::Int(1),
-        Some(DType::F16),
-    )
-    .unwrap()
-    .view(&[4, 8])
-    .unwrap();
-    let got = x.to_device(CUDA0).unwrap().index_select(0, &good).unwrap();
-    assert_eq!(got.device(), CUDA0);
-    assert_eq!(
-        got.values().unwrap(),
-        x.index_select(0, &good).unwrap().values().unwrap()
-    );
 }
 
 /// `stridekit explain --device cuda` must report exactly what the CPU backend reports:

@@ -8,8 +8,9 @@
 //! f16/bf16 conversions, PTX instructions on a GPU, are replaced here (by software with the
 //! same round-to-nearest-even).
 //!
-//! Element-wise and row-gather blocks run SK_BLOCK = 32 threads one after the other (they
-//! never synchronise); tile blocks run as one thread (their loops stride by blockDim.x, and
+//! Element-wise blocks run SK_BLOCK = 32 threads one after the other (they never
+//! synchronise); row-gather blocks run their 32 lanes in lockstep (coroutines meeting at
+//! each __shfl_sync); tile blocks run as one thread (their loops stride by blockDim.x, and
 //! one thread makes __syncthreads a no-op).
 
 #[path = "emulation/across.rs"]
@@ -17,6 +18,8 @@ mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
+#[path = "emulation/row_cases.rs"]
+mod row_cases;
 
 use std::collections::BTreeSet;
 
@@ -36,7 +39,7 @@ use stridekit::backend::cuda::{DeviceLimits, GpuLaunch, GpuPlan, LaunchParams, R
 use stridekit::plan::CopyPlan;
 use stridekit::{DType, Layout, Storage};
 
-use harness::{Job, harness, kernel_named, run_jobs, struct_bytes};
+use harness::{Job, harness, kernel_named, run_jobs, run_jobs_flagged, struct_bytes};
 
 /// The launch as decided, and the same launch through the other index width's kernel
 /// (every 32-bit launch's values fit in 64 bits, so both must give the same bytes).
@@ -602,6 +605,46 @@ fn row_gathers_run_like_the_cpu_backend() {
         }
     }
     let used = run_jobs(&exe, &jobs).unwrap();
+    assert_ran(
+        &used,
+        &["rows"],
+        &widths(&[1, 2, 4, 8, 16]),
+        &["idx32", "idx64"],
+    );
+}
+
+/// Every path of sk_rows_body (tests/emulation/row_cases.rs): rows of 1 to 70 words packed
+/// several per warp step or walked by the whole warp, 1 to 1100 rows (partial chunks,
+/// several chunks per warp with the next indices loaded ahead), bad indices among good
+/// ones (their rows untouched, the flag set), every word width, both index widths.
+#[test]
+fn row_gathers_of_every_row_length_and_count_run_like_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 9);
+    let (mut jobs, mut flags) = (Vec::new(), Vec::new());
+    for c in row_cases::row_cases(&mut rng, &[1, 31, 33, 100, 1100]) {
+        for index64 in [false, true] {
+            for l in c.launches(index64) {
+                jobs.push(Job {
+                    kernel: l.kernel.name(),
+                    grid: (l.grid.0, l.grid.1),
+                    params: struct_bytes(&row_cases::params_of(&l)),
+                    dst: vec![POISON; c.want.len()],
+                    src: c.src.clone(),
+                    index: c.index_bytes(index64),
+                    extra: Vec::new(),
+                    want: c.want.clone(),
+                    what: format!("{} grid {:?}", c.what, l.grid),
+                });
+                flags.push(c.flag);
+            }
+        }
+    }
+    let used = run_jobs_flagged(&exe, &jobs, &flags).unwrap();
+    eprintln!("{} row gathers emulated", jobs.len());
+    assert!(flags.iter().any(|f| *f) && flags.iter().any(|f| !*f));
     assert_ran(
         &used,
         &["rows"],

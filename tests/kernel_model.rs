@@ -16,6 +16,8 @@ mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
+#[path = "emulation/row_cases.rs"]
+mod row_cases;
 
 use common::{
     Rng, packed_cases, random_base, random_bytes, random_destination, random_gather, random_view,
@@ -327,6 +329,22 @@ fn the_model_makes_the_packed_tiles_accesses_over_runs() {
     record_and_check(&launches);
 }
 
+/// A row gather's launch to record, with its indices.
+fn row_launch(
+    l: GpuLaunch,
+    dst_len: usize,
+    src: &[u8],
+    idx: &[i64],
+    ib: Vec<u8>,
+    what: String,
+) -> Launch {
+    Launch {
+        job: job(&l, dst_len, src.to_vec(), ib, what),
+        launch: l,
+        index: idx.to_vec(),
+    }
+}
+
 #[test]
 fn the_model_makes_the_row_gathers_accesses() {
     let mut rng = Rng::new(0x30de3);
@@ -337,18 +355,18 @@ fn the_model_makes_the_row_gathers_accesses() {
             let plan = RowGatherPlan::new(c.dtype, c.shape, index64);
             for l in std::iter::once(plan.narrow).chain(plan.wide.map(|w| w.0)) {
                 let what = format!("case {case}: {} {:?}", c.dtype, c.shape);
-                launches.push(Launch {
-                    job: job(
-                        &l,
-                        c.want.len(),
-                        c.src.clone(),
-                        c.index_bytes(index64),
-                        what,
-                    ),
-                    launch: l,
-                    index: c.idx.clone(),
-                });
+                let ib = c.index_bytes(index64);
+                launches.push(row_launch(l, c.want.len(), &c.src, &c.idx, ib, what));
             }
+        }
+    }
+    // Every path of the kernel (tests/emulation/row_cases.rs), also on one block: warps
+    // walking several chunks, rows packed per warp step or longer than the warp.
+    for c in row_cases::row_cases(&mut rng, &[33, 300]) {
+        let index64 = c.what.len() % 2 == 0;
+        for l in c.launches(index64) {
+            let (ib, what) = (c.index_bytes(index64), c.what.clone());
+            launches.push(row_launch(l, c.want.len(), &c.src, &c.idx, ib, what));
         }
     }
     record_and_check(&launches);

@@ -341,14 +341,16 @@ pub struct GatherCase {
 impl GatherCase {
     /// The indices as int64 or int32 little-endian bytes.
     pub fn index_bytes(&self, index64: bool) -> Vec<u8> {
-        if index64 {
-            self.idx.iter().flat_map(|i| i.to_le_bytes()).collect()
-        } else {
-            self.idx
-                .iter()
-                .flat_map(|&i| (i as i32).to_le_bytes())
-                .collect()
-        }
+        index_bytes(&self.idx, index64)
+    }
+}
+
+/// Row-gather indices as int64 or int32 little-endian bytes.
+pub fn index_bytes(idx: &[i64], index64: bool) -> Vec<u8> {
+    if index64 {
+        idx.iter().flat_map(|i| i.to_le_bytes()).collect()
+    } else {
+        idx.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect()
     }
 }
 

@@ -136,8 +136,15 @@ fn harness_source(cuda: &Path) -> String {
         } else {
             ""
         };
+        // The row gather exchanges indices between lanes (__shfl_sync): its warps run in
+        // lockstep, the others thread after thread.
+        let runner = if name.starts_with("sk_rows") {
+            "run_warps"
+        } else {
+            "run"
+        };
         dispatch.push_str(&format!(
-            "    if (name == \"{name}\") {{\n        {ty} p;\n        if (plen != sizeof p) return 2;\n        std::memcpy(&p, params, sizeof p);\n        {flag}\n        run(gx, gy, {threads}, [&] {{ {call}; }});\n        return 0;\n    }}\n"
+            "    if (name == \"{name}\") {{\n        {ty} p;\n        if (plen != sizeof p) return 2;\n        std::memcpy(&p, params, sizeof p);\n        {flag}\n        {runner}(gx, gy, {threads}, [&] {{ {call}; }});\n        return 0;\n    }}\n"
         ));
     }
     let src = |f: &str| cuda.join(f).display().to_string();
@@ -194,6 +201,40 @@ template <typename T, typename V> static inline void sk_rec_st(T* p, const V& v)
 #else
 #define SK_TILE_THREADS 1
 #endif
+// Warps in lockstep for the kernels whose lanes exchange values (__shfl_sync): each lane
+// of a warp is a coroutine (ucontext) that runs until its next shuffle or its end; when
+// every lane waits at a shuffle, the values they offered are published and each lane
+// resumes with its source lane's. A shuffle that not every lane of the warp reaches (a
+// full mask is the only one the kernels use) is an error.
+#include <algorithm>
+#include <functional>
+#include <ucontext.h>
+static ucontext_t sk_sched, sk_lane_ctx[32];
+static std::function<void()>* sk_lane_body;
+static unsigned sk_lane_now;
+static bool sk_lane_done[32], sk_lockstep;
+static unsigned long long sk_offered[32], sk_published[32];
+static void sk_lane_entry() {{
+    (*sk_lane_body)();
+    sk_lane_done[sk_lane_now] = true;
+}}
+template <typename T>
+static inline T __shfl_sync(unsigned mask, T v, int src) {{
+    static_assert(sizeof(T) <= 8, "shuffled values are at most 8 bytes");
+    if (!sk_lockstep || mask != 0xffffffffu) {{
+        fprintf(stderr, "__shfl_sync outside a lockstep warp or with a partial mask\n");
+        std::abort();
+    }}
+    const unsigned lane = sk_lane_now;
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    sk_offered[lane] = bits;
+    swapcontext(&sk_lane_ctx[lane], &sk_sched);
+    T out;
+    bits = sk_published[(unsigned)src % 32];
+    std::memcpy(&out, &bits, sizeof(T));
+    return out;
+}}
 {conversions}
 #include "{gather}"
 #include "{permute}"
@@ -202,6 +243,50 @@ template <typename T, typename V> static inline void sk_rec_st(T* p, const V& v)
 #include "{elementwise}"
 
 sk_v16 sk_smem_raw[232448 / sizeof(sk_v16)]; /* an H200 block's opt-in shared memory */
+
+template <typename F>
+static void run_warps(unsigned gx, unsigned gy, unsigned threads, F f) {{
+    static std::vector<char> stacks(32 * 256 * 1024);
+    std::function<void()> body = f;
+    sk_lane_body = &body;
+    gridDim = {{gx, gy, 1}};
+    blockDim = {{threads, 1, 1}};
+    sk_lockstep = true;
+    for (unsigned by = 0; by < gy; ++by)
+        for (unsigned bx = 0; bx < gx; ++bx) {{
+            blockIdx = {{bx, by, 0}};
+            for (unsigned w = 0; w < threads; w += 32) {{
+                for (unsigned l = 0; l < 32; ++l) {{
+                    sk_lane_done[l] = false;
+                    getcontext(&sk_lane_ctx[l]);
+                    sk_lane_ctx[l].uc_stack.ss_sp = &stacks[l * 256 * 1024];
+                    sk_lane_ctx[l].uc_stack.ss_size = 256 * 1024;
+                    sk_lane_ctx[l].uc_link = &sk_sched;
+                    makecontext(&sk_lane_ctx[l], sk_lane_entry, 0);
+                }}
+                for (;;) {{
+                    unsigned done = 0;
+                    for (unsigned l = 0; l < 32; ++l) {{
+                        if (sk_lane_done[l]) {{
+                            ++done;
+                            continue;
+                        }}
+                        sk_lane_now = l;
+                        threadIdx = {{w + l, 0, 0}};
+                        swapcontext(&sk_sched, &sk_lane_ctx[l]);
+                        done += sk_lane_done[l];
+                    }}
+                    if (done == 32) break;
+                    if (done != 0) {{
+                        fprintf(stderr, "a shuffle that some lanes of the warp never reach\n");
+                        std::abort();
+                    }}
+                    std::memcpy(sk_published, sk_offered, sizeof sk_published);
+                }}
+            }}
+        }}
+    sk_lockstep = false;
+}}
 
 template <typename F>
 static void run(unsigned gx, unsigned gy, unsigned threads, F f) {{
@@ -274,6 +359,10 @@ int main(int argc, char** argv) {{
         fwrite(d.data(), 1, dlen, out);
         fwrite(&flag, 4, 1, out);
 #ifdef SK_RECORD_ACCESS
+        // Lockstep warps interleave their lanes' accesses: each thread's in program order.
+        std::stable_sort(sk_recs.begin(), sk_recs.end(), [](const SkRec& a, const SkRec& b) {{
+            return a.block != b.block ? a.block < b.block : a.thread < b.thread;
+        }});
         uint64_t nrec = sk_recs.size();
         fwrite(&nrec, 8, 1, out);
         fwrite(sk_recs.data(), sizeof(SkRec), nrec, out);
@@ -460,10 +549,21 @@ fn execute(exe: &Path, jobs: &[Job]) -> Vec<u8> {
 /// Runs the jobs through the harness and checks each destination; returns the kernels run,
 /// or the first difference from the CPU backend.
 pub fn run_jobs(exe: &Path, jobs: &[Job]) -> Result<BTreeSet<&'static str>, String> {
+    run_jobs_flagged(exe, jobs, &vec![false; jobs.len()])
+}
+
+/// [`run_jobs`] for jobs of the row gather, `flags[i]` whether job i must set the error
+/// flag (an out-of-range index) or must leave it clear.
+pub fn run_jobs_flagged(
+    exe: &Path,
+    jobs: &[Job],
+    flags: &[bool],
+) -> Result<BTreeSet<&'static str>, String> {
+    assert_eq!(jobs.len(), flags.len());
     let got = execute(exe, jobs);
     let mut at = 0;
     let mut used = BTreeSet::new();
-    for j in jobs {
+    for (j, &want_flag) in jobs.iter().zip(flags) {
         let dst = &got[at..at + j.dst.len()];
         let flag = i32::from_le_bytes(
             got[at + j.dst.len()..at + j.dst.len() + 4]
@@ -478,8 +578,11 @@ pub fn run_jobs(exe: &Path, jobs: &[Job]) -> Result<BTreeSet<&'static str>, Stri
                 j.what, j.kernel, j.want[first], dst[first]
             ));
         }
-        if flag != 0 {
+        if flag != 0 && !want_flag {
             return Err(format!("{} ({}): error flag set", j.what, j.kernel));
+        }
+        if flag == 0 && want_flag {
+            return Err(format!("{} ({}): error flag not set", j.what, j.kernel));
         }
         used.insert(j.kernel);
     }

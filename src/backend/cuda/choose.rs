@@ -36,8 +36,6 @@ use crate::plan::{CopyPlan, PlanKind};
 pub const BLOCK: u32 = 256;
 /// Elements per thread of the element-wise kernels (SK_EPT in common.cuh).
 pub const EPT: u32 = 4;
-/// Rows a warp of the row gather moves at once (SK_ROWS_PER_WARP in index.cu).
-pub const ROWS_PER_WARP: i64 = 4;
 
 /// Elements per thread per step of the pure-copy kernels of `width`-byte words
 /// (sk_copy_ept in common.cuh): all of a thread's loads are issued before its stores, and

@@ -268,8 +268,22 @@ fn row_gather_widens_rows() {
         panic!()
     };
     assert_eq!(r.row_len, 8);
-    // 100 rows, 8 warps per block, 4 rows per warp at a time.
-    assert_eq!(p.narrow.grid.0, 4);
+    // A warp per chunk of 32 rows, 8 per block, at most 2112 blocks: 100 rows (4 chunks)
+    // in one block, 10^5 rows (3125 chunks) in 391, 2^21 rows (65536 chunks) in 2112.
+    assert_eq!(p.narrow.grid.0, 1);
+    for (rows, blocks) in [(100_000, 391), (1 << 21, 2112)] {
+        let s = RowGatherShape {
+            num_rows: rows,
+            ..shape
+        };
+        assert_eq!(
+            RowGatherPlan::new(DType::F16, s, true).narrow.grid.0,
+            blocks
+        );
+    }
+    // Lanes per row (index.cu): the power of two at least the row's words, at most 32.
+    let lanes = [1, 2, 3, 4, 5, 16, 17, 32, 33, 70].map(super::rows::row_lanes);
+    assert_eq!(lanes, [1, 2, 4, 4, 8, 16, 32, 32, 32, 32]);
     let odd = RowGatherShape {
         row_len: 3,
         src_row_stride: 3,

@@ -24,7 +24,7 @@
 //! the warp instructions per clock an SM sustains on these kernels, and [`BLEND`], the
 //! exponent that joins the issue and memory bounds. Everything else is counted or measured.
 
-use crate::backend::cuda::choose::{ROWS_PER_WARP, copy_ept};
+use crate::backend::cuda::choose::copy_ept;
 use crate::backend::cuda::params::SkTile;
 use crate::backend::cuda::{GpuLaunch, LaunchParams};
 
@@ -392,14 +392,19 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
             let once = l.grid.0 as f64 * (THREADS / LANES) as f64 * 28.0;
             Some(warp_steps * gather_step(p.rank as i64, ept, build) + once)
         }
-        LaunchParams::Rows(p) if name.starts_with("sk_rows_w") => {
+        LaunchParams::Rows(p)
+            if name.starts_with("sk_rows_w") && build == KernelBuild::MeasuredH200 =>
+        {
             // Per warp iteration of 4 rows: 28 + 41 per row (its index load, the bounds
             // check, both row addresses), then 46 per trip along the rows (4 loads, 4
             // stores, addresses).
-            let rows = ROWS_PER_WARP;
+            let rows = super::program::MEASURED_ROWS_PER_WARP;
             let iterations = (p.num_rows as f64 / rows as f64).ceil();
             let along = (p.row_len + LANES - 1) / LANES;
             Some(iterations * (28.0 + 41.0 * rows as f64 + 46.0 * along as f64))
+        }
+        LaunchParams::Rows(p) if name.starts_with("sk_rows_w") => {
+            Some(rows_instructions(&p, l.grid.0))
         }
         _ => None,
     }
@@ -435,4 +440,25 @@ pub fn direction_allowance(read: f64, written: f64) -> f64 {
         return 1.0;
     }
     1.0 + (PEAK_BYTES_PER_S / MEMCPY_BYTES_PER_S - 1.0) * (read - written).abs() / total
+}
+
+/// Warp instructions of the current row gather (index.cu sk_rows_body, change 24 of
+/// bench/model-notes.md) over a launch of `grid` blocks, from the sm_90 listing of
+/// sk_rows_w16_idx64 (nvcc 13.0.88): per warp 69 (the prologue [0x0, 0x440): the lanes per
+/// row, the first chunk's index load; the exit); per chunk 63 (its head [0x440, 0x700): the
+/// next chunk's index load, the lane's bounds check and flag; its tail [0x1370, 0x14a0));
+/// per batch of [`ROWS_UNROLL`](crate::backend::cuda::rows::ROWS_UNROLL) warp steps 168
+/// (the four rows' shuffles, checks and addresses [0x700, 0xf10) 129 with each row's
+/// guarded source address, the trip loop's head [0xf10, 0x1140) 35, the batch's latch
+/// [0x1330, 0x1370) 4); per trip along the rows 31 ([0x1140, 0x1330): four 16-byte loads
+/// and stores, their addresses, the latch). The other word and index widths are taken as
+/// the same (their listings have the same blocks; not counted one by one).
+fn rows_instructions(p: &crate::backend::cuda::params::SkRowGather, grid: u32) -> f64 {
+    use crate::backend::cuda::rows::{ROWS_CHUNK, ROWS_UNROLL, row_lanes};
+    let warps = grid as f64 * WARPS as f64;
+    let chunks = ((p.num_rows.max(0) + ROWS_CHUNK - 1) / ROWS_CHUNK) as f64;
+    let lanes = row_lanes(p.row_len);
+    let batches = ((lanes + ROWS_UNROLL - 1) / ROWS_UNROLL) as f64;
+    let trips = ((p.row_len.max(0) + lanes - 1) / lanes) as f64;
+    warps * 69.0 + chunks * (63.0 + batches * (168.0 + 31.0 * trips))
 }

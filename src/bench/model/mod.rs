@@ -14,7 +14,8 @@
 //! The bound: DRAM bytes are the distinct sectors over runs of consecutive blocks (what L2
 //! merges), so a case moving R + W useful bytes costs R / e_load + W / e_store; the rate is
 //! cut further when the bytes in flight per SM are below [`occupancy::NEEDED_FLIGHT_PER_SM`]
-//! (Little's law), halved for kernels whose data loads wait for an index load, and allowed
+//! (Little's law), times the share of the time the row gather's loads are in flight
+//! ([`rows_duty`]: only a warp's first chunk waits for an index load), and allowed
 //! above the memcpy line for one-directional copies ([`issue::direction_allowance`]). That
 //! is the memory bound. The issue bound is the time the launch's warp instructions take at
 //! [`issue::ISSUE_IPC`] per SM; the prediction joins both ([`issue::blend`]). The memcpy
@@ -86,8 +87,8 @@ pub struct ModelRecord {
     pub occupancy_limit: String,
     pub flight_bytes_per_warp: f64,
     pub flight_bytes_per_sm: f64,
-    /// The share of a warp's time its loads are in flight: 1, or 0.5 where the data loads
-    /// wait for an index load (the row gather: two round trips per iteration).
+    /// The share of a warp's time its loads are in flight: 1, or for the row gather
+    /// [`rows_duty`] (the measured build's: 0.5, an index round trip before every batch).
     pub flight_duty: f64,
     /// The memory bound in % of memcpy: sectors, flight (times its duty), and the
     /// one-direction allowance.
@@ -114,7 +115,20 @@ fn sample_runs(blocks: u64) -> Vec<(u64, u64)> {
 
 /// Counts over the sampled blocks of a launch.
 pub fn count_launch(launch: &GpuLaunch, index: &[i64]) -> Result<Counts, ModelError> {
-    let p = Program::new(launch, index, MAX_STEPS)?.sampled();
+    count_launch_of(launch, index, issue::KernelBuild::Current)
+}
+
+/// The same for the kernels of `build` (the measured build's row gather walks its rows
+/// four at a time: [`Program::measured_rows`]).
+pub fn count_launch_of(
+    launch: &GpuLaunch,
+    index: &[i64],
+    build: issue::KernelBuild,
+) -> Result<Counts, ModelError> {
+    let mut p = Program::new(launch, index, MAX_STEPS)?.sampled();
+    if build == issue::KernelBuild::MeasuredH200 {
+        p = p.measured_rows();
+    }
     let mut c = Counts::default();
     for (first, run) in sample_runs(p.blocks()) {
         c.add(&count_run(&p, first, run));
@@ -148,9 +162,18 @@ fn case_launch(case: &Case) -> Result<(Option<GpuLaunch>, Vec<i64>, u64, u64), M
 /// The launch the build the H200 run measured (bb865aa) made for `l`: the 16-byte tile took
 /// one batch index per item (no sk_tilevs_*) on threads mapped to the tile's words (no
 /// [`tile_vec_lanes`](crate::backend::cuda::choose::tile_vec_lanes) padding): change 23 of
-/// bench/model-notes.md. Every other launch as it is.
+/// bench/model-notes.md. The row gather's grid was one warp per 4 rows (change 24). Every
+/// other launch as it is.
 fn as_measured(l: &GpuLaunch) -> GpuLaunch {
     let name = l.kernel.name();
+    if let LaunchParams::Rows(p) = l.params {
+        let per_block = (l.block.0 / 32) as i64 * program::MEASURED_ROWS_PER_WARP;
+        let blocks = ((p.num_rows + per_block - 1) / per_block).clamp(1, 1 << 20);
+        return GpuLaunch {
+            grid: (blocks as u32, 1, 1),
+            ..*l
+        };
+    }
     let (LaunchParams::Tile(mut p), true, Some((width, _))) = (
         l.params,
         name.starts_with("sk_tilev"),
@@ -216,8 +239,15 @@ pub fn model_case_of(case: &Case, build: issue::KernelBuild) -> Result<ModelReco
     let Some(l) = launch else {
         return Ok(rec);
     };
-    let c = count_launch(&l, &index)?;
-    let res = resources(l.kernel.name())?;
+    let c = count_launch_of(&l, &index, build)?;
+    let mut res = resources(l.kernel.name())?;
+    let rows = match l.params {
+        LaunchParams::Rows(p) => Some(p),
+        _ => None,
+    };
+    if let (Some(_), issue::KernelBuild::MeasuredH200) = (rows, build) {
+        res = occupancy::measured_rows_resources(l.kernel.name());
+    }
     let blocks = l.grid.0 as u64 * l.grid.1 as u64;
     let occ = occupancy(
         l.block.0 as u64,
@@ -259,8 +289,11 @@ pub fn model_case_of(case: &Case, build: issue::KernelBuild) -> Result<ModelReco
     rec.flight_bytes_per_sm = c.flight_per_warp() * occ.warps_per_sm as f64;
     let (r, w) = (read as f64, written as f64);
     let traffic = r / rec.load_dram_efficiency.max(1e-9) + w / rec.store_dram_efficiency.max(1e-9);
-    if matches!(l.params, LaunchParams::Rows(_)) {
-        rec.flight_duty = 0.5;
+    if let Some(p) = rows {
+        rec.flight_duty = match build {
+            issue::KernelBuild::MeasuredH200 => 0.5,
+            issue::KernelBuild::Current => rows_duty(&p, l.grid.0, l.block.0),
+        };
     }
     let flight = (rec.flight_bytes_per_sm * rec.flight_duty / NEEDED_FLIGHT_PER_SM).min(1.0);
     rec.memory_bound_pct = if traffic > 0.0 {
@@ -275,6 +308,25 @@ pub fn model_case_of(case: &Case, build: issue::KernelBuild) -> Result<ModelReco
     rec.predicted_pct_of_memcpy = issue::blend(rec.memory_bound_pct, rec.issue_bound_pct);
     rec.misses = misses(&rec);
     Ok(rec)
+}
+
+/// The share of a warp's time the row gather (index.cu, current build) has its rows' loads
+/// in flight: each warp step of [`ROWS_UNROLL`](crate::backend::cuda::rows::ROWS_UNROLL)
+/// rows' loads is one round trip to DRAM (its stores wait for them), and only the warp's
+/// first chunk waits a round trip for its indices first (each later chunk's were loaded a
+/// chunk ahead, during at least one round trip of rows). So `trips / (trips + 1)` for the
+/// round trips of the warp's rows: its chunks x the batches of a chunk x the steps along a
+/// row. The measured build's kernel waited an index round trip before each batch (0.5).
+pub fn rows_duty(p: &crate::backend::cuda::params::SkRowGather, grid: u32, block: u32) -> f64 {
+    use crate::backend::cuda::rows::{ROWS_CHUNK, ROWS_UNROLL, row_lanes};
+    let warps = (grid as i64 * (block / 32) as i64).max(1);
+    let chunks = (p.num_rows + ROWS_CHUNK - 1) / ROWS_CHUNK;
+    let per_warp = (chunks as f64 / warps as f64).max(1.0);
+    let lanes = row_lanes(p.row_len);
+    let batches = (lanes + ROWS_UNROLL - 1) / ROWS_UNROLL;
+    let along = ((p.row_len + lanes - 1) / lanes).max(1);
+    let trips = per_warp * (batches * along) as f64;
+    trips / (trips + 1.0)
 }
 
 /// The issue's targets a record misses.

@@ -65,6 +65,25 @@ pub fn resources(kernel: &str) -> Result<Resources, ModelError> {
         .ok_or_else(|| ModelError::Table(format!("no sm_90 resources for {kernel}")))
 }
 
+/// The row gather the H200 run of 2026-12-04 measured (bb865aa's sk_rows_*, before change
+/// 24 of bench/model-notes.md): its line of that build's table (60 registers for 16-byte
+/// words, 48 for 8, 40 otherwise; no stack; 4 loads before a store).
+pub fn measured_rows_resources(kernel: &str) -> Resources {
+    let registers = if kernel.starts_with("sk_rows_w16_") {
+        60
+    } else if kernel.starts_with("sk_rows_w8_") {
+        48
+    } else {
+        40
+    };
+    Resources {
+        kernel: kernel.to_string(),
+        registers,
+        stack_bytes: 0,
+        loads_before_store: 4,
+    }
+}
+
 /// Resident blocks and warps per SM of a launch, and what limits them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Occupancy {

@@ -7,10 +7,11 @@ mod tile64;
 
 use super::error::ModelError;
 use crate::backend::cuda::choose::{
-    BLOCK, MAX_RANK, ROWS_PER_WARP, copy_ept, tile_packed_ept, tile_packed_pitch, tile_pitch,
-    tile_vec_col, tile_vec_fill_lane, tile_vec_pitch, tile_vec_swizzled,
+    BLOCK, MAX_RANK, copy_ept, tile_packed_ept, tile_packed_pitch, tile_pitch, tile_vec_col,
+    tile_vec_fill_lane, tile_vec_pitch, tile_vec_swizzled,
 };
 use crate::backend::cuda::params::SkTile;
+use crate::backend::cuda::rows::{ROWS_CHUNK, ROWS_UNROLL, row_lanes};
 use crate::backend::cuda::{GpuLaunch, LaunchParams};
 
 /// Which memory an access goes to.
@@ -69,7 +70,13 @@ pub struct Program<'a> {
     index: &'a [i64],
     /// Outer-loop iterations walked per block (grid-stride and batch loops).
     max_steps: u64,
+    /// The row gather as the H200 run of 2026-12-04 measured it (build bb865aa: four rows
+    /// per warp, an index load before each): [`Program::measured_rows`].
+    old_rows: bool,
 }
+
+/// Rows a warp of the measured build's row gather moved at once (its SK_ROWS_PER_WARP).
+pub const MEASURED_ROWS_PER_WARP: i64 = 4;
 
 /// Word width and index width from a kernel name such as `sk_tilev_w4_i64`.
 pub(super) fn width_of(name: &str) -> Option<(usize, bool)> {
@@ -118,7 +125,15 @@ impl<'a> Program<'a> {
             launch,
             index,
             max_steps: max_steps.max(1),
+            old_rows: false,
         })
+    }
+
+    /// The program of the row gather the H200 run of 2026-12-04 measured (bb865aa's
+    /// sk_rows_*; tests/model_calibration.rs compares its model with the measurement).
+    pub fn measured_rows(mut self) -> Program<'a> {
+        self.old_rows = self.shape == Shape::Rows;
+        self
     }
 
     pub fn blocks(&self) -> u64 {
@@ -163,6 +178,9 @@ impl<'a> Program<'a> {
             (Shape::Tile, LaunchParams::Tile(p)) => self.tile(bx, by, t, p, out),
             (Shape::TileVec, LaunchParams::Tile(p)) => self.tile_vec(bx, by, t, p, out),
             (Shape::TilePacked, LaunchParams::Tile(p)) => self.tile_packed(bx, by, t, p, out),
+            (Shape::Rows, LaunchParams::Rows(p)) if self.old_rows => {
+                self.rows_measured(bx, t, p, out)
+            }
             (Shape::Rows, LaunchParams::Rows(p)) => self.rows(bx, t, p, out),
             _ => {}
         }
@@ -540,7 +558,95 @@ impl<'a> Program<'a> {
         }
     }
 
+    /// sk_rows_body (index.cu): the warp's chunks of 32 rows, each lane loading one index
+    /// a chunk ahead; `lanes` lanes per row, the loads of [`ROWS_UNROLL`] warp steps
+    /// before their stores. Accesses carry the warp-uniform step that issues them (lanes
+    /// past a row's end, or on a row with a bad index, skip theirs).
     fn rows(
+        &self,
+        bx: u64,
+        t: u64,
+        p: &crate::backend::cuda::params::SkRowGather,
+        out: &mut Vec<Access>,
+    ) {
+        let w = self.width as i64;
+        let iw = if self.idx64 { 8 } else { 4 };
+        let warps = (BLOCK / 32) as i64;
+        let lane = t as i64 % 32;
+        let nwarps = self.grid.0 as i64 * warps;
+        let chunks = (p.num_rows + ROWS_CHUNK - 1) / ROWS_CHUNK;
+        let lanes = row_lanes(p.row_len);
+        let (sub, first) = (lane / lanes, lane % lanes);
+        // Warp steps along a row: the trips of its first lane.
+        let trips = (p.row_len.max(0) + lanes - 1) / lanes;
+        let put = |out: &mut Vec<Access>, mut a: Access, issue: u32| {
+            a.issue = Some(issue);
+            out.push(a);
+        };
+        let index_load = |r: i64| access(0, Buffer::Index, false, (r * iw) as u64, iw as u64);
+        let mut c = bx as i64 * warps + t as i64 / 32;
+        let mut issue = 0u32;
+        if c < chunks && c * ROWS_CHUNK + lane < p.num_rows {
+            put(out, index_load(c * ROWS_CHUNK + lane), issue);
+        }
+        issue += 1;
+        let mut waited = false;
+        for _ in 0..self.max_steps {
+            if c >= chunks {
+                break;
+            }
+            let r0 = c * ROWS_CHUNK;
+            let n0 = (c + nwarps) * ROWS_CHUNK;
+            if c + nwarps < chunks && n0 + lane < p.num_rows {
+                let mut a = index_load(n0 + lane);
+                a.site = 1;
+                put(out, a, issue);
+            }
+            issue += 1;
+            for s in (0..lanes).step_by(ROWS_UNROLL as usize) {
+                let mut rows = [None; ROWS_UNROLL as usize];
+                for (u, slot) in rows.iter_mut().enumerate() {
+                    let q = (s + u as i64) * (32 / lanes) + sub;
+                    let r = r0 + q;
+                    let ix = self.index.get(r as usize).copied().unwrap_or(-1);
+                    if s + (u as i64) < lanes && r < p.num_rows && (0..p.src_rows).contains(&ix) {
+                        *slot = Some((
+                            p.src_offset + ix * p.src_row_stride,
+                            p.dst_offset + r * p.dst_row_stride,
+                        ));
+                    }
+                }
+                for k in 0..trips {
+                    let e = first + k * lanes;
+                    if e < p.row_len {
+                        for (u, row) in rows.iter().enumerate() {
+                            if let Some((s, _)) = row {
+                                let at = ((s + e) * w) as u64;
+                                let mut a = access(2, Buffer::Src, false, at, w as u64);
+                                // Only the warp's first rows wait on an index load.
+                                a.after_wait = !waited;
+                                waited = true;
+                                put(out, a, issue + u as u32);
+                            }
+                        }
+                        for (u, row) in rows.iter().enumerate() {
+                            if let Some((_, d)) = row {
+                                let at = ((d + e) * w) as u64;
+                                let a = access(3, Buffer::Dst, true, at, w as u64);
+                                put(out, a, issue + (ROWS_UNROLL as usize + u) as u32);
+                            }
+                        }
+                    }
+                    issue += 2 * ROWS_UNROLL as u32;
+                }
+            }
+            c += nwarps;
+        }
+    }
+
+    /// bb865aa's sk_rows_body: four rows per warp at a time, lane-serially an index load
+    /// (every lane the same) before each row's words.
+    fn rows_measured(
         &self,
         bx: u64,
         t: u64,
@@ -558,7 +664,7 @@ impl<'a> Program<'a> {
             if r0 >= p.num_rows {
                 break;
             }
-            let mut rows = [None; ROWS_PER_WARP as usize];
+            let mut rows = [None; MEASURED_ROWS_PER_WARP as usize];
             for (k, slot) in rows.iter_mut().enumerate() {
                 let r = r0 + k as i64 * nwarps;
                 if r >= p.num_rows {
@@ -587,7 +693,7 @@ impl<'a> Program<'a> {
                 }
                 e += 32;
             }
-            r0 += ROWS_PER_WARP * nwarps;
+            r0 += MEASURED_ROWS_PER_WARP * nwarps;
         }
     }
 }
