@@ -26,7 +26,7 @@ use super::layers::Layers;
 use super::realign;
 
 /// The bytes of a line, the unit each block reads and writes whole.
-pub(super) const LINE: usize = 64;
+pub(super) const LINE: usize = realign::LINE;
 
 /// Whether whole-line blocks can move elements of `width` bytes on this CPU.
 pub(super) fn available(width: usize) -> bool {
@@ -80,7 +80,7 @@ pub(super) unsafe fn tile(
     let rows_on_lines = t.da.unsigned_abs().is_multiple_of(LINE)
         && (t.layers.n == 1 || t.layers.dl.unsigned_abs().is_multiple_of(LINE));
     let on_elements = (d as usize).is_multiple_of(width.max(1));
-    if !rows_on_lines && t.layers.n == 1 && on_elements && realign::available(width) {
+    if !rows_on_lines && t.layers.n == 1 && on_elements && available(width) {
         // Destination rows off the line grid: whole lines put together from two blocks.
         let (fa, cols) = (t.na / lanes * lanes, t.nb / lanes * lanes);
         if fa == 0 || cols == 0 {

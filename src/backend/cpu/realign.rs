@@ -18,17 +18,17 @@
 //! (only the destination's rows off the grid) 24-25% -> 45-50%; the transposes whose rows
 //! are on the grid 47-65% in both builds.
 
-/// Whether realigned whole-line blocks move elements of `width` bytes on this CPU: where
-/// the whole-line blocks do (their lane permutes are the realigning ones' too).
-pub(super) fn available(width: usize) -> bool {
-    super::lines::available(width)
-}
+/// The bytes of a cache line, the unit the whole-line blocks read and write ([`LINE`] of
+/// [`super::lines`], which takes it from here: this module is below it).
+///
+/// [`LINE`]: super::lines::LINE
+pub(super) const LINE: usize = 64;
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
     use std::arch::x86_64::*;
 
-    use super::super::lines::LINE;
+    use super::LINE;
 
     /// Where a block's destination lines go: line `i` of a block is its destination row
     /// `i` (of the block's place along `a`).
