@@ -145,6 +145,11 @@ def _cases(size):
         r, c = (side, side) if side * side == n else (int((n // 2) ** 0.5), 2 * int((n // 2) ** 0.5))
         name = f"transpose2d_{str(dt).split('.')[1]}_{r}x{c}"
         add(name, r * c * w, lambda r=r, c=c, dt=dt: _copy(_data((r, c), dt).t()))
+        if w < 8:
+            # The same off the 64-byte line grid: rows of neither side a multiple of 64 bytes.
+            r2, c2 = r - 4, c + 4
+            name = f"transpose2d_{str(dt).split('.')[1]}_{r2}x{c2}"
+            add(name, r2 * c2 * w, lambda r=r2, c=c2, dt=dt: _copy(_data((r, c), dt).t()))
     # Permutes of 3, 4 and 6 dimensions.
     s3 = (1024, 1024, 256) if big else (64, 128, 128)
     add(f"perm3d_201_f32_{'x'.join(map(str, s3))}", el, lambda: _copy(_data(s3, torch.float32).permute(2, 0, 1)))
