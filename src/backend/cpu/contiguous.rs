@@ -55,27 +55,6 @@ pub(super) unsafe fn copy_streaming(d: *mut u8, s: *const u8, n: usize) {
     unsafe { copy_unfenced(d, s, n, true) }
 }
 
-/// Copies `n` bytes from `s` to `d`, every whole destination line with non-temporal
-/// stores whatever `n` and whatever vector unit the CPU has (SSE2 at least; plain copies
-/// elsewhere), the partial lines at either end plainly: for the short rows of a staged
-/// tile (a few lines each), which [`copy_streaming`] would copy plainly. Not fenced.
-///
-/// # Safety
-/// As [`copy`].
-#[inline]
-pub(super) unsafe fn copy_lines(d: *mut u8, s: *const u8, n: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the caller's contract.
-    unsafe {
-        x86::copy_lines_streamed(d, s, n)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    // SAFETY: the caller's contract.
-    unsafe {
-        std::ptr::copy_nonoverlapping(s, d, n)
-    }
-}
-
 /// Streams `lines` whole 64-byte lines from `s` to the 64-byte aligned `d`, unfenced.
 pub(super) type LineStreamer = unsafe fn(*mut u8, *const u8, usize);
 
@@ -496,7 +475,7 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn streamed_copies_of_every_line_split_copy_exactly() {
-        // copy_streaming's and copy_lines' partial end lines and whole lines, from every
+        // copy_streaming's and copy_lines_streamed's partial end lines and whole lines, from every
         // destination offset in a line; and the three whole-line loops directly (a host
         // with AVX-512 takes only the 64-byte stores through copy_streaming).
         let src: Vec<u8> = (0..8192).map(|i| (i * 13 + i / 241) as u8).collect();
@@ -518,7 +497,9 @@ mod tests {
                 let at = dst.as_ptr().align_offset(64) + dofs;
                 dst.fill(0);
                 // SAFETY: both ranges are inside their vectors, which do not overlap.
-                unsafe { copy_lines(dst.as_mut_ptr().add(at), src.as_ptr().add(5), n) };
+                unsafe {
+                    x86::copy_lines_streamed(dst.as_mut_ptr().add(at), src.as_ptr().add(5), n)
+                };
                 store_fence();
                 assert!(dst[at..at + n] == src[5..5 + n], "{n} bytes at {dofs}");
                 assert!(dst[..at].iter().all(|&b| b == 0));

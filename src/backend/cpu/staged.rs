@@ -59,6 +59,21 @@ pub(super) unsafe fn tile(
     let w = width;
     let e = PART / w;
     debug_assert!(e >= lanes && e.is_multiple_of(lanes) && PART * PART <= PAGE);
+    let (fa, fb) = (c.na / e * e, c.nb / e * e);
+    let part = Part {
+        w,
+        lanes,
+        s,
+        c,
+        fa,
+        level: CacheLevel::near(),
+    };
+    let on_lines = (d as usize).is_multiple_of(LINE) && c.da.unsigned_abs().is_multiple_of(LINE);
+    if !on_lines {
+        // SAFETY: forwarded.
+        unsafe { realigned(d, &part, &block, fb) };
+        return (fa, fb);
+    }
     // The stage is the page inside a buffer of two: where it fell on the stack decided a
     // u8 transpose's speed (1 GiB, AVX2: 500-600 ms with one build's 4 KiB stage, 200-260
     // with others; the page-aligned stage 207-217 ms, session 21).
@@ -66,47 +81,70 @@ pub(super) unsafe fn tile(
     let base = buf.as_mut_ptr();
     // SAFETY: the page from the first page boundary at or after `base` is inside `buf`.
     let o = unsafe { base.add(base.align_offset(PAGE)) };
-    let (fa, fb) = (c.na / e * e, c.nb / e * e);
-    let on_lines = (d as usize).is_multiple_of(LINE) && c.da.unsigned_abs().is_multiple_of(LINE);
-    if !on_lines {
-        // SAFETY: forwarded.
-        unsafe { realigned(w, lanes, d, s, c, &block, (fa, fb)) };
-        return (fa, fb);
-    }
     let put = contiguous::line_streamer();
-    let level = CacheLevel::near();
     for j0 in (0..fb).step_by(e) {
         for i0 in (0..fa).step_by(e) {
-            let (i, j) = (i0 as isize, j0 as isize);
-            // SAFETY: the part (e x e elements from (i0, j0)) is inside the tile; the stage
-            // holds its e destination rows of one line each; a prefetch reads nothing.
+            // SAFETY: the part is inside the tile; the stage holds its e destination rows
+            // of one line each, PART apart; each destination row's line is 64-byte aligned
+            // (on_lines) and the caller's.
             unsafe {
-                let s = s.offset(i * w as isize + j * c.sb);
-                if i0 + (AHEAD + 1) * e <= fa {
-                    let next = s.add(AHEAD * PART);
-                    contiguous::prefetch_rows(next, e, c.sb, PART, level);
-                }
-                // `lanes` source rows at a time along the part (16 bytes of each per block):
-                // rows a power of two apart share an L1 set, and a few of them stay in it.
-                for jb in (0..e).step_by(lanes) {
-                    for ib in (0..e).step_by(lanes) {
-                        let from = s.offset((ib * w) as isize + jb as isize * c.sb);
-                        block(o.add(ib * PART + jb * w), from, PART as isize, c.sb);
-                    }
-                }
-                let d = d.offset(i * c.da + j * w as isize);
+                part.stage(i0, j0, o, PART, &block);
+                let d = d.offset(i0 as isize * c.da + (j0 * w) as isize);
                 for r in 0..e {
-                    let (dr, or) = (d.offset(r as isize * c.da), o.add(r * PART));
-                    if on_lines {
-                        put(dr, or, 1);
-                    } else {
-                        contiguous::copy_lines(dr, or, PART);
-                    }
+                    put(d.offset(r as isize * c.da), o.add(r * PART), 1);
                 }
             }
         }
     }
     (fa, fb)
+}
+
+/// The parts of a tile ([`tile`]'s arguments): elements of `w` bytes, blocks of `lanes`,
+/// whole parts up to `fa` along `a`, the next parts' source lines asked for into `level`.
+struct Part {
+    w: usize,
+    lanes: usize,
+    s: *const u8,
+    c: Corner,
+    fa: usize,
+    level: CacheLevel,
+}
+
+impl Part {
+    /// Transposes part `(i0, j0)` (elements along `a` and `b`) into the stage at `o`, its
+    /// destination rows `pitch` bytes apart, after asking for the source lines of the part
+    /// [`AHEAD`] parts on along `a`.
+    ///
+    /// # Safety
+    /// The part is inside the tile (the caller's slices); the stage holds `PART / w` rows
+    /// of `PART` bytes `pitch` apart; `block` moves exactly the block it is given.
+    #[inline(always)]
+    unsafe fn stage(
+        &self,
+        i0: usize,
+        j0: usize,
+        o: *mut u8,
+        pitch: usize,
+        block: &impl Fn(*mut u8, *const u8, isize, isize),
+    ) {
+        let (w, e, c) = (self.w, PART / self.w, self.c);
+        // SAFETY: the part's source rows are inside the tile; a prefetch reads nothing.
+        unsafe {
+            let s = self.s.offset((i0 * w) as isize + j0 as isize * c.sb);
+            if i0 + (AHEAD + 1) * e <= self.fa {
+                let next = s.add(AHEAD * PART);
+                contiguous::prefetch_rows(next, e, c.sb, PART, self.level);
+            }
+            // `lanes` source rows at a time along the part (16 bytes of each per block):
+            // rows a power of two apart share an L1 set, and a few of them stay in it.
+            for jb in (0..e).step_by(self.lanes) {
+                for ib in (0..e).step_by(self.lanes) {
+                    let from = s.offset((ib * w) as isize + jb as isize * c.sb);
+                    block(o.add(ib * pitch + jb * w), from, pitch as isize, c.sb);
+                }
+            }
+        }
+    }
 }
 
 /// A destination row's carry and its next part: the last part's 64 bytes (bytes `0..64`)
@@ -124,42 +162,27 @@ struct Pair([u8; 2 * PART]);
 /// As [`tile`].
 #[inline(always)]
 unsafe fn realigned(
-    w: usize,
-    lanes: usize,
     d: *mut u8,
-    s: *const u8,
-    c: Corner,
+    part: &Part,
     block: &impl Fn(*mut u8, *const u8, isize, isize),
-    (fa, fb): (usize, usize),
+    fb: usize,
 ) {
     const ROW: usize = 2 * PART;
+    let (w, c, fa) = (part.w, part.c, part.fa);
     let e = PART / w;
     let mut rows = vec![Pair([0; ROW]); fa];
     let base = rows.as_mut_ptr() as *mut u8;
     let put = contiguous::line_streamer();
-    let level = CacheLevel::near();
     for j0 in (0..fb).step_by(e) {
         let (first, last) = (j0 == 0, j0 + e >= fb);
         for i0 in (0..fa).step_by(e) {
-            let (i, j) = (i0 as isize, j0 as isize);
-            // SAFETY: as in [`tile`]; the part's rows' pairs are inside `rows` (i0 + e <= fa),
-            // each staged row at byte PART of its pair; the destination bytes written are
-            // row r's part, the bytes before it (the previous part's, unless `first`) and,
-            // when `last`, none past the part.
+            // SAFETY: the part is inside the tile; its rows' pairs are inside `rows` (i0 + e
+            // <= fa), each staged row at byte PART of its pair; the destination bytes
+            // written are row r's part, the bytes before it (the previous part's, unless
+            // `first`) and, when `last`, none past the part.
             unsafe {
-                let s = s.offset(i * w as isize + j * c.sb);
-                if i0 + (AHEAD + 1) * e <= fa {
-                    let next = s.add(AHEAD * PART);
-                    contiguous::prefetch_rows(next, e, c.sb, PART, level);
-                }
-                let o = base.add(i0 * ROW + PART);
-                for jb in (0..e).step_by(lanes) {
-                    for ib in (0..e).step_by(lanes) {
-                        let from = s.offset((ib * w) as isize + jb as isize * c.sb);
-                        block(o.add(ib * ROW + jb * w), from, ROW as isize, c.sb);
-                    }
-                }
-                let d = d.offset(i * c.da + j * w as isize);
+                part.stage(i0, j0, base.add(i0 * ROW + PART), ROW, block);
+                let d = d.offset(i0 as isize * c.da + (j0 * w) as isize);
                 for r in 0..e {
                     let x = d.offset(r as isize * c.da);
                     let row = base.add((i0 + r) * ROW);
