@@ -141,6 +141,21 @@ fn cases() -> Vec<Case> {
             work: plan(&nchw, &nhwc, dt),
         });
     }
+    // Image batches of 3 channels (an inference server's NHWC <-> NCHW on the host).
+    for dt in [DType::U8, f32] {
+        let n = (GIB / dt.itemsize() / (3 * 224 * 224)) as i64;
+        let nchw = Layout::contiguous(&[n, 3, 224, 224]);
+        let nhwc = perm(&[n, 224, 224, 3], &[0, 3, 1, 2]);
+        let name = |dir: &str| format!("{dir}_{dt:?}_{n}x3x224x224");
+        v.push(Case {
+            name: name("nchw2nhwc"),
+            work: plan(&nhwc, &nchw, dt),
+        });
+        v.push(Case {
+            name: name("nhwc2nchw"),
+            work: plan(&nchw, &nhwc, dt),
+        });
+    }
     v.push(gather_case());
     v
 }

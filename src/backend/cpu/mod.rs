@@ -9,6 +9,7 @@
 //! smaller ones run on the calling thread. Every path writes exactly what
 //! [`reference::copy`], the element-by-element walk, writes.
 
+mod channels;
 mod contiguous;
 mod convert;
 mod gather;

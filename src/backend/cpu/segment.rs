@@ -7,6 +7,7 @@
 use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
+use super::channels::{self, Way};
 use super::contiguous::{self, CacheLevel};
 use super::layers::Layers;
 use super::lines::{self, Corner};
@@ -153,6 +154,10 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
 
     unsafe fn tile(&self, d: *mut u8, s: *const u8, t: Tile) {
         let w = size_of::<T>() as isize;
+        // SAFETY: forwarded.
+        if t.db == w && t.sa == w && unsafe { in_channels(self, d, s, t) } {
+            return;
+        }
         if t.db != w || t.sa != w || t.na < B || t.nb < B {
             // SAFETY: forwarded.
             return unsafe { tile_in_runs(self, d, s, t) };
@@ -209,6 +214,56 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
             unsafe { tile_by_layer(self, d, s, t, layers) }
         }
     }
+}
+
+/// Moves tile `t` (`db` and `sa` one element) if one of its sides is pixels of a few
+/// channels ([`channels`]): `na` channels contiguous in each source pixel (`sb` = `na`
+/// elements: NHWC -> NCHW), or `nb` in each destination pixel (`da` = `nb` elements); the
+/// pixels past the last whole group go as runs. False, with nothing moved, otherwise.
+///
+/// # Safety
+/// As [`Segment::tile`].
+#[inline(always)]
+unsafe fn in_channels<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile) -> bool {
+    let w = t.db;
+    let wu = w as usize;
+    // SAFETY (both): the pixels and planes are the tile's; the source is only read (a
+    // split reads `px`, a join `pl`).
+    unsafe {
+        if channels::CHANNELS.contains(&t.na) && t.sb == t.na as isize * w {
+            let done = channels::move_pixels(Way::Split, wu, t.na, t.nb, s.cast_mut(), d, t.da);
+            if done > 0 {
+                let (dd, ss) = (d.add(done * wu), s.offset(done as isize * t.sb));
+                tile_in_runs(
+                    op,
+                    dd,
+                    ss,
+                    Tile {
+                        nb: t.nb - done,
+                        ..t
+                    },
+                );
+                return true;
+            }
+        }
+        if channels::CHANNELS.contains(&t.nb) && t.da == t.nb as isize * w {
+            let done = channels::move_pixels(Way::Join, wu, t.nb, t.na, d, s.cast_mut(), t.sb);
+            if done > 0 {
+                let (dd, ss) = (d.offset(done as isize * t.da), s.add(done * wu));
+                tile_in_runs(
+                    op,
+                    dd,
+                    ss,
+                    Tile {
+                        na: t.na - done,
+                        ..t
+                    },
+                );
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Source steps that are multiples of this many bytes stage a tile through a buffer.

@@ -583,3 +583,27 @@ fn split_outer_runs_the_same_copy() {
     let e = CopyPlan::elementwise(&Layout::contiguous(&[0, 2]), DType::I8);
     assert_eq!(e.split_outer(1).count(), 1);
 }
+
+#[test]
+fn few_channel_pixels_and_planes_match_the_reference() {
+    // NHWC <-> NCHW with 1 to 5 channels (channels.rs moves 2-4, in groups of 64 / width
+    // pixels: 203 pixels leave a partial group), every width, converting (not channels.rs),
+    // a source whose planes are reversed, and planes with gaps between them.
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        for c in 1..=5 {
+            let (n, h, w) = (2, 7, 29);
+            let nchw = Layout::contiguous(&[n, c, h, w]);
+            let nhwc = view::permute(&Layout::contiguous(&[n, h, w, c]), &[0, 3, 1, 2]).unwrap();
+            let input = counting((n * c * (h * w + 5)) as usize * 2 + 64);
+            check(&nchw, dt, &nhwc, dt, &input);
+            check(&nhwc, dt, &nchw, dt, &input);
+            check(&nchw, DType::F32, &nhwc, dt, &input);
+            let hw = h * w;
+            let reversed = Layout::new(&[n, c, h, w], &[c * hw, -hw, w, 1], (c - 1) * hw).unwrap();
+            check(&nhwc, dt, &reversed, dt, &input);
+            let gapped = Layout::new(&[n, c, h, w], &[c * (hw + 5), hw + 5, w, 1], 3).unwrap();
+            check(&gapped, dt, &nhwc, dt, &input);
+            check(&nhwc, dt, &gapped, dt, &input);
+        }
+    }
+}
