@@ -169,6 +169,17 @@ def _cases(size):
             lambda s=shape, dt=dt: _copy(_data(s, dt), fmt=torch.channels_last))
         add(f"nhwc2nchw_{t}_{label}", nb,
             lambda s=shape, dt=dt: _copy(_data(s, dt).contiguous(memory_format=torch.channels_last)))
+    # NCHW <-> NHWC of 3-channel images (an inference server's image batches), u8 and f32.
+    for dt in (torch.uint8, torch.float32):
+        w = dt.itemsize
+        shape = (el // w // (3 * 224 * 224), 3, 224, 224) if big else (8, 3, 224, 224)
+        nb = shape[0] * shape[1] * shape[2] * shape[3] * w
+        t = str(dt).split(".")[1]
+        label = "x".join(map(str, shape))
+        add(f"nchw2nhwc_{t}_{label}", nb,
+            lambda s=shape, dt=dt: _copy(_data(s, dt), fmt=torch.channels_last))
+        add(f"nhwc2nchw_{t}_{label}", nb,
+            lambda s=shape, dt=dt: _copy(_data(s, dt).contiguous(memory_format=torch.channels_last)))
     # Strided slice (every other column), broadcast copies.
     r = 16384 if big else 1024
     c = el // 4 // r
