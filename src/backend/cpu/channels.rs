@@ -5,19 +5,21 @@
 //! (elements of w bytes) at a time: C 64-byte registers of pixels become C 64-byte
 //! registers of one channel each (or back), every output byte picked from its register by
 //! a masked byte permute (`vpermb`, AVX-512 VBMI), at most C per output register, with
-//! tables computed at compile time for each (C, w).
+//! tables computed at compile time for each (C, w); with AVX2, 32 / w pixels at a time as
+//! two 16-byte groups per register, each output lane the OR of up to C `pshufb`s.
 //!
 //! Measured at 1 GiB on the AMD EPYC (Zen 4) development host (`cpu_1gib`, builds
 //! alternated, 1 and 2 threads, two runs), share of the same run's memcpy rate: NCHW <->
 //! NHWC of 3 x 224 x 224 u8 images 17-30% -> 59-83% (66-67% in the quieter run), f32
-//! 40-60% -> 63-89% (64-70%).
+//! 40-60% -> 63-89% (64-70%); under `STRIDEKIT_CPU_CAPABILITY=avx2` (the `pshufb` loop, two
+//! A/B runs, 1 thread) u8 21-23% -> 49-62%, f32 41-53% -> 61-69%.
 
-/// Whether the channel moves run on this CPU (AVX-512 F, BW and VBMI).
+/// Whether the channel moves run on this CPU (AVX-512 F, BW and VBMI, or AVX2).
 pub(super) fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         let f = super::isa::features();
-        f.avx512bw && f.avx512vbmi
+        (f.avx512bw && f.avx512vbmi) || f.avx2
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -78,35 +80,35 @@ mod x86 {
 
     const LINE: usize = 64;
 
-    /// For each output register of a group (`C` of them): the byte each of its 64 bytes
-    /// takes from its input register (`idx`) and, per input register, the mask of the
-    /// bytes taken from it (`from`).
-    struct Table<const C: usize> {
-        idx: [[u8; LINE]; C],
+    /// For each output register of a group of `B`-byte registers (`C` of them): the byte
+    /// each of its `B` bytes takes from its input register (`idx`) and, per input
+    /// register, the mask of the bytes taken from it (`from`).
+    struct Table<const C: usize, const B: usize> {
+        idx: [[u8; B]; C],
         from: [[u64; C]; C],
     }
 
-    /// The table of `way` for `C` channels of `W` bytes.
-    const fn table<const C: usize, const W: usize>(way: Way) -> Table<C> {
+    /// The table of `way` for `C` channels of `W` bytes in registers of `B` bytes.
+    const fn table<const C: usize, const W: usize, const B: usize>(way: Way) -> Table<C, B> {
         let mut t = Table {
-            idx: [[0; LINE]; C],
+            idx: [[0; B]; C],
             from: [[0; C]; C],
         };
         let mut out = 0;
         while out < C {
             let mut j = 0;
-            while j < LINE {
+            while j < B {
                 // The byte of the whole group: pixels (C*W bytes each) or planes (64
                 // bytes of each channel).
                 let (reg, at) = match way {
                     Way::Split => {
                         // Plane `out`, byte j: pixel j / W, its byte j % W of channel out.
                         let off = (j / W) * C * W + out * W + j % W;
-                        (off / LINE, off % LINE)
+                        (off / B, off % B)
                     }
                     Way::Join => {
-                        // Pixel bytes out*64 + j: pixel p, channel k, byte b.
-                        let o = out * LINE + j;
+                        // Pixel bytes out*B + j: pixel p, channel k, byte b.
+                        let o = out * B + j;
                         let (p, k, b) = (o / (C * W), (o % (C * W)) / W, o % W);
                         (k, p * W + b)
                     }
@@ -120,18 +122,43 @@ mod x86 {
         t
     }
 
-    /// The tables of one (C, W) pair, both ways.
+    /// [`Table`] for 16-byte `pshufb` lanes: output register `o`'s index into input
+    /// register `r`, 0x80 (a zero byte) where the byte comes from another register.
+    const fn shuffles<const C: usize, const W: usize>(way: Way) -> [[[u8; 16]; C]; C] {
+        let t = table::<C, W, 16>(way);
+        let mut out = [[[0x80; 16]; C]; C];
+        let mut o = 0;
+        while o < C {
+            let mut r = 0;
+            while r < C {
+                let mut j = 0;
+                while j < 16 {
+                    if t.from[o][r] & (1 << j) != 0 {
+                        out[o][r][j] = t.idx[o][j];
+                    }
+                    j += 1;
+                }
+                r += 1;
+            }
+            o += 1;
+        }
+        out
+    }
+
+    /// The tables of one (C, W) pair, both ways: 64-byte `vpermb` and 16-byte `pshufb`.
     struct Tables<const C: usize, const W: usize>;
 
     impl<const C: usize, const W: usize> Tables<C, W> {
-        const SPLIT: Table<C> = table::<C, W>(Way::Split);
-        const JOIN: Table<C> = table::<C, W>(Way::Join);
+        const SPLIT: Table<C, LINE> = table::<C, W, LINE>(Way::Split);
+        const JOIN: Table<C, LINE> = table::<C, W, LINE>(Way::Join);
+        const SPLIT16: [[[u8; 16]; C]; C] = shuffles::<C, W>(Way::Split);
+        const JOIN16: [[[u8; 16]; C]; C] = shuffles::<C, W>(Way::Join);
     }
 
     /// [`super::move_pixels`] for the CPU's features.
     ///
     /// # Safety
-    /// As [`super::move_pixels`]; the CPU has AVX-512 F, BW and VBMI.
+    /// As [`super::move_pixels`]; the CPU has AVX-512 F, BW and VBMI, or AVX2.
     pub unsafe fn dispatch(
         way: Way,
         w: usize,
@@ -141,29 +168,113 @@ mod x86 {
         pl: *mut u8,
         step: isize,
     ) -> usize {
-        // SAFETY (every arm): forwarded.
+        let f = super::super::isa::features();
+        let wide = f.avx512bw && f.avx512vbmi;
+        // SAFETY (every arm): forwarded, to the loop the CPU has.
         unsafe {
             match (c, w) {
-                (2, 1) => groups::<2, 1>(way, n, px, pl, step),
-                (2, 2) => groups::<2, 2>(way, n, px, pl, step),
-                (2, 4) => groups::<2, 4>(way, n, px, pl, step),
-                (2, 8) => groups::<2, 8>(way, n, px, pl, step),
-                (3, 1) => groups::<3, 1>(way, n, px, pl, step),
-                (3, 2) => groups::<3, 2>(way, n, px, pl, step),
-                (3, 4) => groups::<3, 4>(way, n, px, pl, step),
-                (3, 8) => groups::<3, 8>(way, n, px, pl, step),
-                (4, 1) => groups::<4, 1>(way, n, px, pl, step),
-                (4, 2) => groups::<4, 2>(way, n, px, pl, step),
-                (4, 4) => groups::<4, 4>(way, n, px, pl, step),
-                (4, 8) => groups::<4, 8>(way, n, px, pl, step),
+                (2, 1) => groups::<2, 1>(wide, way, n, px, pl, step),
+                (2, 2) => groups::<2, 2>(wide, way, n, px, pl, step),
+                (2, 4) => groups::<2, 4>(wide, way, n, px, pl, step),
+                (2, 8) => groups::<2, 8>(wide, way, n, px, pl, step),
+                (3, 1) => groups::<3, 1>(wide, way, n, px, pl, step),
+                (3, 2) => groups::<3, 2>(wide, way, n, px, pl, step),
+                (3, 4) => groups::<3, 4>(wide, way, n, px, pl, step),
+                (3, 8) => groups::<3, 8>(wide, way, n, px, pl, step),
+                (4, 1) => groups::<4, 1>(wide, way, n, px, pl, step),
+                (4, 2) => groups::<4, 2>(wide, way, n, px, pl, step),
+                (4, 4) => groups::<4, 4>(wide, way, n, px, pl, step),
+                (4, 8) => groups::<4, 8>(wide, way, n, px, pl, step),
                 _ => 0,
             }
         }
     }
 
-    /// The whole groups of `64 / W` pixels of `n`, `C` channels of `W` bytes.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    /// The whole groups of `n` pixels of `C` channels of `W` bytes, in 64-byte registers
+    /// (`wide`) or in 32-byte ones.
+    ///
+    /// # Safety
+    /// As [`dispatch`].
+    #[inline(always)]
     unsafe fn groups<const C: usize, const W: usize>(
+        wide: bool,
+        way: Way,
+        n: usize,
+        px: *mut u8,
+        pl: *mut u8,
+        step: isize,
+    ) -> usize {
+        // SAFETY: forwarded; the features are the CPU's.
+        unsafe {
+            if wide {
+                groups_vbmi::<C, W>(way, n, px, pl, step)
+            } else {
+                groups_avx2::<C, W>(way, n, px, pl, step)
+            }
+        }
+    }
+
+    /// The whole groups of `32 / W` pixels of `n` with AVX2: each 32-byte register is two
+    /// groups of 16-byte `pshufb` lanes (the pixels of two groups, or 32 bytes of a
+    /// plane), every output lane the OR of at most `C` shuffles.
+    #[target_feature(enable = "avx2")]
+    unsafe fn groups_avx2<const C: usize, const W: usize>(
+        way: Way,
+        n: usize,
+        px: *mut u8,
+        pl: *mut u8,
+        step: isize,
+    ) -> usize {
+        const B: usize = 16;
+        let per = 2 * B / W;
+        let steps = n / per;
+        let t = match way {
+            Way::Split => &Tables::<C, W>::SPLIT16,
+            Way::Join => &Tables::<C, W>::JOIN16,
+        };
+        // SAFETY: the table rows are 16 bytes.
+        let idx: [[__m256i; C]; C] = std::array::from_fn(|o| {
+            std::array::from_fn(|r| unsafe {
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(t[o][r].as_ptr().cast()))
+            })
+        });
+        let used: [[bool; C]; C] =
+            std::array::from_fn(|o| std::array::from_fn(|r| t[o][r].iter().any(|&b| b < 0x80)));
+        for g in 0..steps {
+            // SAFETY: step g's pixels (2*C*16 bytes from px + g*2*C*16) and its 32 bytes of
+            // each plane (from pl + k*step + g*32) are inside the caller's slices.
+            unsafe {
+                let (gx, gl) = (px.add(g * 2 * C * B), pl.add(g * 2 * B));
+                let input: [__m256i; C] = std::array::from_fn(|r| match way {
+                    Way::Split => {
+                        _mm256_loadu2_m128i(gx.add(C * B + r * B).cast(), gx.add(r * B).cast())
+                    }
+                    Way::Join => _mm256_loadu_si256(gl.offset(r as isize * step).cast()),
+                });
+                for o in 0..C {
+                    let mut out = _mm256_setzero_si256();
+                    for r in 0..C {
+                        if used[o][r] {
+                            out = _mm256_or_si256(out, _mm256_shuffle_epi8(input[r], idx[o][r]));
+                        }
+                    }
+                    match way {
+                        Way::Split => _mm256_storeu_si256(gl.offset(o as isize * step).cast(), out),
+                        Way::Join => _mm256_storeu2_m128i(
+                            gx.add(C * B + o * B).cast(),
+                            gx.add(o * B).cast(),
+                            out,
+                        ),
+                    }
+                }
+            }
+        }
+        steps * per
+    }
+
+    /// The whole groups of `64 / W` pixels of `n` with AVX-512 VBMI.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    unsafe fn groups_vbmi<const C: usize, const W: usize>(
         way: Way,
         n: usize,
         px: *mut u8,
