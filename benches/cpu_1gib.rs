@@ -127,26 +127,18 @@ fn cases() -> Vec<Case> {
         p6,
         f32,
     ));
-    for dt in [DType::F16, f32] {
-        let n = (GIB / dt.itemsize() / (64 * 128 * 128)) as i64;
-        let nchw = Layout::contiguous(&[n, 64, 128, 128]);
-        let nhwc = perm(&[n, 128, 128, 64], &[0, 3, 1, 2]);
-        let name = |dir: &str| format!("{dir}_{dt:?}_{n}x64x128x128");
-        v.push(Case {
-            name: name("nchw2nhwc"),
-            work: plan(&nhwc, &nchw, dt),
-        });
-        v.push(Case {
-            name: name("nhwc2nchw"),
-            work: plan(&nchw, &nhwc, dt),
-        });
-    }
-    // Image batches of 3 channels (an inference server's NHWC <-> NCHW on the host).
-    for dt in [DType::U8, f32] {
-        let n = (GIB / dt.itemsize() / (3 * 224 * 224)) as i64;
-        let nchw = Layout::contiguous(&[n, 3, 224, 224]);
-        let nhwc = perm(&[n, 224, 224, 3], &[0, 3, 1, 2]);
-        let name = |dir: &str| format!("{dir}_{dt:?}_{n}x3x224x224");
+    // NCHW <-> NHWC: 64 channels (2 and 4 bytes), and image batches of 3 channels (an
+    // inference server's NHWC <-> NCHW on the host).
+    for (dt, c, hw) in [
+        (DType::F16, 64, 128),
+        (f32, 64, 128),
+        (DType::U8, 3, 224),
+        (f32, 3, 224),
+    ] {
+        let n = (GIB / dt.itemsize() / (c * hw * hw) as usize) as i64;
+        let nchw = Layout::contiguous(&[n, c, hw, hw]);
+        let nhwc = perm(&[n, hw, hw, c], &[0, 3, 1, 2]);
+        let name = |dir: &str| format!("{dir}_{dt:?}_{n}x{c}x{hw}x{hw}");
         v.push(Case {
             name: name("nchw2nhwc"),
             work: plan(&nhwc, &nchw, dt),

@@ -158,21 +158,12 @@ def _cases(size):
     s6 = (32, 32, 16, 32, 16, 32) if big else (8, 8, 8, 8, 8, 32)
     add(f"perm6d_503142_f32_{'x'.join(map(str, s6))}", el,
         lambda: _copy(_data(s6, torch.float32).permute(5, 0, 3, 1, 4, 2)))
-    # NCHW <-> NHWC, 2- and 4-byte.
-    for dt in (torch.float16, torch.float32):
+    # NCHW <-> NHWC: 64 channels (2- and 4-byte), and 3-channel images (an inference
+    # server's image batches), u8 and f32.
+    for dt, c, hw, small in ((torch.float16, 64, 128, (32, 32, 28, 28)), (torch.float32, 64, 128, (32, 32, 28, 28)),
+                             (torch.uint8, 3, 224, (8, 3, 224, 224)), (torch.float32, 3, 224, (8, 3, 224, 224))):
         w = dt.itemsize
-        shape = (el // w // (64 * 128 * 128), 64, 128, 128) if big else (32, 32, 28, 28)
-        nb = shape[0] * shape[1] * shape[2] * shape[3] * w
-        t = str(dt).split(".")[1]
-        label = "x".join(map(str, shape))
-        add(f"nchw2nhwc_{t}_{label}", nb,
-            lambda s=shape, dt=dt: _copy(_data(s, dt), fmt=torch.channels_last))
-        add(f"nhwc2nchw_{t}_{label}", nb,
-            lambda s=shape, dt=dt: _copy(_data(s, dt).contiguous(memory_format=torch.channels_last)))
-    # NCHW <-> NHWC of 3-channel images (an inference server's image batches), u8 and f32.
-    for dt in (torch.uint8, torch.float32):
-        w = dt.itemsize
-        shape = (el // w // (3 * 224 * 224), 3, 224, 224) if big else (8, 3, 224, 224)
+        shape = (el // w // (c * hw * hw), c, hw, hw) if big else small
         nb = shape[0] * shape[1] * shape[2] * shape[3] * w
         t = str(dt).split(".")[1]
         label = "x".join(map(str, shape))
