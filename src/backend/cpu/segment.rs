@@ -7,7 +7,7 @@
 use std::marker::PhantomData;
 use std::ptr::{copy_nonoverlapping, read_unaligned, write_unaligned};
 
-use super::channels::{self, Way};
+use super::channels::{self, Pixels, Way};
 use super::contiguous::{self, CacheLevel};
 use super::layers::Layers;
 use super::lines::{self, Corner};
@@ -227,11 +227,20 @@ impl<T: Copy, const B: usize> Segment for Move<T, B> {
 unsafe fn in_channels<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile) -> bool {
     let w = t.db;
     let wu = w as usize;
+    let stream = t.lines || t.stream;
     // SAFETY (both): the pixels and planes are the tile's; the source is only read (a
     // split reads `px`, a join `pl`).
     unsafe {
         if channels::CHANNELS.contains(&t.na) && t.sb == t.na as isize * w {
-            let done = channels::move_pixels(Way::Split, wu, t.na, t.nb, s.cast_mut(), d, t.da);
+            let m = Pixels {
+                way: Way::Split,
+                n: t.nb,
+                px: s.cast_mut(),
+                pl: d,
+                step: t.da,
+                stream,
+            };
+            let done = channels::move_pixels(m, wu, t.na);
             if done > 0 {
                 let (dd, ss) = (d.add(done * wu), s.offset(done as isize * t.sb));
                 tile_in_runs(
@@ -247,7 +256,15 @@ unsafe fn in_channels<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile) -> 
             }
         }
         if channels::CHANNELS.contains(&t.nb) && t.da == t.nb as isize * w {
-            let done = channels::move_pixels(Way::Join, wu, t.nb, t.na, d, s.cast_mut(), t.sb);
+            let m = Pixels {
+                way: Way::Join,
+                n: t.na,
+                px: d,
+                pl: s.cast_mut(),
+                step: t.sb,
+                stream: false,
+            };
+            let done = channels::move_pixels(m, wu, t.nb);
             if done > 0 {
                 let (dd, ss) = (d.offset(done as isize * t.da), s.add(done * wu));
                 tile_in_runs(
