@@ -11,6 +11,10 @@ use std::collections::BTreeSet;
 #[path = "emulation/across.rs"]
 mod across;
 mod common;
+#[path = "gpu/realign.rs"]
+mod realign;
+#[path = "emulation/realign_cases.rs"]
+mod realign_cases;
 #[path = "emulation/row_cases.rs"]
 mod row_cases;
 #[path = "gpu/rows.rs"]

@@ -18,6 +18,8 @@ mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
+#[path = "emulation/realign_cases.rs"]
+mod realign_cases;
 #[path = "emulation/row_cases.rs"]
 mod row_cases;
 
@@ -109,6 +111,9 @@ fn grids(l: &GpuLaunch) -> Vec<(u32, u32)> {
         .any(|p| name.starts_with(p))
     {
         vec![(gx, gy), (gx.div_ceil(3), gy.div_ceil(2)), (1, 1)]
+    } else if name.starts_with("sk_realign_") {
+        // Warps that walk several runs (one warp: all of them).
+        vec![(gx, gy), (gx.div_ceil(3), gy), (1, 1)]
     } else {
         vec![(gx, gy)]
     }
@@ -186,6 +191,43 @@ fn random_copies_run_the_kernels_source_like_the_cpu_backend() {
         &widths(&[1, 2, 4, 8, 16]),
         &["i32", "i64"],
     );
+}
+
+/// The realigning copy (tests/emulation/realign_cases.rs): every run length, offset
+/// residue, word and index width, on the plan's grid, a third of it and one block.
+#[test]
+fn realigned_runs_match_the_cpu_backend() {
+    let Some(exe) = harness() else {
+        return;
+    };
+    let mut rng = Rng::new(0xE3u64 << 32 | 25);
+    let mut jobs = Vec::new();
+    for c in realign_cases::realign_cases(&mut rng) {
+        let js = copy_jobs((&c.src, c.dtype), &c.bytes, (&c.dst, c.dtype), &c.what);
+        // The copy kernels' launches of 4- and 8-byte words also through the realigning
+        // kernel (same parameters; it grid-strides over the runs): runs shorter than the
+        // plan takes. Runs of one element fold away (no contiguous innermost dimension).
+        let run = c.src.sizes().last().copied().unwrap_or(0);
+        let direct: Vec<Job> = js
+            .iter()
+            .filter(|_| run > 1)
+            .filter_map(|j| {
+                let (family, rest) = j.kernel.strip_prefix("sk_")?.split_once("_w")?;
+                let direct = ["gather", "scatter", "strided"].contains(&family)
+                    && (rest.starts_with("4_") || rest.starts_with("8_"));
+                direct.then(|| Job {
+                    kernel: kernel_named(&format!("sk_realign_w{rest}")),
+                    what: format!("{} (direct)", j.what),
+                    ..j.clone()
+                })
+            })
+            .collect();
+        jobs.extend(js);
+        jobs.extend(direct);
+    }
+    let used = run_jobs(&exe, &jobs).unwrap();
+    eprintln!("{} launches emulated; kernels: {used:?}", jobs.len());
+    assert_ran(&used, &["realign"], &widths(&[4, 8]), &["i32", "i64"]);
 }
 
 #[test]

@@ -136,9 +136,9 @@ fn harness_source(cuda: &Path) -> String {
         } else {
             ""
         };
-        // The row gather exchanges indices between lanes (__shfl_sync): its warps run in
-        // lockstep, the others thread after thread.
-        let runner = if name.starts_with("sk_rows") {
+        // The row gather and the realigning copy exchange values between lanes
+        // (__shfl_sync): their warps run in lockstep, the others thread after thread.
+        let runner = if name.starts_with("sk_rows") || name.starts_with("sk_realign") {
             "run_warps"
         } else {
             "run"
@@ -333,8 +333,14 @@ int main(int argc, char** argv) {{
         if (nlen == ~0ull || plen == ~0ull || dlen == ~0ull || slen == ~0ull || ilen == ~0ull ||
             elen == ~0ull)
             return 68;
-        // Word-aligned copies: vectors of sk_v16 start 16-byte aligned.
-        std::vector<sk_v16> d(dlen / 16 + 2), s(slen / 16 + 2), ix(ilen / 16 + 2), ex(elen / 16 + 2);
+        // Word-aligned copies: vectors of sk_v16 start 16-byte aligned; dst and src are
+        // moved on to 256 bytes, as cudaMalloc's pointers are (sk_realign_* takes its
+        // phases from the addresses, and the model counts sectors from the bases).
+        std::vector<sk_v16> dv(dlen / 16 + 18), sv(slen / 16 + 18), ix(ilen / 16 + 2), ex(elen / 16 + 2);
+        sk_v16* const dp = (sk_v16*)(((uintptr_t)dv.data() + 255) & ~(uintptr_t)255);
+        sk_v16* const sp = (sk_v16*)(((uintptr_t)sv.data() + 255) & ~(uintptr_t)255);
+        struct {{ sk_v16* p; size_t n; sk_v16* data() const {{ return p; }} size_t size() const {{ return n; }} }}
+            d{{dp, dlen / 16 + 2}}, s{{sp, slen / 16 + 2}};
         std::memcpy(d.data(), dst.data(), dlen);
         std::memcpy(s.data(), src.data(), slen);
         std::memcpy(ix.data(), index.data(), ilen);
@@ -478,6 +484,7 @@ fn build_harness(record: bool) -> Option<PathBuf> {
 }
 
 /// One launch to emulate, with its inputs and the bytes the CPU backend expects.
+#[derive(Clone)]
 pub struct Job {
     pub kernel: &'static str,
     pub grid: (u32, u32),

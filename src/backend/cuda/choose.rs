@@ -652,6 +652,12 @@ fn copy_choice(d: &Dims, width: usize) -> (GpuLaunch, Option<(f64, f64)>) {
     {
         return l;
     }
+    let (sz, off) = (&d.sizes[..d.rank], [d.dst_offset, d.src_offset]);
+    if let Some(g) = super::realign::grid((sz, [&d.dst, &d.src], off), width) {
+        let mut l = strided_launch(d, KernelId::realign(width, idx64), (0, 0), idx64, 1);
+        l.grid.0 = g;
+        return (l, None);
+    }
     let family = if d.row_major(&d.dst) {
         Family::Gather
     } else if d.row_major(&d.src) {

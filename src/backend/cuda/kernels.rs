@@ -99,6 +99,14 @@ const TILEV: [&str; 8] = [
 /// elements, 32-bit indices: tile_layout.rs tile_vec_stack), a kernel of its own so that
 /// sk_tilev_* keep their code.
 const TILEVS: [&str; 2] = ["sk_tilevs_w4_i32", "sk_tilevs_w8_i32"];
+/// The realigning copy (gather_scatter.cu sk_realign_*): runs contiguous on both sides
+/// whose starts differ from the 32-word grid, for 4- and 8-byte words.
+const REALIGN: [&str; 4] = [
+    "sk_realign_w4_i32",
+    "sk_realign_w4_i64",
+    "sk_realign_w8_i32",
+    "sk_realign_w8_i64",
+];
 /// Converting copies between the specialised float pairs that are also transposes (the
 /// converting tile), in [`CONVERT_VARIANTS`] order from 1.
 const TILECVT: [&str; 12] = [
@@ -158,13 +166,14 @@ const EW: [&str; 8] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 100;
+pub const KERNEL_COUNT: usize = 104;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
     let mut all = [""; KERNEL_COUNT];
-    let groups: [&[&str]; 11] = [
-        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW, &TILEP, &TILEVS,
+    let groups: [&[&str]; 12] = [
+        &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW, &TILEP,
+        &TILEVS, &REALIGN,
     ];
     let mut n = 0;
     let mut g = 0;
@@ -220,6 +229,15 @@ impl KernelId {
         KernelId(98 + (width == 8) as u16)
     }
 
+    /// The realigning copy for 4- or 8-byte words.
+    pub fn realign(width: usize, idx64: bool) -> KernelId {
+        assert!(
+            width == 4 || width == 8,
+            "no realigning copy for {width}-byte words"
+        );
+        KernelId(100 + (width == 8) as u16 * 2 + idx64 as u16)
+    }
+
     /// A row-gather kernel for `width`-byte words and int32/int64 indices.
     pub fn rows(width: usize, index64: bool) -> KernelId {
         KernelId(38 + width_index(width) * 2 + index64 as u16)
@@ -273,6 +291,8 @@ mod tests {
             "sk_tilev_w8_i64"
         );
         assert_eq!(KernelId::tile_stacked(8).name(), "sk_tilevs_w8_i32");
+        assert_eq!(KernelId::realign(8, true).name(), "sk_realign_w8_i64");
+        assert_eq!(KernelId::realign(4, false).name(), "sk_realign_w4_i32");
         assert_eq!(
             KernelId::copy(Family::TilePacked, 4, true).name(),
             "sk_tilep_w4_i64"

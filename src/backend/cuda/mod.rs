@@ -21,6 +21,7 @@ mod packed;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
 pub mod params;
+pub mod realign;
 pub mod rows;
 pub mod storage;
 mod tile_layout;

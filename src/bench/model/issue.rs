@@ -18,7 +18,7 @@
 //! by their trip counts, blocks a warp skips when no lane takes them), rounded to the
 //! instruction; only the kernels whose SASS was read are counted, the others have no
 //! issue bound (`None`). Counted: `sk_tile_w4_i32`, `sk_tilev_w{1,2,4,8}_i32`, `sk_tilevs_w{4,8}_i32`,
-//! `sk_gather_w*_i32`, `sk_rows_w*_idx*`.
+//! `sk_gather_w*_i32`, `sk_rows_w*_idx*`, `sk_realign_w*`.
 //!
 //! Fitted (to the 13 tile cases of the H200 run, the gathers held out): [`ISSUE_IPC`],
 //! the warp instructions per clock an SM sustains on these kernels, and [`BLEND`], the
@@ -406,6 +406,10 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
         LaunchParams::Rows(p) if name.starts_with("sk_rows_w") => {
             Some(rows_instructions(&p, l.grid.0))
         }
+        // The measured build had no realigning copy (mod.rs as_measured maps it back).
+        _ if name.starts_with("sk_realign_w") && build == KernelBuild::Current => {
+            realign_instructions(l)
+        }
         _ => None,
     }
 }
@@ -461,4 +465,46 @@ fn rows_instructions(p: &crate::backend::cuda::params::SkRowGather, grid: u32) -
     let batches = ((lanes + ROWS_UNROLL - 1) / ROWS_UNROLL) as f64;
     let trips = ((p.row_len.max(0) + lanes - 1) / lanes) as f64;
     warps * 69.0 + chunks * (63.0 + batches * (168.0 + 31.0 * trips))
+}
+
+/// Warp instructions of the realigning copy (gather_scatter.cu sk_realign_body, change 25
+/// of bench/model-notes.md), from the sm_90 listings of sk_realign_w{4,8}_{i32,i64} (nvcc
+/// 13.0.88), as (per warp, per run, per run dimension, per batch):
+/// - w4_i32: the prologue [0x0, 0x260) 38; per run the offsets' head and the eight
+///   dimension checks 22 ([0x270, 0x9e0) holds 12 more per dimension taken), the phases,
+///   the carry load and the batch loop's head [0x9e0, 0xcd0) 47 and the run's latch
+///   [0x1180, 0x11d0) 5; per batch of four chunks [0xcd0, 0x1180) 75 (4 loads, 4 shuffles,
+///   4 stores, their guards);
+/// - w8_i32: 38; 22 + 49 + 5; 12; [0xcf0, 0x1290) 90 (8-byte words: two shuffles each);
+/// - w4_i64: 44; 22 + 96 + 3; 38 ([0x2e0, 0x1740) is 326 at rank 8); [0x1d40, 0x2410) 109;
+/// - w8_i64: 44; 22 + 92 + 3; 33 ([0x300, 0x1530) 291); [0x1af0, 0x22b0) 124.
+///
+/// A run's chunks are counted at the mean destination phase (16 words).
+fn realign_instructions(l: &GpuLaunch) -> Option<f64> {
+    use crate::backend::cuda::realign::REALIGN_UNROLL;
+    let (rank, numel, run) = match l.params {
+        LaunchParams::Strided32(p) => {
+            let r = p.rank.clamp(1, 8) as usize;
+            (r as i64, p.numel as i64, p.sizes[r - 1] as i64)
+        }
+        LaunchParams::Strided64(p) => {
+            let r = p.rank.clamp(1, 8) as usize;
+            (r as i64, p.numel, p.sizes[r - 1])
+        }
+        _ => return None,
+    };
+    let name = l.kernel.name();
+    let (warp, per_run, per_dim, per_batch) = match name.strip_prefix("sk_realign_")? {
+        "w4_i32" => (38.0, 74.0, 12.0, 75.0),
+        "w8_i32" => (38.0, 76.0, 12.0, 90.0),
+        "w4_i64" => (44.0, 121.0, 38.0, 109.0),
+        "w8_i64" => (44.0, 117.0, 33.0, 124.0),
+        _ => return None,
+    };
+    let run = run.max(1);
+    let runs = (numel.max(0) / run) as f64;
+    let chunks = (run + 16 + LANES - 1) / LANES;
+    let batches = ((chunks + REALIGN_UNROLL - 1) / REALIGN_UNROLL) as f64;
+    let warps = l.grid.0 as f64 * WARPS as f64;
+    Some(warps * warp + runs * (per_run + per_dim * rank as f64 + batches * per_batch))
 }

@@ -159,6 +159,7 @@ mod tests {
                 "sk_scatter",
                 "sk_tile",
                 "sk_rows",
+                "sk_realign",
             ]
             .iter()
             .any(|p| name.starts_with(p))

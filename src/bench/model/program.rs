@@ -3,6 +3,7 @@
 //! and cuda/index.cu. tests/kernel_emulation.rs records the real sources' accesses (compiled
 //! as host C++) and checks that these programs give the same counts, launch by launch.
 
+mod realign;
 mod tile64;
 
 use super::error::ModelError;
@@ -53,6 +54,8 @@ enum Shape {
     /// The packed tile (sk_tilep_*).
     TilePacked,
     Rows,
+    /// The realigning copy (sk_realign_*).
+    Realign,
 }
 
 /// A launch made ready to walk: family, word width, index width and geometry.
@@ -106,6 +109,8 @@ impl<'a> Program<'a> {
             Shape::Tile
         } else if name.starts_with("sk_rows_") {
             Shape::Rows
+        } else if name.starts_with("sk_realign_") {
+            Shape::Realign
         } else {
             return Err(ModelError::Unmodelled(name.to_string()));
         };
@@ -182,8 +187,23 @@ impl<'a> Program<'a> {
                 self.rows_measured(bx, t, p, out)
             }
             (Shape::Rows, LaunchParams::Rows(p)) => self.rows(bx, t, p, out),
+            (Shape::Realign, p) => self.realign(bx, t, &Linear::of(p), out),
             _ => {}
         }
+    }
+
+    /// sk_realign_body (program/realign.rs).
+    fn realign(&self, bx: u64, t: u64, p: &Linear, out: &mut Vec<Access>) {
+        let run = p.sizes[p.rank.max(1) - 1].max(1);
+        let (w, geo) = (self.width as u64, (self.width, self.grid.0, self.max_steps));
+        let mut put = |site, store, byte, issue| {
+            let buffer = if store { Buffer::Dst } else { Buffer::Src };
+            let mut a = access(site, buffer, store, byte, w);
+            a.issue = Some(issue);
+            out.push(a);
+        };
+        let runs = (p.numel as i64 / run, &|l| p.offsets(l));
+        realign::walk(geo, (bx, t), (run, runs.0), runs.1, &mut put);
     }
 
     fn linear(&self, bx: u64, t: u64, p: &Linear, out: &mut Vec<Access>) {

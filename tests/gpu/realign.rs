@@ -1,0 +1,27 @@
+//! The realigning copy on the device (part of tests/gpu_kernels.rs): every case of
+//! tests/emulation/realign_cases.rs (runs of 1 to 385 words, offsets at every residue mod 8
+//! words, gathers, scatters and strided copies) through the tensor API, in both index
+//! widths, byte for byte against the CPU backend.
+
+use super::*;
+
+#[test]
+fn realigned_runs_match_the_cpu_backend() {
+    let Some(_gpu) = gpu("realigned_runs_match_the_cpu_backend") else {
+        return;
+    };
+    let mut rng = Rng::new(0x5EED_0025);
+    let mut used = BTreeSet::new();
+    for c in realign_cases::realign_cases(&mut rng) {
+        let storages = twin(c.bytes);
+        used.insert(compare(
+            &storages, &c.src, c.dtype, &c.dst, c.dtype, &c.what,
+        ));
+        let what = format!("{} (64-bit)", c.what);
+        used.insert(compare_64bit(
+            &storages, &c.src, c.dtype, &c.dst, c.dtype, &what,
+        ));
+    }
+    eprintln!("kernels used: {used:?}");
+    assert_ran(&used, &["realign"], &widths(&[4, 8]), &["i32", "i64"]);
+}
