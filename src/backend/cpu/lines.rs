@@ -10,8 +10,10 @@
 //! one store skips the read and goes out at once. The blocks need AVX-512 (F and BW; VBMI
 //! for bytes), detected at run time once; they start at the first destination column that
 //! starts a line, and the columns before it and the partial blocks at the edges are left to
-//! the caller ([`super::segment`]'s runs). Without AVX-512, or where no column starts a line
-//! or the rows are not whole lines apart, the caller moves the whole tile.
+//! the caller ([`super::segment`]'s runs). Destination rows that are not whole lines apart
+//! (one layer, starting on an element) go through the same blocks with [`super::realign`]'s
+//! carried lines. Without AVX-512, or where no column starts a line, the caller moves the
+//! whole tile.
 //!
 //! One generic body serves every width. 4- and 8-byte blocks (16 and 8 registers) are
 //! transposed in registers: `log2(L)` rounds of one lane interleave (`vpermt2d/q` with a
@@ -58,7 +60,9 @@ pub(super) struct Corner {
 /// `(fa, j0, j1)` (`fa == 0`: nothing moved; the caller moves the rest). The columns start
 /// at the first element whose destination starts a line; nothing is moved unless
 /// [`available`], the destination rows (and layers) are whole lines apart and an element
-/// boundary falls on a line.
+/// boundary falls on a line. One layer whose destination rows are not whole lines apart
+/// (and starts on an element) is moved whole from column 0 through [`super::realign`]'s
+/// sink instead: `(fa, 0, j1)`.
 ///
 /// The lines are written with non-temporal stores and not fenced: the caller calls
 /// [`super::contiguous::store_fence`] after its last tile, before another thread may read
