@@ -84,9 +84,8 @@ pub(super) unsafe fn move_pixels(m: Pixels, w: usize, c: usize) -> usize {
 mod x86 {
     use std::arch::x86_64::*;
 
+    use super::super::lines::LINE;
     use super::{Pixels, Way};
-
-    const LINE: usize = 64;
 
     /// For each output register of a group of `B`-byte registers (`C` of them): the byte
     /// each of its `B` bytes takes from its input register (`idx`) and, per input
