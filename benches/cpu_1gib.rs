@@ -98,6 +98,13 @@ fn cases() -> Vec<Case> {
         (DType::F32, 16380, 16388),
         (DType::F32, 16384, 16380),
         (DType::F32, 16380, 16384),
+        // Row lengths far from a power of two: both sides' rows off the grid, then (u8) only
+        // the source's, only the destination's.
+        (DType::U8, 30011, 35777),
+        (DType::F16, 21011, 25551),
+        (DType::F32, 15013, 17863),
+        (DType::U8, 32768, 30011),
+        (DType::U8, 30011, 32768),
     ] {
         let src = view::t(&Layout::contiguous(&[r, c])).unwrap();
         v.push(into_contiguous(

@@ -203,8 +203,11 @@ pub(super) fn prefetch_rows(
     #[cfg(target_arch = "x86_64")]
     for j in 0..rows as isize {
         let row = p.wrapping_offset(j.wrapping_mul(step));
-        for k in (0..bytes).step_by(64) {
-            let at = row.wrapping_add(k) as *const i8;
+        // A run off the line grid spans one line more than its bytes: ask for that too.
+        let skew = if bytes == 0 { 0 } else { row as usize % 64 };
+        let line = row.wrapping_sub(skew);
+        for k in (0..bytes + skew).step_by(64) {
+            let at = line.wrapping_add(k) as *const i8;
             // SAFETY: SSE is part of x86-64; a prefetch has no visible effect.
             unsafe {
                 use std::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
