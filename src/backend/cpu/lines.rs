@@ -90,22 +90,24 @@ pub(super) unsafe fn tile(
         if fa == 0 || cols == 0 {
             return (0, 0, 0);
         }
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as below, without the line alignment (the realigned lines need none).
-        unsafe {
-            x86::realigned(
-                width,
-                d,
-                s,
-                Corner {
-                    na: fa,
-                    nb: cols,
-                    ..t
-                },
-                fa,
-                cols,
-            )
-        };
+        // In pieces of at most REALIGN_ROWS rows along `a`, each with its own carries.
+        for a0 in (0..fa).step_by(REALIGN_ROWS) {
+            let na = REALIGN_ROWS.min(fa - a0);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as below, without the line alignment (the realigned lines need
+            // none): rows a0..a0 + na of the corner.
+            unsafe {
+                let c = Corner { na, nb: cols, ..t };
+                x86::realigned(
+                    width,
+                    d.offset(a0 as isize * t.da),
+                    s.add(a0 * width),
+                    c,
+                    na,
+                    cols,
+                )
+            };
+        }
         return (fa, 0, cols);
     }
     if !available(width) || !rows_on_lines || !skew.is_multiple_of(width) {
@@ -155,6 +157,14 @@ pub(super) unsafe fn tile(
 /// walked, in the x86 module's `band`).
 pub(super) const GROUP: usize = 4;
 
+/// Destination rows off the line grid ([`super::realign`]) are moved in pieces of at most
+/// this many rows along `a`, each piece with its own carries (64 KiB of them, where a
+/// whole tile's were 128-512 KiB of L2 beside the source lines prefetched there). At 1
+/// GiB, 1 thread, on the AMD EPYC (Zen 4) development host (`cpu_1gib`, builds
+/// alternated, by CPU time): the f16 transpose 21011 x 25551 202-211 -> 136-144 ms (32% ->
+/// 47-50% of the memcpy rate), u8 30011 x 35777 212-220 -> 188-196 ms; f32 level.
+const REALIGN_ROWS: usize = 1024;
+
 /// Where block `n` of a corner lies in the order the walk moves them, for blocks of `l`
 /// lanes, `per_band` blocks along `a`, `bands` bands of `l` source rows along `b` and
 /// groups of up to `g` bands: layer by layer; in each layer, the groups in order; in each
@@ -185,7 +195,7 @@ mod x86 {
 
     use super::super::contiguous::{CacheLevel, PAGE, prefetch_rows};
     use super::super::isa;
-    use super::super::realign::x86::{Realigned, Rows, Sink, carries};
+    use super::super::realign::x86::{Realigned, Rows, Sink, carries, flush as realign_flush};
     use super::{Corner as Tile, GROUP, LINE, Layers, block_at};
 
     pub fn supports(width: usize) -> bool {
@@ -235,11 +245,15 @@ mod x86 {
         }
     }
 
-    /// [`realigned`] for bytes.
+    /// [`realigned`] for bytes: in groups of [`GROUP`] bands through the stage, as the
+    /// aligned bytes go, each row's carry completing its group's first line
+    /// ([`realign_flush`]). Block by block (a carry per row and line) the u8 transpose 30011
+    /// x 32768 took 176-239 ms at 1 GiB, 1 thread, by CPU time; in groups 155-160 ms
+    /// (`cpu_1gib`, builds alternated, AMD EPYC Zen 4 development host, a loaded host).
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     unsafe fn realigned_bytes(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
         // SAFETY: forwarded.
-        unsafe { walk::<64, 1, true>(d, s, t, fa, fb) }
+        unsafe { walk::<64, GROUP, true>(d, s, t, fa, fb) }
     }
 
     /// [`realigned`] for `L` lanes of 2, 4 or 8 bytes.
@@ -331,7 +345,7 @@ mod x86 {
                         // caller checked) or to line q of the stage's rows (q < G).
                         unsafe {
                             let s = s0.offset(j * t.sb + i * w);
-                            if REALIGN {
+                            if REALIGN && G == 1 {
                                 let carry = carries.as_mut_ptr().add(i0);
                                 let last = b0 + 1 == bands;
                                 let mut out = Realigned::<L>::new(d, t.da, carry, b0 == 0, last);
@@ -344,7 +358,18 @@ mod x86 {
                             }
                         };
                     }
-                    if G > 1 {
+                    if REALIGN && G > 1 {
+                        // SAFETY: destination rows i0..i0 + L from element j0 (one layer):
+                        // `in_group` x 64 bytes each, inside the tiles, and the bytes
+                        // before them back to their line unless in the first group (the
+                        // previous group's); the stage holds them; carries i0..i0 + L are
+                        // theirs.
+                        unsafe {
+                            let carry = carries.as_mut_ptr().add(i0);
+                            let (first, last) = (b0 == 0, b0 + in_group == bands);
+                            realign_flush::<L>(d, t.da, stage, pitch, in_group, carry, first, last)
+                        };
+                    } else if G > 1 {
                         // SAFETY: destination rows i0..i0 + L of layer l, from element j0:
                         // `in_group` whole lines each, line-aligned (the caller checked),
                         // inside the tiles; the stage holds them (written above), row c
@@ -664,7 +689,9 @@ mod tests {
 
     /// `tile` on a corner of every width against a plain transpose: bands in whole groups
     /// and a shorter last group (bytes), blocks along `a` and a partial one, two layers,
-    /// the destination 0 or 2 lines past its buffer's start plus an element skew.
+    /// the destination 0 or 2 lines past its buffer's start plus an element skew; and one
+    /// layer whose destination rows are an element off the line grid (the realigned lines:
+    /// first, middle and last bands or groups).
     #[test]
     fn whole_line_corners_match_a_plain_transpose() {
         for width in [1usize, 2, 4, 8] {
@@ -672,17 +699,22 @@ mod tests {
                 continue;
             }
             let lanes = LINE / width;
-            let (na, nb, n) = (3 * lanes + 5, 6 * lanes + 7, 2);
+            let (na, nb) = (3 * lanes + 5, 9 * lanes + 7);
             // Source: element (i, j) of layer l at i*width + j*sb + l*sl.
             let sb = (na * width + 24) as isize;
             let sl = sb * nb as isize + 8;
-            let src: Vec<u8> = (0..sl as usize * n)
+            let src: Vec<u8> = (0..sl as usize * 2)
                 .map(|v| (v * 7 + v / 253) as u8)
                 .collect();
-            for skew in [0usize, 1] {
+            // `off`: destination rows an element off the line grid (realign.rs, from
+            // column 0; one layer).
+            for (skew, off) in [(0usize, false), (1, false), (0, true), (1, true)] {
                 // Destination: element (i, j) of layer l at i*da + j*width + l*dl, from a
                 // start `skew` elements before a line, so that column `skew` starts one.
-                let da = (nb * width).next_multiple_of(LINE) as isize + 2 * LINE as isize;
+                let n = if off { 1 } else { 2 };
+                let da = (nb * width).next_multiple_of(LINE) as isize
+                    + 2 * LINE as isize
+                    + if off { width as isize } else { 0 };
                 let dl = da * na as isize;
                 let mut buf = vec![0u8; dl as usize * n + 2 * LINE];
                 let base = buf.as_ptr().align_offset(LINE) + LINE - skew * width;
@@ -701,8 +733,9 @@ mod tests {
                     super::super::contiguous::store_fence();
                     moved
                 };
-                assert_eq!((fa, j0), (3 * lanes, skew), "width {width}");
-                assert_eq!(j1 - j0, (nb - skew) / lanes * lanes);
+                let first = if off { 0 } else { skew };
+                assert_eq!((fa, j0), (3 * lanes, first), "width {width}");
+                assert_eq!(j1 - j0, (nb - first) / lanes * lanes);
                 for l in 0..n {
                     for i in 0..na {
                         for j in 0..nb {
@@ -718,7 +751,7 @@ mod tests {
                             assert_eq!(
                                 &buf[at..at + width],
                                 want,
-                                "width {width} skew {skew} ({l}, {i}, {j})"
+                                "width {width} skew {skew} off {off} ({l}, {i}, {j})"
                             );
                         }
                     }

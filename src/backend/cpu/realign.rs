@@ -90,8 +90,10 @@ pub(super) mod x86 {
     /// stage of 8 or 16 bands per row, so that each row got runs of whole lines with only
     /// its two partial lines plain, 25-27%; square 1 KiB row segments through an L1 buffer
     /// 19%; a carry per row 45-47%. Groups of 4 bands through a stage, as the aligned u8
-    /// walk has, took the u8 transpose from 28% to 23%; a tile of 256 to 4096 rows along
-    /// `a` instead of 8 KiB (smaller carries) gained nothing.
+    /// walk has, first took the u8 transpose from 28% to 23%: its source rows were off the
+    /// grid too, and only the first of the two lines each block row spans was prefetched.
+    /// Since that was fixed (`contiguous::prefetch_rows`), bytes go in groups ([`flush`]),
+    /// and every width in pieces of 1024 rows along `a` (`lines::REALIGN_ROWS`).
     pub struct Realigned<const L: usize> {
         d: *mut u8,
         da: isize,
@@ -182,6 +184,77 @@ pub(super) mod x86 {
                 32 => _mm512_permutexvar_epi16(ix, a),
                 16 => _mm512_permutexvar_epi32(ix, a),
                 _ => _mm512_permutexvar_epi64(ix, a),
+            }
+        }
+    }
+
+    /// Streams `L` destination rows `da` bytes apart from `d` (on elements, not
+    /// necessarily on lines), `lines` x 64 bytes each, from a stage whose row `c` starts
+    /// at `stage + c * pitch` (64-byte aligned, `lines` lines contiguous), realigned as
+    /// [`Realigned`] does for a block: row `c`'s first line completes the one its carry
+    /// (`carry[c]`, its last stage line of the previous group) began, the lines after it
+    /// are read unaligned from the stage, and its last stage line becomes its carry. The
+    /// first group (`first`) writes its bytes up to the row's next line plainly; the last
+    /// (`last`) also writes its bytes past the last whole line plainly. One carry per row
+    /// and group, where [`Realigned`] needs one per row and line.
+    ///
+    /// # Safety
+    /// The destination bytes of the rows (and, unless `first`, the `m` bytes before each
+    /// row's start that complete its first line) are the caller's to write; the stage
+    /// holds the rows; the carries are the rows'; the CPU has AVX-512 F and BW (and VBMI
+    /// for `L` = 64).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub unsafe fn flush<const L: usize>(
+        d: *mut u8,
+        da: isize,
+        stage: *const u8,
+        pitch: isize,
+        lines: usize,
+        carry: *mut Carry,
+        first: bool,
+        last: bool,
+    ) {
+        let n = lines * LINE;
+        for c in 0..L {
+            // SAFETY (all): the caller's contract; `x` is on an element, so `m` is whole
+            // lanes; the reads of the stage stay inside row c's `n` bytes (the tail's
+            // through a byte mask).
+            unsafe {
+                let x = d.offset(c as isize * da);
+                let row = stage.offset(c as isize * pitch);
+                let m = x as usize % LINE;
+                if m == 0 {
+                    for k in 0..lines {
+                        let v = _mm512_load_si512(row.add(k * LINE) as *const __m512i);
+                        _mm512_stream_si512(x.add(k * LINE) as *mut __m512i, v);
+                    }
+                    continue;
+                }
+                let carry = carry.add(c) as *mut __m512i;
+                let head = _mm512_load_si512(row as *const __m512i);
+                if first {
+                    let mask: __mmask64 = (1u64 << (LINE - m)) - 1;
+                    _mm512_mask_storeu_epi8(x as *mut i8, mask, head);
+                } else {
+                    let ix = from_lane::<L>((LINE - m) / (LINE / L));
+                    let whole = pair::<L>(_mm512_load_si512(carry), ix, head);
+                    _mm512_stream_si512(x.sub(m) as *mut __m512i, whole);
+                }
+                // Line k of the row's destination from its first whole one: stage bytes
+                // from k * 64 - m.
+                for k in 1..lines {
+                    let v = _mm512_loadu_si512(row.add(k * LINE - m) as *const __m512i);
+                    _mm512_stream_si512(x.add(k * LINE - m) as *mut __m512i, v);
+                }
+                if last {
+                    let tail: __mmask64 = (1u64 << m) - 1;
+                    let v = _mm512_maskz_loadu_epi8(tail, row.add(n - m) as *const i8);
+                    _mm512_mask_storeu_epi8(x.add(n - m) as *mut i8, tail, v);
+                } else {
+                    let v = _mm512_load_si512(row.add(n - LINE) as *const __m512i);
+                    _mm512_store_si512(carry, v);
+                }
             }
         }
     }
