@@ -150,6 +150,10 @@ def _cases(size):
             r2, c2 = r - 4, c + 4
             name = f"transpose2d_{str(dt).split('.')[1]}_{r2}x{c2}"
             add(name, r2 * c2 * w, lambda r=r2, c=c2, dt=dt: _copy(_data((r, c), dt).t()))
+            # And far from powers of two: odd row lengths about 8% off the square's.
+            r3, c3 = int(r * 0.92) | 1, int(c * 1.08) | 1
+            name = f"transpose2d_{str(dt).split('.')[1]}_{r3}x{c3}"
+            add(name, r3 * c3 * w, lambda r=r3, c=c3, dt=dt: _copy(_data((r, c), dt).t()))
     # Permutes of 3, 4 and 6 dimensions.
     s3 = (1024, 1024, 256) if big else (64, 128, 128)
     add(f"perm3d_201_f32_{'x'.join(map(str, s3))}", el, lambda: _copy(_data(s3, torch.float32).permute(2, 0, 1)))
