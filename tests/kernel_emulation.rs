@@ -18,6 +18,8 @@ mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
+#[path = "emulation/narrow_test.rs"]
+mod narrow_test;
 #[path = "emulation/realign_cases.rs"]
 mod realign_cases;
 #[path = "emulation/row_cases.rs"]
@@ -106,7 +108,7 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
 fn grids(l: &GpuLaunch) -> Vec<(u32, u32)> {
     let (gx, gy) = (l.grid.0, l.grid.1);
     let name = l.kernel.name();
-    if ["sk_tile_", "sk_tilev_", "sk_tilevs_", "sk_tilecvt_"]
+    if ["sk_tile_", "sk_tilev", "sk_tilecvt_", "sk_tilen_"] // sk_tilev: also sk_tilevs_
         .iter()
         .any(|p| name.starts_with(p))
     {
