@@ -98,6 +98,7 @@ fn smaller_grids(l: GpuLaunch) -> Vec<GpuLaunch> {
         "sk_tilevs_",
         "sk_realign_",
         "sk_tilen_",
+        "sk_tilem_",
     ]
     .iter()
     .any(|p| name.starts_with(p))
@@ -234,11 +235,13 @@ fn the_model_makes_the_narrow_tiles_accesses() {
         launches.extend(copy_launches(&c.src, &c.dst, c.dtype, &c.bytes, &c.what));
     }
     let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.job.kernel).collect();
-    for k in ["w4_i32", "w8_i32"] {
-        assert!(
-            names.contains(format!("sk_tilen_{k}").as_str()),
-            "{names:?}"
-        );
+    for k in [
+        "tilen_w4_i32",
+        "tilen_w8_i32",
+        "tilem_w4_i32",
+        "tilem_w8_i32",
+    ] {
+        assert!(names.contains(format!("sk_{k}").as_str()), "{names:?}");
     }
     record_and_check(&launches);
 }

@@ -5,7 +5,8 @@
 //! tiles (an edge tile of one word), padded source rows, source and destination offsets at
 //! multiples of 16 bytes, and batches (channels_last: [n, C, hw] -> [n, hw, C]) with
 //! padded batch strides. A few cases the plan keeps on the scalar tile (an offset off the
-//! 16-byte grid, an even n_a) run too.
+//! 16-byte grid, an even n_a) run too. Each case also runs mirrored (sk_tilem_*: source
+//! rows of n_a elements into destination rows of N).
 
 #![allow(dead_code)]
 
@@ -19,7 +20,7 @@ pub struct NarrowCase {
     pub bytes: Vec<u8>,
     pub src: Layout,
     pub dst: Layout,
-    /// Whether the plan should take the narrow tile (16-byte-aligned bases).
+    /// Whether the plan should take the narrow tile or its mirror (16-byte-aligned bases).
     pub narrow: bool,
 }
 
@@ -57,6 +58,23 @@ pub fn narrow_cases(rng: &mut Rng) -> Vec<NarrowCase> {
                 out.push(NarrowCase {
                     what: format!(
                         "narrow case {n}: {dtype} {batch} x {na} x {nb}, row {row}, offsets {s_off} -> {d_off}"
+                    ),
+                    dtype,
+                    bytes,
+                    src,
+                    dst,
+                    narrow: !off && na % 2 == 1,
+                });
+                // The mirror (sk_tilem_*): source [batch, nb, na] (rows of na elements
+                // that follow each other), destination [batch, na, nb] (rows of `row`).
+                let sb = na * nb + bgap;
+                let src = Layout::new(&[batch, na, nb], &[sb, 1, na], s_off).unwrap();
+                let db = na * row + bgap;
+                let dst = Layout::new(&[batch, na, nb], &[db, row, 1], d_off).unwrap();
+                let bytes = random_bytes(rng, storage_len(&src), dtype, dtype);
+                out.push(NarrowCase {
+                    what: format!(
+                        "mirror case {n}: {dtype} {batch} x {nb} x {na}, row {row}, offsets {s_off} -> {d_off}"
                     ),
                     dtype,
                     bytes,

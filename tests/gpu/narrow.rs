@@ -1,4 +1,4 @@
-//! The narrow tile on the device (part of tests/gpu_kernels.rs): every case of
+//! The narrow tile and its mirror on the device (part of tests/gpu_kernels.rs): every case of
 //! tests/emulation/narrow_cases.rs (destination rows of 3, 5, 7 f32 and 3 f64, short and
 //! long sources, padded rows and batches, offsets on and off the 16-byte grid) through the
 //! tensor API, in both index widths, byte for byte against the CPU backend.
@@ -23,5 +23,10 @@ fn narrow_transposes_match_the_cpu_backend() {
         ));
     }
     eprintln!("kernels used: {used:?}");
-    assert_ran(&used, &["tilen"], &widths(&[4, 8]), &["i32", "i64"]);
+    assert_ran(
+        &used,
+        &["tilen", "tilem"],
+        &widths(&[4, 8]),
+        &["i32", "i64"],
+    );
 }

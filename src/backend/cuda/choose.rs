@@ -334,18 +334,25 @@ fn vec_tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> O
     tile_launch_with(d, (a, b), extents, kernel, width, pitch)
 }
 
-/// The narrow tile (permute.cu sk_tilen_*) where [`super::narrow::extents`] takes it.
+/// The narrow tile (permute.cu sk_tilen_*) or its mirror (sk_tilem_*) where
+/// [`super::narrow::extents`] or [`super::narrow::mirror_extents`] takes it.
 fn narrow_tile_launch(d: &Dims, width: usize) -> Option<GpuLaunch> {
+    use super::narrow::{extents, mirror_extents};
     let ab = d.transpose_dims()?;
-    let (r, offsets) = (d.rank, [d.dst_offset, d.src_offset]);
-    let ext = super::narrow::extents(
+    let r = d.rank;
+    let args = (
         &d.sizes[..r],
         [&d.dst[..r], &d.src[..r]],
-        offsets,
-        ab,
-        width,
-    )?;
-    let kernel = KernelId::tile_narrow(width, d.idx64());
+        [d.dst_offset, d.src_offset],
+    );
+    let (idx64, e) = (d.idx64(), extents(args.0, args.1, args.2, ab, width));
+    let (ext, kernel) = match e {
+        Some(e) => (e, KernelId::tile_narrow(width, idx64)),
+        None => (
+            mirror_extents(args.0, args.1, args.2, ab, width)?,
+            KernelId::tile_mirror(width, idx64),
+        ),
+    };
     tile_launch_with(d, ab, ext, kernel, width, ext.1)
 }
 
@@ -397,7 +404,10 @@ fn tile_launch_with(
     p.batch_rank = n as i32;
     p.batch = batch;
     p.tiles = (tiles_a * tiles_b) as i32;
-    let unit = if vec || kernel.name().starts_with("sk_tilen_") {
+    let unit = if vec
+        || kernel.name().starts_with("sk_tilen_")
+        || kernel.name().starts_with("sk_tilem_")
+    {
         16 / width as i64
     } else {
         1

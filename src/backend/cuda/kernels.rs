@@ -108,12 +108,17 @@ const REALIGN: [&str; 4] = [
     "sk_realign_w8_i64",
 ];
 /// The narrow transpose (permute.cu sk_tilen_*): destination rows shorter than a sector,
-/// adjacent, 16-byte words on both sides, for 4- and 8-byte elements.
-const TILEN: [&str; 4] = [
+/// adjacent, 16-byte words on both sides, for 4- and 8-byte elements; its mirror
+/// (sk_tilem_*: source rows shorter than a sector).
+const TILEN: [&str; 8] = [
     "sk_tilen_w4_i32",
     "sk_tilen_w4_i64",
     "sk_tilen_w8_i32",
     "sk_tilen_w8_i64",
+    "sk_tilem_w4_i32",
+    "sk_tilem_w4_i64",
+    "sk_tilem_w8_i32",
+    "sk_tilem_w8_i64",
 ];
 /// Converting copies between the specialised float pairs that are also transposes (the
 /// converting tile), in [`CONVERT_VARIANTS`] order from 1.
@@ -174,7 +179,7 @@ const EW: [&str; 8] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 108;
+pub const KERNEL_COUNT: usize = 112;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
@@ -255,6 +260,11 @@ impl KernelId {
         KernelId(104 + (width == 8) as u16 * 2 + idx64 as u16)
     }
 
+    /// The narrow tile's mirror for 4- or 8-byte elements.
+    pub fn tile_mirror(width: usize, idx64: bool) -> KernelId {
+        KernelId(Self::tile_narrow(width, idx64).0 + 4)
+    }
+
     /// A row-gather kernel for `width`-byte words and int32/int64 indices.
     pub fn rows(width: usize, index64: bool) -> KernelId {
         KernelId(38 + width_index(width) * 2 + index64 as u16)
@@ -312,6 +322,8 @@ mod tests {
         assert_eq!(KernelId::realign(4, false).name(), "sk_realign_w4_i32");
         assert_eq!(KernelId::tile_narrow(8, true).name(), "sk_tilen_w8_i64");
         assert_eq!(KernelId::tile_narrow(4, false).name(), "sk_tilen_w4_i32");
+        assert_eq!(KernelId::tile_mirror(8, true).name(), "sk_tilem_w8_i64");
+        assert_eq!(KernelId::tile_mirror(4, false).name(), "sk_tilem_w4_i32");
         assert_eq!(
             KernelId::copy(Family::TilePacked, 4, true).name(),
             "sk_tilep_w4_i64"

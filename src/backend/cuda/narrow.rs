@@ -54,6 +54,37 @@ pub fn extents(
     Some((na, tb.min(nb)))
 }
 
+/// The mirror's extents (tile_a, n_b) (permute.cu sk_tilem_*: source rows of n_b elements,
+/// odd, under a sector, that follow each other, src_stride_a = n_b, into long destination
+/// rows), or None where it does not apply: V dividing n_a, the destination stride of B,
+/// both offsets and every batch stride; tile_a a multiple of 32 V (at most n_a).
+pub fn mirror_extents(
+    sizes: &[i64],
+    [dst, src]: [&[i64]; 2],
+    offsets: [i64; 2],
+    (a, b): (usize, usize),
+    width: usize,
+) -> Option<(i64, i64)> {
+    if width != 4 && width != 8 {
+        return None;
+    }
+    let v = (16 / width) as i64;
+    let (na, nb) = (sizes[a], sizes[b]);
+    if nb < 3 || nb % 2 == 0 || nb * width as i64 >= 32 || src[a] != nb || na < 2 * v {
+        return None;
+    }
+    let batch = (0..sizes.len()).filter(|&k| k != a && k != b);
+    let multiples = [na, dst[b], offsets[0], offsets[1]]
+        .into_iter()
+        .chain(batch.flat_map(|k| [dst[k], src[k]]));
+    if !multiples.into_iter().all(|x| x % v == 0) {
+        return None;
+    }
+    let unit = 32 * v;
+    let ta = (NARROW_TILE_BYTES / (width as i64 * nb) / unit * unit).max(unit);
+    Some((ta.min(na), nb))
+}
+
 /// The scalar tile's parameters, shared bytes and grid for the transpose a narrow tile `p`
 /// of `width`-byte elements moves (what the plan launches without the narrow tile: the
 /// build the H200 run measured, bench/model-notes.md change 26).
@@ -116,6 +147,14 @@ mod tests {
             extents(&[n, 7], [&[7, 1], &[1, n]], [0, 0], (1, 0), 2),
             None
         );
+        // The mirror: nhwc -> nchw, C = 3 ((N, C, HW) with HW innermost in the destination).
+        let (dst, src) = ([3 * hw, hw, 1], [3 * hw, 1, 3]);
+        let sizes = [256, 3, hw];
+        assert_eq!(
+            mirror_extents(&sizes, [&dst, &src], [0, 0], (2, 1), 4),
+            Some((1280, 3))
+        );
+        assert_eq!(extents(&sizes, [&dst, &src], [0, 0], (2, 1), 4), None);
         // A short row: at most the row.
         assert_eq!(
             extents(&[40, 5], [&[5, 1], &[1, 40]], [0, 0], (1, 0), 4),

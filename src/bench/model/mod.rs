@@ -174,10 +174,10 @@ fn as_measured(l: &GpuLaunch) -> GpuLaunch {
     }
     if let (LaunchParams::Tile(p), true, Some((width, idx64))) = (
         l.params,
-        name.starts_with("sk_tilen_"),
+        name.starts_with("sk_tilen_") || name.starts_with("sk_tilem_"),
         program::width_of(name),
     ) {
-        // Nor a narrow tile: the scalar tile of the same transpose (change 26).
+        // Nor a narrow tile or its mirror: the scalar tile of the same transpose (change 26).
         let (q, shared, grid) = crate::backend::cuda::narrow::scalar_tile(&p, width);
         let kernel = KernelId::copy(Family::Tile, width, idx64);
         let params = LaunchParams::Tile(q);

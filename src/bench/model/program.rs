@@ -57,8 +57,9 @@ enum Shape {
     Rows,
     /// The realigning copy (sk_realign_*).
     Realign,
-    /// The narrow tile (sk_tilen_*: program/narrow.rs).
+    /// The narrow tile (sk_tilen_*) and its mirror (sk_tilem_*): program/narrow.rs.
     TileNarrow,
+    TileMirror,
 }
 
 /// A launch made ready to walk: family, word width, index width and geometry.
@@ -116,6 +117,8 @@ impl<'a> Program<'a> {
             Shape::Realign
         } else if name.starts_with("sk_tilen_") {
             Shape::TileNarrow
+        } else if name.starts_with("sk_tilem_") {
+            Shape::TileMirror
         } else {
             return Err(ModelError::Unmodelled(name.to_string()));
         };
@@ -161,7 +164,8 @@ impl<'a> Program<'a> {
     /// The issue bound counts the launch's own grid (issue.rs).
     pub fn sampled(&self) -> Program<'a> {
         let mut q = self.clone();
-        if let (Shape::Tile | Shape::TileVec | Shape::TileNarrow, LaunchParams::Tile(p)) =
+        use Shape::{Tile, TileMirror, TileNarrow, TileVec};
+        if let (Tile | TileVec | TileNarrow | TileMirror, LaunchParams::Tile(p)) =
             (self.shape, &self.launch.params)
         {
             let items = (p.batch.max(1) + q.stack() - 1) / q.stack();
@@ -194,6 +198,7 @@ impl<'a> Program<'a> {
             (Shape::Rows, LaunchParams::Rows(p)) => self.rows(bx, t, p, out),
             (Shape::Realign, p) => self.realign(bx, t, &Linear::of(p), out),
             (Shape::TileNarrow, LaunchParams::Tile(p)) => self.tile_narrow(bx, by, t, p, out),
+            (Shape::TileMirror, LaunchParams::Tile(p)) => self.tile_mirror(bx, by, t, p, out),
             _ => {}
         }
     }

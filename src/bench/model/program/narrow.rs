@@ -85,3 +85,76 @@ impl Program<'_> {
         });
     }
 }
+
+impl Program<'_> {
+    /// sk_tilem_body (the mirror): threads on the 16-byte words of the item's contiguous
+    /// source run ([`FILL`] loaded before their V elements are stored at the narrow tile's
+    /// slots, in source order: element g = a * n_b + b), then on the words of a full
+    /// tile's destination rows (V shared loads, one 16-byte store each).
+    pub(super) fn tile_mirror(
+        &self,
+        bx: u64,
+        by: u64,
+        t: u64,
+        p: &SkTile,
+        out: &mut Vec<super::Access>,
+    ) {
+        let w = self.width as i64;
+        let v = 16 / w;
+        let r = 128 / w;
+        let nt = BLOCK as i64;
+        let nb = p.tile_b as i64;
+        let fav = p.div_a.d as i64;
+        let mut step = 0i64;
+        let mut put = |site: u8, buf: Buffer, store: bool, at: i64, bytes: i64, issue: i64| {
+            let mut a = access(site, buf, store, (at * w) as u64, bytes as u64);
+            a.issue = Some(issue as u32);
+            out.push(a);
+        };
+        let slot = |g: i64| g ^ ((g / r) & (v - 1));
+        self.tile_batches(bx, by, p, |s, d, na, _, _| {
+            let nav = na / v;
+            let words = nav * nb;
+            let base = step;
+            let fills = (words + FILL * nt - 1) / (FILL * nt);
+            let stores = (nb * fav + nt - 1) / nt;
+            let mut e0 = t as i64;
+            while e0 < words {
+                for k in (0..FILL).filter(|k| e0 + k * nt < words) {
+                    put(0, Buffer::Src, false, s + (e0 + k * nt) * v, 16, step + k);
+                }
+                for k in (0..FILL).filter(|k| e0 + k * nt < words) {
+                    let g0 = (e0 + k * nt) * v;
+                    for j in 0..v {
+                        let at = g0 + (j ^ ((g0 / r) & (v - 1)));
+                        put(1, Buffer::Shared, true, at, w, step + FILL + k * v + j);
+                    }
+                }
+                step += FILL + FILL * v;
+                e0 += FILL * nt;
+            }
+            step = base + fills * (FILL + FILL * v);
+            let mut e = t as i64;
+            while e < nb * fav {
+                let (b, q) = (e / fav, e % fav);
+                if q < nav {
+                    for j in 0..v {
+                        put(
+                            2,
+                            Buffer::Shared,
+                            false,
+                            slot((q * v + j) * nb + b),
+                            w,
+                            step + j,
+                        );
+                    }
+                    let at = d + b * p.dst_stride_b + q * v;
+                    put(3, Buffer::Dst, true, at, 16, step + v);
+                }
+                step += v + 1;
+                e += nt;
+            }
+            step = base + fills * (FILL + FILL * v) + stores * (v + 1);
+        });
+    }
+}
