@@ -376,3 +376,167 @@ SK_TILEP_KERNELS(1)
 SK_TILEP_KERNELS(2)
 SK_TILEP_KERNELS(4)
 SK_TILEP_KERNELS(8)
+
+/* The narrow transpose (sk_tilen_*: 4- and 8-byte elements): the destination's rows are
+ * shorter than a sector (n_a * width < 32 bytes, n_a odd: 7 x 33554432, channels_last with
+ * C = 3) and follow each other (dst_stride_b = n_a), so a tile that takes the whole A
+ * dimension (tile_a = n_a) and tile_b source columns (a multiple of 32 V, V = 16 / width)
+ * fills one contiguous run of n_a * tile_b destination elements. The scalar tile moves
+ * such a tile an element per thread (a division, two addresses, four memory instructions
+ * per element: instruction-issue bound); here both sides move 16-byte words: a warp loads
+ * 32 consecutive words of one source row, each thread spreads its word's V elements into
+ * the tile in destination order, and a warp stores 32 consecutive words of the
+ * destination run. Element f of the run (f = b * n_a + a) sits at slot
+ * f ^ ((f / R) & (V - 1)), R = 128 / width the elements of 128 bytes: conflict-free for odd
+ * n_a on both phases (a word's V slots stay in its 16-byte group). The plan takes it when
+ * V divides n_b, the source stride of A, both offsets and every batch stride, and the
+ * base pointers are 16-byte aligned (the scalar tile otherwise): src/backend/cuda/narrow.rs. */
+template <typename T, typename I>
+__device__ __forceinline__ void sk_tilen_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
+    constexpr int V = 16 / (int)sizeof(T);
+    constexpr int RS = sizeof(T) == 4 ? 5 : 4; /* log2(R) */
+    constexpr int FILL = 4;
+    extern __shared__ sk_v16 sk_smem_raw[];
+    T* tile = (T*)sk_smem_raw;
+    const int nt = (int)blockDim.x;
+    const int na = p.tile_a;
+    /* Words per full tile row (tile_b / V). */
+    const int fbv = (int)p.div_b.d;
+    const I src_stride_a = (I)p.src_stride_a;
+    sk_tile_walk<I>(p, [&](const SkTileSpan<I>& t, I s, I d) {
+        const int nbv = t.nb / V;
+        const int words = na * fbv;
+        /* Source rows: threads on the words of a full tile (an edge tile's extra words idle),
+         * FILL words loaded before they are spread into the tile. */
+        for (int e0 = threadIdx.x; e0 < words; e0 += FILL * nt) {
+            sk_v16 w[FILL];
+            int at[FILL];
+#pragma unroll
+            for (int k = 0; k < FILL; ++k) {
+                const int e = e0 + k * nt;
+                const int a = (int)sk_div(p.div_b, (unsigned)e);
+                const int bv = e - a * fbv;
+                at[k] = e < words && bv < nbv ? bv * V * na + a : -1;
+                w[k].lo = 0;
+                w[k].hi = 0;
+                if (at[k] >= 0) w[k] = SK_LD((const sk_v16*)(src + s + (I)a * src_stride_a + (I)(bv * V)));
+            }
+#pragma unroll
+            for (int k = 0; k < FILL; ++k) {
+                if (at[k] < 0) continue;
+#pragma unroll
+                for (int j = 0; j < V; ++j) {
+                    const int f = at[k] + j * na;
+                    SK_ST(&tile[f ^ ((f >> RS) & (V - 1))], sk_lane<T>(w[k], j));
+                }
+            }
+        }
+        __syncthreads();
+        /* The destination run: word e holds elements e * V .. e * V + V - 1. */
+        T* out = dst + d;
+        for (int e = threadIdx.x; e < na * nbv; e += nt) {
+            const int f0 = e * V;
+            const int x = (f0 >> RS) & (V - 1);
+            sk_v16 w;
+            w.lo = 0;
+            w.hi = 0;
+#pragma unroll
+            for (int j = 0; j < V; ++j) sk_set_lane<T>(w, j, SK_LD(&tile[f0 + (j ^ x)]));
+            SK_ST((sk_v16*)(out + (I)f0), w);
+        }
+        /* The next tile's fill overwrites this one. */
+        __syncthreads();
+    });
+}
+
+#define SK_TILEN_KERNELS(W)                                                                    \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilen_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
+        sk_tilen_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
+    }                                                                                          \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilen_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
+        sk_tilen_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
+    }
+
+SK_TILEN_KERNELS(4)
+SK_TILEN_KERNELS(8)
+
+/* The narrow tile's mirror (sk_tilem_*): source rows shorter than a sector that follow each
+ * other (src_stride_a = n_b, n_b odd, n_b * width < 32 bytes: nhwc2nchw with C = 3) into
+ * long destination rows. A tile of tile_a destination columns (a multiple of 32 V) and the
+ * whole B dimension is one contiguous source run: 16-byte loads along it, the tile in
+ * source order (element g = a * n_b + b at the narrow tile's slot g ^ ((g / R) & (V - 1)):
+ * the fill is sk_tilen's store phase, the store phase its fill, both conflict-free for odd
+ * n_b), 16-byte stores along the destination rows (a warp: 32 consecutive words of one
+ * row). Plan: src/backend/cuda/narrow.rs mirror_extents. */
+template <typename T, typename I>
+__device__ __forceinline__ void sk_tilem_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
+    constexpr int V = 16 / (int)sizeof(T);
+    constexpr int RS = sizeof(T) == 4 ? 5 : 4; /* log2(R) */
+    constexpr int FILL = 4;
+    extern __shared__ sk_v16 sk_smem_raw[];
+    T* tile = (T*)sk_smem_raw;
+    const int nt = (int)blockDim.x;
+    const int nb = p.tile_b;
+    /* Words per full destination row of the tile (tile_a / V). */
+    const int fav = (int)p.div_a.d;
+    const I dst_stride_b = (I)p.dst_stride_b;
+    sk_tile_walk<I>(p, [&](const SkTileSpan<I>& t, I s, I d) {
+        const int nav = t.na / V;
+        const int words = nav * nb;
+        const T* in = src + s;
+        /* The source run, FILL words loaded before they are spread into the tile. */
+        for (int e0 = threadIdx.x; e0 < words; e0 += FILL * nt) {
+            sk_v16 w[FILL];
+#pragma unroll
+            for (int k = 0; k < FILL; ++k) {
+                const int e = e0 + k * nt;
+                w[k].lo = 0;
+                w[k].hi = 0;
+                if (e < words) w[k] = SK_LD((const sk_v16*)(in + (I)(e * V)));
+            }
+#pragma unroll
+            for (int k = 0; k < FILL; ++k) {
+                const int e = e0 + k * nt;
+                if (e >= words) continue;
+                const int g0 = e * V;
+                const int x = (g0 >> RS) & (V - 1);
+#pragma unroll
+                for (int j = 0; j < V; ++j) SK_ST(&tile[g0 + (j ^ x)], sk_lane<T>(w[k], j));
+            }
+        }
+        __syncthreads();
+        /* Destination rows: threads on the words of a full tile's rows (an edge tile's
+         * extra words idle). */
+        for (int e = threadIdx.x; e < nb * fav; e += nt) {
+            const int b = (int)sk_div(p.div_a, (unsigned)e);
+            const int q = e - b * fav;
+            if (q >= nav) continue;
+            sk_v16 w;
+            w.lo = 0;
+            w.hi = 0;
+#pragma unroll
+            for (int j = 0; j < V; ++j) {
+                const int g = (q * V + j) * nb + b;
+                sk_set_lane<T>(w, j, SK_LD(&tile[g ^ ((g >> RS) & (V - 1))]));
+            }
+            SK_ST((sk_v16*)(dst + d + (I)b * dst_stride_b + (I)(q * V)), w);
+        }
+        /* The next tile's fill overwrites this one. */
+        __syncthreads();
+    });
+}
+
+#define SK_TILEM_KERNELS(W)                                                                    \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilem_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
+        sk_tilem_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
+    }                                                                                          \
+    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
+        sk_tilem_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
+        sk_tilem_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
+    }
+
+SK_TILEM_KERNELS(4)
+SK_TILEM_KERNELS(8)

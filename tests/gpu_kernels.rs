@@ -11,6 +11,10 @@ use std::collections::BTreeSet;
 #[path = "emulation/across.rs"]
 mod across;
 mod common;
+#[path = "gpu/narrow.rs"]
+mod narrow;
+#[path = "emulation/narrow_cases.rs"]
+mod narrow_cases;
 #[path = "gpu/realign.rs"]
 mod realign;
 #[path = "emulation/realign_cases.rs"]

@@ -18,6 +18,8 @@ mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
+#[path = "emulation/narrow_test.rs"]
+mod narrow_test;
 #[path = "emulation/realign_cases.rs"]
 mod realign_cases;
 #[path = "emulation/row_cases.rs"]
@@ -106,10 +108,8 @@ fn both_index_widths(l: &GpuLaunch) -> Vec<(&'static str, Vec<u8>)> {
 fn grids(l: &GpuLaunch) -> Vec<(u32, u32)> {
     let (gx, gy) = (l.grid.0, l.grid.1);
     let name = l.kernel.name();
-    if ["sk_tile_", "sk_tilev_", "sk_tilevs_", "sk_tilecvt_"]
-        .iter()
-        .any(|p| name.starts_with(p))
-    {
+    // Every tile but the packed one (sk_tile_, sk_tilev(s)_, sk_tilecvt_, sk_tilen_, sk_tilem_).
+    if name.starts_with("sk_tile") && !name.starts_with("sk_tilep_") {
         vec![(gx, gy), (gx.div_ceil(3), gy.div_ceil(2)), (1, 1)]
     } else if name.starts_with("sk_realign_") {
         // Warps that walk several runs (one warp: all of them).

@@ -16,6 +16,8 @@ mod across;
 mod common;
 #[path = "emulation/harness.rs"]
 mod harness;
+#[path = "emulation/narrow_cases.rs"]
+mod narrow_cases;
 #[path = "emulation/realign_cases.rs"]
 mod realign_cases;
 #[path = "emulation/row_cases.rs"]
@@ -90,9 +92,16 @@ fn copy_launches(src: &Layout, dst: &Layout, dt: DType, bytes: &[u8], what: &str
 /// tiles and batch chunks.
 fn smaller_grids(l: GpuLaunch) -> Vec<GpuLaunch> {
     let name = l.kernel.name();
-    if !["sk_tile_", "sk_tilev_", "sk_tilevs_", "sk_realign_"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    if ![
+        "sk_tile_",
+        "sk_tilev_",
+        "sk_tilevs_",
+        "sk_realign_",
+        "sk_tilen_",
+        "sk_tilem_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
     {
         return vec![l];
     }
@@ -214,6 +223,25 @@ fn the_model_makes_the_realigning_copies_accesses() {
             names.contains(format!("sk_realign_{k}").as_str()),
             "{names:?}"
         );
+    }
+    record_and_check(&launches);
+}
+
+#[test]
+fn the_model_makes_the_narrow_tiles_accesses() {
+    let mut rng = Rng::new(0x30de26);
+    let mut launches = Vec::new();
+    for c in narrow_cases::narrow_cases(&mut rng) {
+        launches.extend(copy_launches(&c.src, &c.dst, c.dtype, &c.bytes, &c.what));
+    }
+    let names: std::collections::BTreeSet<&str> = launches.iter().map(|l| l.job.kernel).collect();
+    for k in [
+        "tilen_w4_i32",
+        "tilen_w8_i32",
+        "tilem_w4_i32",
+        "tilem_w8_i32",
+    ] {
+        assert!(names.contains(format!("sk_{k}").as_str()), "{names:?}");
     }
     record_and_check(&launches);
 }

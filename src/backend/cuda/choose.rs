@@ -29,6 +29,7 @@ pub use super::tile_layout::{
     TILE_BLOCKS, tile_grid, tile_pitch, tile_vec_col, tile_vec_fill_lane, tile_vec_lanes,
     tile_vec_pitch, tile_vec_stack, tile_vec_swizzled,
 };
+use super::tile_layout::{tile_extents, vec_tile_extents};
 use crate::dtype::DType;
 use crate::plan::{CopyPlan, PlanKind};
 
@@ -288,43 +289,6 @@ fn strided_launch(
     }
 }
 
-/// Tile extents of the element-wise tile of `width`-byte elements: 32 x 32 (64 x 64 for 1-
-/// and 2-byte elements, so each thread has 16 loads to issue), or a tile spanning a tiny
-/// dimension and a long run of the other. The long run is a multiple of 32 elements where it
-/// is cut, so that each warp's accesses along it start on a 32-element boundary.
-fn tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
-    let edge: i64 = if width <= 2 { 64 } else { 32 };
-    let area: i64 = 2048;
-    let long = |other: i64, n: i64| {
-        let run = (area / other).max(32);
-        if run >= n { n } else { (run / 32 * 32).max(32) }
-    };
-    if n_a >= edge && n_b >= edge {
-        (edge, edge)
-    } else if n_a >= 32 && n_b >= 32 {
-        (32, 32)
-    } else if n_a <= n_b {
-        (n_a, long(n_a, n_b))
-    } else {
-        (long(n_b, n_a), n_b)
-    }
-}
-
-/// Tile extents for the 16-byte-access transpose: multiples of V = 16 / width (the sizes
-/// are), 64 x 64 for 1- and 2-byte elements and 32 x 32 otherwise, a tiny dimension taken
-/// whole with a longer run of the other.
-fn vec_tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
-    let v = (16 / width) as i64;
-    let edge = if width <= 2 { 64 } else { 32 };
-    let area = edge * edge;
-    let long = |other: i64, n: i64| n.min((area / other).max(edge) / v * v);
-    match (n_a >= edge, n_b >= edge) {
-        (true, true) => (edge, edge),
-        (false, _) if n_a <= n_b => (n_a, long(n_a, n_b)),
-        _ => (long(n_b, n_a), n_b),
-    }
-}
-
 /// The scalar tiled transpose of `width`-byte elements.
 fn tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> Option<GpuLaunch> {
     let extents = tile_extents(d.sizes[a], d.sizes[b], width);
@@ -368,6 +332,28 @@ fn vec_tile_launch(d: &Dims, a: usize, b: usize, width: usize, idx64: bool) -> O
     let swizzled = tile_vec_swizzled(extents.0, extents.1, width);
     let pitch = tile_vec_pitch(swizzled, extents.1, width);
     tile_launch_with(d, (a, b), extents, kernel, width, pitch)
+}
+
+/// The narrow tile (permute.cu sk_tilen_*) or its mirror (sk_tilem_*) where
+/// [`super::narrow::extents`] or [`super::narrow::mirror_extents`] takes it.
+fn narrow_tile_launch(d: &Dims, width: usize) -> Option<GpuLaunch> {
+    use super::narrow::{extents, mirror_extents};
+    let ab = d.transpose_dims()?;
+    let r = d.rank;
+    let args = (
+        &d.sizes[..r],
+        [&d.dst[..r], &d.src[..r]],
+        [d.dst_offset, d.src_offset],
+    );
+    let (idx64, e) = (d.idx64(), extents(args.0, args.1, args.2, ab, width));
+    let (ext, kernel) = match e {
+        Some(e) => (e, KernelId::tile_narrow(width, idx64)),
+        None => (
+            mirror_extents(args.0, args.1, args.2, ab, width)?,
+            KernelId::tile_mirror(width, idx64),
+        ),
+    };
+    tile_launch_with(d, ab, ext, kernel, width, ext.1)
 }
 
 fn tile_launch_with(
@@ -418,7 +404,14 @@ fn tile_launch_with(
     p.batch_rank = n as i32;
     p.batch = batch;
     p.tiles = (tiles_a * tiles_b) as i32;
-    let unit = if vec { 16 / width as i64 } else { 1 };
+    let unit = if vec
+        || kernel.name().starts_with("sk_tilen_")
+        || kernel.name().starts_with("sk_tilem_")
+    {
+        16 / width as i64
+    } else {
+        1
+    };
     divisor::tile_divisors(&mut p, unit);
     if vec {
         // The 16-byte tile's threads per row and per column (tile_vec_lanes).
@@ -765,6 +758,8 @@ impl GpuPlan {
                 let over = packed.is_some_and(|e| packed_over_vec(&d, ab, (&narrow, e), &v, dsz));
                 (!over).then_some(v)
             });
+            // Destination rows shorter than a sector: the narrow tile (narrow.rs).
+            let vec = vec.or_else(|| narrow_tile_launch(&d, dsz));
             return Ok(GpuPlan::Kernel {
                 narrow,
                 wide: vec.map(|l| (l, 16)),

@@ -107,6 +107,19 @@ const REALIGN: [&str; 4] = [
     "sk_realign_w8_i32",
     "sk_realign_w8_i64",
 ];
+/// The narrow transpose (permute.cu sk_tilen_*): destination rows shorter than a sector,
+/// adjacent, 16-byte words on both sides, for 4- and 8-byte elements; its mirror
+/// (sk_tilem_*: source rows shorter than a sector).
+const TILEN: [&str; 8] = [
+    "sk_tilen_w4_i32",
+    "sk_tilen_w4_i64",
+    "sk_tilen_w8_i32",
+    "sk_tilen_w8_i64",
+    "sk_tilem_w4_i32",
+    "sk_tilem_w4_i64",
+    "sk_tilem_w8_i32",
+    "sk_tilem_w8_i64",
+];
 /// Converting copies between the specialised float pairs that are also transposes (the
 /// converting tile), in [`CONVERT_VARIANTS`] order from 1.
 const TILECVT: [&str; 12] = [
@@ -166,14 +179,14 @@ const EW: [&str; 8] = [
 ];
 
 /// Number of kernels in the module.
-pub const KERNEL_COUNT: usize = 104;
+pub const KERNEL_COUNT: usize = 112;
 
 /// Every kernel's name, indexed by [`KernelId`].
 pub const KERNEL_NAMES: [&str; KERNEL_COUNT] = {
     let mut all = [""; KERNEL_COUNT];
-    let groups: [&[&str]; 12] = [
+    let groups: [&[&str]; 13] = [
         &STRIDED, &GATHER, &SCATTER, &TILE, &ROWS, &CONVERT, &TILEV, &TILECVT, &EW, &TILEP,
-        &TILEVS, &REALIGN,
+        &TILEVS, &REALIGN, &TILEN,
     ];
     let mut n = 0;
     let mut g = 0;
@@ -238,6 +251,20 @@ impl KernelId {
         KernelId(100 + (width == 8) as u16 * 2 + idx64 as u16)
     }
 
+    /// The narrow transpose for 4- or 8-byte elements.
+    pub fn tile_narrow(width: usize, idx64: bool) -> KernelId {
+        assert!(
+            width == 4 || width == 8,
+            "no narrow transpose for {width}-byte elements"
+        );
+        KernelId(104 + (width == 8) as u16 * 2 + idx64 as u16)
+    }
+
+    /// The narrow tile's mirror for 4- or 8-byte elements.
+    pub fn tile_mirror(width: usize, idx64: bool) -> KernelId {
+        KernelId(Self::tile_narrow(width, idx64).0 + 4)
+    }
+
     /// A row-gather kernel for `width`-byte words and int32/int64 indices.
     pub fn rows(width: usize, index64: bool) -> KernelId {
         KernelId(38 + width_index(width) * 2 + index64 as u16)
@@ -293,6 +320,10 @@ mod tests {
         assert_eq!(KernelId::tile_stacked(8).name(), "sk_tilevs_w8_i32");
         assert_eq!(KernelId::realign(8, true).name(), "sk_realign_w8_i64");
         assert_eq!(KernelId::realign(4, false).name(), "sk_realign_w4_i32");
+        assert_eq!(KernelId::tile_narrow(8, true).name(), "sk_tilen_w8_i64");
+        assert_eq!(KernelId::tile_narrow(4, false).name(), "sk_tilen_w4_i32");
+        assert_eq!(KernelId::tile_mirror(8, true).name(), "sk_tilem_w8_i64");
+        assert_eq!(KernelId::tile_mirror(4, false).name(), "sk_tilem_w4_i32");
         assert_eq!(
             KernelId::copy(Family::TilePacked, 4, true).name(),
             "sk_tilep_w4_i64"

@@ -17,6 +17,7 @@ pub mod kernels;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod narrow;
 mod packed;
 #[rustfmt::skip]
 #[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]

@@ -143,3 +143,40 @@ pub fn tile_grid(tiles: i64, batch: i64) -> (u32, u32, u32) {
     let chunk = (batch + rows - 1) / rows;
     (gx as u32, ((batch + chunk - 1) / chunk) as u32, 1)
 }
+
+/// Tile extents of the element-wise tile of `width`-byte elements: 32 x 32 (64 x 64 for 1-
+/// and 2-byte elements, so each thread has 16 loads to issue), or a tile spanning a tiny
+/// dimension and a long run of the other. The long run is a multiple of 32 elements where it
+/// is cut, so that each warp's accesses along it start on a 32-element boundary.
+pub fn tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
+    let edge: i64 = if width <= 2 { 64 } else { 32 };
+    let area: i64 = 2048;
+    let long = |other: i64, n: i64| {
+        let run = (area / other).max(32);
+        if run >= n { n } else { (run / 32 * 32).max(32) }
+    };
+    if n_a >= edge && n_b >= edge {
+        (edge, edge)
+    } else if n_a >= 32 && n_b >= 32 {
+        (32, 32)
+    } else if n_a <= n_b {
+        (n_a, long(n_a, n_b))
+    } else {
+        (long(n_b, n_a), n_b)
+    }
+}
+
+/// Tile extents for the 16-byte-access transpose: multiples of V = 16 / width (the sizes
+/// are), 64 x 64 for 1- and 2-byte elements and 32 x 32 otherwise, a tiny dimension taken
+/// whole with a longer run of the other.
+pub fn vec_tile_extents(n_a: i64, n_b: i64, width: usize) -> (i64, i64) {
+    let v = (16 / width) as i64;
+    let edge = if width <= 2 { 64 } else { 32 };
+    let area = edge * edge;
+    let long = |other: i64, n: i64| n.min((area / other).max(edge) / v * v);
+    match (n_a >= edge, n_b >= edge) {
+        (true, true) => (edge, edge),
+        (false, _) if n_a <= n_b => (n_a, long(n_a, n_b)),
+        _ => (long(n_b, n_a), n_b),
+    }
+}

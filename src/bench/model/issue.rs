@@ -18,6 +18,7 @@
 //! by their trip counts, blocks a warp skips when no lane takes them), rounded to the
 //! instruction; only the kernels whose SASS was read are counted, the others have no
 //! issue bound (`None`). Counted: `sk_tile_w4_i32`, `sk_tilev_w{1,2,4,8}_i32`, `sk_tilevs_w{4,8}_i32`,
+//! `sk_tilen_w{4,8}_i32`, `sk_tilem_w{4,8}_i32`,
 //! `sk_gather_w*_i32`, `sk_rows_w*_idx*`, `sk_realign_w*`.
 //!
 //! Fitted (to the 13 tile cases of the H200 run, the gathers held out): [`ISSUE_IPC`],
@@ -184,6 +185,35 @@ fn tile_w4_cost(build: KernelBuild) -> TileCost {
     })
 }
 
+/// The narrow tile (sk_tilen_w{4,8}_i32, change 26 of bench/model-notes.md; current build
+/// only), from the sm_90 listings (nvcc 13.0.88), w4 / w8: per (tile, batch index) 38 (the
+/// item's head [0x1430, 0x14d0) 10, between the phases [0x2210, 0x2300) 15, after the store
+/// loop 5, the incremental batch step 8); the fill trip [0x14d0, 0x2210) 212 / [0x14c0,
+/// 0x1f70) 171, of which each word's guarded block (its V shared stores and their slots)
+/// 22 / 12, 4 words per trip; the store trip (V shared loads, one 16-byte store) [0x2300,
+/// 0x2490) 25 / [0x2060, 0x2180) 18.
+fn tilen_cost(width: usize, build: KernelBuild) -> Option<TileCost> {
+    Some(cost(match (build, width) {
+        (KernelBuild::Current, 4) => [0, 0, 0, 38, 124, 22, 4, 25, 0],
+        (KernelBuild::Current, 8) => [0, 0, 0, 38, 123, 12, 4, 18, 0],
+        _ => return None,
+    }))
+}
+
+/// The narrow tile's mirror (sk_tilem_w{4,8}_i32, change 27; current build only), from the
+/// sm_90 listings, w4 / w8: per (tile, batch index) 42 / 46 (the item's head 19 / 20,
+/// between the phases 11 / 14, after the store loop 5, the batch step 7); the fill trip
+/// [0x15a0, 0x1ea0) 144 / [0x15b0, 0x1c10) 102 of which each word's guarded block (V
+/// shared stores) ~18 / 9, 4 words per trip; the store trip (the row's division, V shared
+/// loads, one 16-byte store) [0x1f50, 0x2200) 43 / [0x1cf0, 0x1f20) 35.
+fn tilem_cost(width: usize, build: KernelBuild) -> Option<TileCost> {
+    Some(cost(match (build, width) {
+        (KernelBuild::Current, 4) => [0, 0, 0, 42, 73, 18, 4, 43, 0],
+        (KernelBuild::Current, 8) => [0, 0, 0, 46, 66, 9, 4, 35, 0],
+        _ => return None,
+    }))
+}
+
 /// The current build's walk costs, from the listings: the prologue [0, tile loop head)
 /// less its guarded blocks (the first batch offsets, ~12 instructions per dimension of 8,
 /// and the innermost dimension's selection, ~12 for each of 8 of which one runs when there
@@ -202,6 +232,12 @@ fn walk_cost(name: &str, tile64: bool) -> WalkCost {
         // under 1% of a stacked launch's count).
         "sk_tilev_w8_i32" | "sk_tilevs_w8_i32" => (120, 35),
         "sk_tile_w4_i32" => (128, 43),
+        // The narrow tile: the prologue [0, 0x1290) 297 less the 16 guarded blocks (185);
+        // the tile loop's head (26 / 25) and latch (6).
+        "sk_tilen_w4_i32" => (112, 32),
+        "sk_tilen_w8_i32" => (112, 31),
+        "sk_tilem_w4_i32" => (115, 33),
+        "sk_tilem_w8_i32" => (116, 32),
         _ => (115, 37),
     };
     WalkCost {
@@ -363,6 +399,14 @@ pub fn warp_instructions_of(l: &GpuLaunch, build: KernelBuild) -> Option<f64> {
                     Some((c, units)) => (c, ta * fbv, units),
                     None => (tilev_cost(w, build)?, ta * fbv, tb * fav),
                 }
+            } else if let Some(w) = width("sk_tilen_w") {
+                // Threads on a full tile's words on both sides (tile_a rows of div_b words).
+                let n = p.tile_a as i64 * p.div_b.d as i64;
+                (tilen_cost(w, build)?, n, n)
+            } else if let Some(w) = width("sk_tilem_w") {
+                // Threads on a full tile's words on both sides (tile_b rows of div_a words).
+                let n = p.tile_b as i64 * p.div_a.d as i64;
+                (tilem_cost(w, build)?, n, n)
             } else if name == "sk_tile_w4_i32" {
                 let n = p.tile_a as i64 * p.tile_b as i64;
                 (tile_w4_cost(build), n, n)

@@ -163,13 +163,31 @@ fn case_launch(case: &Case) -> Result<(Option<GpuLaunch>, Vec<i64>, u64, u64), M
 /// one batch index per item (no sk_tilevs_*) on threads mapped to the tile's words (no
 /// [`tile_vec_lanes`](crate::backend::cuda::choose::tile_vec_lanes) padding): change 23 of
 /// bench/model-notes.md. The row gather's grid was one warp per 4 rows (change 24); the
-/// realigning copy was the sk_copy_body launch its plan makes without it (change 25). Every
+/// realigning copy was the sk_copy_body launch its plan makes without it (change 25), the
+/// narrow tile the scalar tile (change 26). Every
 /// other launch as it is.
 fn as_measured(l: &GpuLaunch) -> GpuLaunch {
     let name = l.kernel.name();
     if name.starts_with("sk_realign_") {
         // The measured build had no realigning copy: its sk_copy_body launch (change 25).
         return as_copy(l);
+    }
+    if let (LaunchParams::Tile(p), true, Some((width, idx64))) = (
+        l.params,
+        name.starts_with("sk_tilen_") || name.starts_with("sk_tilem_"),
+        program::width_of(name),
+    ) {
+        // Nor a narrow tile or its mirror: the scalar tile of the same transpose (change 26).
+        let (q, shared, grid) = crate::backend::cuda::narrow::scalar_tile(&p, width);
+        let kernel = KernelId::copy(Family::Tile, width, idx64);
+        let params = LaunchParams::Tile(q);
+        return GpuLaunch {
+            kernel,
+            grid,
+            shared_bytes: shared,
+            params,
+            ..*l
+        };
     }
     if let LaunchParams::Rows(p) = l.params {
         let per_block = (l.block.0 / 32) as i64 * program::MEASURED_ROWS_PER_WARP;

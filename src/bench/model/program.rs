@@ -3,6 +3,7 @@
 //! and cuda/index.cu. tests/kernel_emulation.rs records the real sources' accesses (compiled
 //! as host C++) and checks that these programs give the same counts, launch by launch.
 
+mod narrow;
 mod realign;
 mod tile64;
 
@@ -56,6 +57,9 @@ enum Shape {
     Rows,
     /// The realigning copy (sk_realign_*).
     Realign,
+    /// The narrow tile (sk_tilen_*) and its mirror (sk_tilem_*): program/narrow.rs.
+    TileNarrow,
+    TileMirror,
 }
 
 /// A launch made ready to walk: family, word width, index width and geometry.
@@ -111,6 +115,10 @@ impl<'a> Program<'a> {
             Shape::Rows
         } else if name.starts_with("sk_realign_") {
             Shape::Realign
+        } else if name.starts_with("sk_tilen_") {
+            Shape::TileNarrow
+        } else if name.starts_with("sk_tilem_") {
+            Shape::TileMirror
         } else {
             return Err(ModelError::Unmodelled(name.to_string()));
         };
@@ -156,7 +164,8 @@ impl<'a> Program<'a> {
     /// The issue bound counts the launch's own grid (issue.rs).
     pub fn sampled(&self) -> Program<'a> {
         let mut q = self.clone();
-        if let (Shape::Tile | Shape::TileVec, LaunchParams::Tile(p)) =
+        use Shape::{Tile, TileMirror, TileNarrow, TileVec};
+        if let (Tile | TileVec | TileNarrow | TileMirror, LaunchParams::Tile(p)) =
             (self.shape, &self.launch.params)
         {
             let items = (p.batch.max(1) + q.stack() - 1) / q.stack();
@@ -188,22 +197,10 @@ impl<'a> Program<'a> {
             }
             (Shape::Rows, LaunchParams::Rows(p)) => self.rows(bx, t, p, out),
             (Shape::Realign, p) => self.realign(bx, t, &Linear::of(p), out),
+            (Shape::TileNarrow, LaunchParams::Tile(p)) => self.tile_narrow(bx, by, t, p, out),
+            (Shape::TileMirror, LaunchParams::Tile(p)) => self.tile_mirror(bx, by, t, p, out),
             _ => {}
         }
-    }
-
-    /// sk_realign_body (program/realign.rs).
-    fn realign(&self, bx: u64, t: u64, p: &Linear, out: &mut Vec<Access>) {
-        let run = p.sizes[p.rank.max(1) - 1].max(1);
-        let (w, geo) = (self.width as u64, (self.width, self.grid.0, self.max_steps));
-        let mut put = |site, store, byte, issue| {
-            let buffer = if store { Buffer::Dst } else { Buffer::Src };
-            let mut a = access(site, buffer, store, byte, w);
-            a.issue = Some(issue);
-            out.push(a);
-        };
-        let runs = (p.numel as i64 / run, &|l| p.offsets(l));
-        realign::walk(geo, (bx, t), (run, runs.0), runs.1, &mut put);
     }
 
     fn linear(&self, bx: u64, t: u64, p: &Linear, out: &mut Vec<Access>) {

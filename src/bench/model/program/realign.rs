@@ -6,6 +6,7 @@
 //! access carries the warp-uniform step that issues it. Bases are 256-byte aligned (the
 //! model's cudaMalloc), so a run's phase is its element offset mod 32.
 
+use super::{Access, Buffer, Linear, Program, access};
 use crate::backend::cuda::choose::BLOCK;
 use crate::backend::cuda::realign::REALIGN_UNROLL;
 
@@ -59,5 +60,21 @@ pub(super) fn walk(
             issue += 2 * REALIGN_UNROLL as u32;
         }
         r += nwarps;
+    }
+}
+
+impl Program<'_> {
+    /// sk_realign_body: [`walk`] over the launch's runs.
+    pub(super) fn realign(&self, bx: u64, t: u64, p: &Linear, out: &mut Vec<Access>) {
+        let run = p.sizes[p.rank.max(1) - 1].max(1);
+        let (w, geo) = (self.width as u64, (self.width, self.grid.0, self.max_steps));
+        let mut put = |site, store, byte, issue| {
+            let buffer = if store { Buffer::Dst } else { Buffer::Src };
+            let mut a = access(site, buffer, store, byte, w);
+            a.issue = Some(issue);
+            out.push(a);
+        };
+        let runs = (p.numel as i64 / run, &|l| p.offsets(l));
+        walk(geo, (bx, t), (run, runs.0), runs.1, &mut put);
     }
 }
