@@ -9,6 +9,8 @@
 //! `0..B` (low half) and of rows `B..2B` (high half): 32 contiguous bytes of destination
 //! row `i`, stored at once. One generic body for every width, as the SSE2 block.
 
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
 use std::marker::PhantomData;
 
 use super::isa;
@@ -78,7 +80,6 @@ impl<T, const B: usize> Stager for Ymm<T, B> {
 
     #[inline(always)]
     unsafe fn block(&self, d: *mut u8, s: *const u8, da: isize, sb: isize) {
-        use std::arch::x86_64::*;
         // Plain loops, not closures: a closure would not share the caller's features.
         // SAFETY: the caller (`tile`, compiled with AVX2) has AVX2; every row read is 16
         // bytes inside the block, every row written 32 bytes inside it.
@@ -120,7 +121,6 @@ impl<T, const B: usize> Stager for Ymm<T, B> {
 
     #[inline(always)]
     unsafe fn copy_line(&self, d: *mut u8, s: *const u8) {
-        use std::arch::x86_64::*;
         // SAFETY: the caller's lines; the caller has AVX2.
         unsafe {
             let (p, q) = (s as *const __m256i, d as *mut __m256i);
@@ -132,7 +132,6 @@ impl<T, const B: usize> Stager for Ymm<T, B> {
 
     #[inline(always)]
     unsafe fn line(&self, d: *mut u8, s: *const u8) {
-        use std::arch::x86_64::*;
         // SAFETY: the caller's line, `d` 64-byte aligned; the caller has AVX2.
         unsafe {
             let (p, q) = (s as *const __m256i, d as *mut __m256i);
