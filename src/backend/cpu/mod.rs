@@ -27,6 +27,7 @@ pub mod threads;
 mod tile_order;
 mod vector;
 mod walk;
+mod ymm;
 
 pub use gather::{row_gather, row_gather_with};
 pub use isa::{CAPABILITY_ENV, Capability, capability};

@@ -12,6 +12,7 @@ use super::contiguous::{self, CacheLevel};
 use super::layers::Layers;
 use super::lines::{self, Corner};
 use super::staged;
+use super::ymm;
 
 /// A tile of two dimensions, `a` (the source's contiguous one) and `b` (the destination's
 /// innermost): element `(i, j)`, `i < na`, `j < nb`, moves from `s + i*sa + j*sb` to
@@ -370,11 +371,19 @@ impl<T: Copy, const B: usize> Move<T, B> {
             sb: t.sb,
             layers: Layers::ONE,
         };
-        // SAFETY: forwarded; `block` moves the B x B block it is given.
+        // SAFETY: forwarded; the stagers' blocks move the blocks they are given.
         let (fa, fb) = unsafe {
-            staged::tile(size_of::<T>(), B, d, s, c, |o, from, da, sb| {
-                block::<T, B>(o, from, da, sb)
-            })
+            if ymm::serves(size_of::<T>()) {
+                ymm::tile::<T, B>(d, s, c)
+            } else if ymm::available() && t.lines {
+                // 2-byte elements with AVX2: in groups of parts as the AVX2 blocks, but for
+                // streamed tiles (NCHW -> NHWC f16 at 1 GiB, `avx2`, share of the memcpy
+                // rate: 50-53% -> 39-44% with groups, session 23).
+                let x = Sse::<T, B, { staged::GROUP_MAX }>::new();
+                staged::tile(&x, d, s, c)
+            } else {
+                staged::tile(&Sse::<T, B, 1>::new(), d, s, c)
+            }
         };
         // SAFETY: the rest of the tile.
         unsafe { strips(self, d, s, t, fa, fb) }
@@ -428,6 +437,43 @@ impl<T: Copy, const B: usize> Move<T, B> {
         }
         // SAFETY: the rest of the tile.
         unsafe { strips(self, d, s, t, fa, fb) }
+    }
+}
+
+/// [`staged`] whole lines through `B` x `B` [`block`]s of 16 bytes a row (SSE2), each
+/// line streamed by `put`, `G` parts along `b` at a time (without AVX2, or under
+/// `STRIDEKIT_CPU_CAPABILITY=default`: one; 2-byte elements with AVX2: see [`ymm::serves`]).
+struct Sse<T, const B: usize, const G: usize> {
+    put: contiguous::LineStreamer,
+    t: PhantomData<T>,
+}
+
+impl<T, const B: usize, const G: usize> Sse<T, B, G> {
+    fn new() -> Self {
+        Sse {
+            put: contiguous::line_streamer(),
+            t: PhantomData,
+        }
+    }
+}
+
+impl<T: Copy, const B: usize, const G: usize> staged::Stager for Sse<T, B, G> {
+    const WIDTH: usize = size_of::<T>();
+    const LANES: usize = B;
+    const DEPTH: usize = B;
+    const GROUP: usize = G;
+    type Stage = staged::Pages<G>;
+
+    #[inline(always)]
+    unsafe fn block(&self, d: *mut u8, s: *const u8, da: isize, sb: isize) {
+        // SAFETY: forwarded.
+        unsafe { block::<T, B>(d, s, da, sb) }
+    }
+
+    #[inline(always)]
+    unsafe fn line(&self, d: *mut u8, s: *const u8) {
+        // SAFETY: forwarded (one line).
+        unsafe { (self.put)(d, s, 1) }
     }
 }
 
