@@ -334,6 +334,10 @@ impl Scan<'_> {
                                 m.imports.insert(l.clone(), abs.clone());
                             }
                             Some(_) => {}
+                            // The same glob in several functions is one glob: each
+                            // copy was another branch at every step of `resolve`
+                            // (exponential in its depth: the test hung).
+                            None if m.globs.contains(&abs) => {}
                             None => m.globs.push(abs.clone()),
                         }
                         let glob = local.is_none();
