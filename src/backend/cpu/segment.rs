@@ -375,10 +375,14 @@ impl<T: Copy, const B: usize> Move<T, B> {
         let (fa, fb) = unsafe {
             if ymm::serves(size_of::<T>()) {
                 ymm::tile::<T, B>(d, s, c)
-            } else if ymm::available() && t.lines {
+            } else if ymm::available() && t.lines && t.na * size_of::<T>() >= staged::GROUP_MAX * 64
+            {
                 // 2-byte elements with AVX2: in groups of parts as the AVX2 blocks, but for
                 // streamed tiles (NCHW -> NHWC f16 at 1 GiB, `avx2`, share of the memcpy
-                // rate: 50-53% -> 39-44% with groups, session 23).
+                // rate: 50-53% -> 39-44% with groups, session 23) and tiles of fewer parts
+                // than a group along `a`, whose stage stays the one page of a group of one
+                // (NHWC -> NCHW f16, 64 channels, 1 GiB, `avx2`, 1 thread: 94-96 ms with
+                // the stage of four, 84-88 with the page, as before the groups).
                 let x = Sse::<T, B, { staged::GROUP_MAX }>::new();
                 staged::tile(&x, d, s, c)
             } else {
