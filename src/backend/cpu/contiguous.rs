@@ -206,7 +206,11 @@ pub(super) fn prefetch_rows(
     for j in 0..rows as isize {
         let row = p.wrapping_offset(j.wrapping_mul(step));
         // A run off the line grid spans one line more than its bytes: ask for that too.
-        let skew = if on_grid || bytes == 0 { 0 } else { row as usize % 64 };
+        let skew = if on_grid || bytes == 0 {
+            0
+        } else {
+            row as usize % 64
+        };
         let line = row.wrapping_sub(skew);
         for k in (0..bytes + skew).step_by(64) {
             let at = line.wrapping_add(k) as *const i8;
