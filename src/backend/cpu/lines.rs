@@ -699,16 +699,17 @@ mod tests {
                 continue;
             }
             let lanes = LINE / width;
-            let (na, nb) = (3 * lanes + 5, 9 * lanes + 7);
-            // Source: element (i, j) of layer l at i*width + j*sb + l*sl.
-            let sb = (na * width + 24) as isize;
-            let sl = sb * nb as isize + 8;
-            let src: Vec<u8> = (0..sl as usize * 2)
-                .map(|v| (v * 7 + v / 253) as u8)
-                .collect();
             // `off`: destination rows an element off the line grid (realign.rs, from
-            // column 0; one layer).
+            // column 0; one layer; more rows along `a` than one piece of REALIGN_ROWS).
             for (skew, off) in [(0usize, false), (1, false), (0, true), (1, true)] {
+                let blocks_a = if off { REALIGN_ROWS / lanes + 1 } else { 3 };
+                let (na, nb) = (blocks_a * lanes + 5, 9 * lanes + 7);
+                // Source: element (i, j) of layer l at i*width + j*sb + l*sl.
+                let sb = (na * width + 24) as isize;
+                let sl = sb * nb as isize + 8;
+                let src: Vec<u8> = (0..sl as usize * 2)
+                    .map(|v| (v * 7 + v / 253) as u8)
+                    .collect();
                 // Destination: element (i, j) of layer l at i*da + j*width + l*dl, from a
                 // start `skew` elements before a line, so that column `skew` starts one.
                 let n = if off { 1 } else { 2 };
@@ -734,7 +735,7 @@ mod tests {
                     moved
                 };
                 let first = if off { 0 } else { skew };
-                assert_eq!((fa, j0), (3 * lanes, first), "width {width}");
+                assert_eq!((fa, j0), (blocks_a * lanes, first), "width {width}");
                 assert_eq!(j1 - j0, (nb - first) / lanes * lanes);
                 for l in 0..n {
                     for i in 0..na {

@@ -77,14 +77,13 @@ fn whole_line_tiles_of_every_width_match_the_reference() {
     // check the fallback): transposes and a permute with destination rows a page apart,
     // the destination starting at several skews from a line (the blocks start at the first
     // aligned column), partial blocks at both edges; rows not a whole number of lines
-    // apart (realign.rs's carried lines where the CPU has VBMI, else square tiles; 613
-    // columns: first, middle and last bands for every width, and for bytes two whole
-    // groups of bands and a shorter last one); and a destination row step under a page
+    // apart (realign.rs's carried lines where the CPU has VBMI, else square tiles; more
+    // bands and pieces: lines.rs's corner test); and a destination row step under a page
     // (no lines).
     walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
     for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
         let w = dt.itemsize() as i64;
-        let (rows, cols) = (613, 1100 / w + 37);
+        let (rows, cols) = (293, 1100 / w + 37);
         let input = counting((rows * cols) as usize * 2);
         let t = view::t(&Layout::contiguous(&[rows, cols])).unwrap();
         let walk = ByteWalk::new(&CopyPlan::copy(&t, dt, &t, dt), usize::MAX, usize::MAX);
