@@ -33,25 +33,8 @@ pub fn extents(
     (a, b): (usize, usize),
     width: usize,
 ) -> Option<(i64, i64)> {
-    if width != 4 && width != 8 {
-        return None;
-    }
-    let v = (16 / width) as i64;
-    let (na, nb) = (sizes[a], sizes[b]);
-    if na < 3 || na % 2 == 0 || na * width as i64 >= 32 || dst[b] != na || nb < 2 * v {
-        return None;
-    }
-    let batch = (0..sizes.len()).filter(|&k| k != a && k != b);
-    let multiples = [nb, src[a], offsets[0], offsets[1]]
-        .into_iter()
-        .chain(batch.flat_map(|k| [dst[k], src[k]]));
-    if !multiples.into_iter().all(|x| x % v == 0) {
-        return None;
-    }
-    // A multiple of 32 words per row (a warp's loads never cross a row), at most the row.
-    let unit = 32 * v;
-    let tb = (NARROW_TILE_BYTES / (width as i64 * na) / unit * unit).max(unit);
-    Some((na, tb.min(nb)))
+    let (na, tb) = short_rows(sizes, [dst, src], offsets, (a, b), (dst[b], src[a]), width)?;
+    Some((na, tb))
 }
 
 /// The mirror's extents (tile_a, n_b) (permute.cu sk_tilem_*: source rows of n_b elements,
@@ -65,24 +48,41 @@ pub fn mirror_extents(
     (a, b): (usize, usize),
     width: usize,
 ) -> Option<(i64, i64)> {
+    let (nb, ta) = short_rows(sizes, [dst, src], offsets, (b, a), (src[a], dst[b]), width)?;
+    Some((ta, nb))
+}
+
+/// What both narrow tiles need, with `short` the dimension of the rows under a sector and
+/// `long` the other: `(follow, other)` are the stride of `long` on the side where the
+/// short rows follow each other (it must be n_short) and the stride of `short` on the
+/// other side. Returns (n_short, the tile along `long`: a multiple of 32 V words, so that
+/// a warp's loads never cross a row, at most n_long), or None.
+fn short_rows(
+    sizes: &[i64],
+    [dst, src]: [&[i64]; 2],
+    offsets: [i64; 2],
+    (short, long): (usize, usize),
+    (follow, other): (i64, i64),
+    width: usize,
+) -> Option<(i64, i64)> {
     if width != 4 && width != 8 {
         return None;
     }
     let v = (16 / width) as i64;
-    let (na, nb) = (sizes[a], sizes[b]);
-    if nb < 3 || nb % 2 == 0 || nb * width as i64 >= 32 || src[a] != nb || na < 2 * v {
+    let (ns, nl) = (sizes[short], sizes[long]);
+    if ns < 3 || ns % 2 == 0 || ns * width as i64 >= 32 || follow != ns || nl < 2 * v {
         return None;
     }
-    let batch = (0..sizes.len()).filter(|&k| k != a && k != b);
-    let multiples = [na, dst[b], offsets[0], offsets[1]]
+    let batch = (0..sizes.len()).filter(|&k| k != short && k != long);
+    let multiples = [nl, other, offsets[0], offsets[1]]
         .into_iter()
         .chain(batch.flat_map(|k| [dst[k], src[k]]));
     if !multiples.into_iter().all(|x| x % v == 0) {
         return None;
     }
     let unit = 32 * v;
-    let ta = (NARROW_TILE_BYTES / (width as i64 * nb) / unit * unit).max(unit);
-    Some((ta.min(na), nb))
+    let tile = (NARROW_TILE_BYTES / (width as i64 * ns) / unit * unit).max(unit);
+    Some((ns, tile.min(nl)))
 }
 
 /// The scalar tile's parameters, shared bytes and grid for the transpose a narrow tile `p`
