@@ -188,6 +188,34 @@ pub(super) mod x86 {
         }
     }
 
+    /// Writes the first `64 - m` bytes of `v` at `x` (`m = x % 64`, not 0, whole lanes):
+    /// under a byte mask, plainly, when `first`; else after the carry's last `m` bytes
+    /// (`ix`: [`from_lane`] of `64 - m` bytes), completing the line the carry began, which
+    /// goes out whole with one non-temporal store.
+    ///
+    /// # Safety
+    /// The bytes written are the caller's; the carry is a line; the CPU has what `L` needs.
+    #[inline(always)]
+    unsafe fn complete<const L: usize>(
+        x: *mut u8,
+        m: usize,
+        carry: *const __m512i,
+        ix: __m512i,
+        v: __m512i,
+        first: bool,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            if first {
+                let head: __mmask64 = (1u64 << (LINE - m)) - 1;
+                _mm512_mask_storeu_epi8(x as *mut i8, head, v);
+            } else {
+                let whole = pair::<L>(_mm512_load_si512(carry), ix, v);
+                _mm512_stream_si512(x.sub(m) as *mut __m512i, whole);
+            }
+        }
+    }
+
     /// Streams `L` destination rows `da` bytes apart from `d` (on elements, not
     /// necessarily on lines), `lines` x 64 bytes each, from a stage whose row `c` starts
     /// at `stage + c * pitch` (64-byte aligned, `lines` lines contiguous), realigned as
@@ -233,14 +261,8 @@ pub(super) mod x86 {
                 }
                 let carry = carry.add(c) as *mut __m512i;
                 let head = _mm512_load_si512(row as *const __m512i);
-                if first {
-                    let mask: __mmask64 = (1u64 << (LINE - m)) - 1;
-                    _mm512_mask_storeu_epi8(x as *mut i8, mask, head);
-                } else {
-                    let ix = from_lane::<L>((LINE - m) / (LINE / L));
-                    let whole = pair::<L>(_mm512_load_si512(carry), ix, head);
-                    _mm512_stream_si512(x.sub(m) as *mut __m512i, whole);
-                }
+                let ix = from_lane::<L>((LINE - m) / (LINE / L));
+                complete::<L>(x, m, carry, ix, head, first);
                 // Line k of the row's destination from its first whole one: stage bytes
                 // from k * 64 - m.
                 for k in 1..lines {
@@ -277,13 +299,7 @@ pub(super) mod x86 {
                 // Lane `j` of the result is lane `j + k` of (carry, v): the carry's last `m`
                 // bytes, then v's first `64 - m`.
                 let ix = from_lane::<L>((LINE - m) / (LINE / L));
-                if self.first {
-                    let head: __mmask64 = (1u64 << (LINE - m)) - 1;
-                    _mm512_mask_storeu_epi8(x as *mut i8, head, v);
-                } else {
-                    let whole = pair::<L>(_mm512_load_si512(carry), ix, v);
-                    _mm512_stream_si512(x.sub(m) as *mut __m512i, whole);
-                }
+                complete::<L>(x, m, carry, ix, v, self.first);
                 if self.last {
                     // v's last m bytes to the start of the line after its first 64 - m.
                     let tail: __mmask64 = (1u64 << m) - 1;
