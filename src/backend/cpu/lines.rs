@@ -329,13 +329,11 @@ mod x86 {
                     // inside the tiles.
                     let d = unsafe { d.offset(i * t.da + j0 * w) };
                     for q in 0..in_group {
-                        if let Some(level) = prefetch
-                            && k + AHEAD < total
-                        {
+                        if k + AHEAD < total {
                             // The source lines of the block `AHEAD` blocks on.
                             let (pl, pj, pi) = block_at(k + AHEAD, L, G, per_band, bands);
                             let at = pl as isize * sl + pj as isize * t.sb + pi as isize * w;
-                            prefetch_rows(s.wrapping_offset(at), L, t.sb, LINE, level);
+                            prefetch_rows(s.wrapping_offset(at), L, t.sb, LINE, prefetch);
                         }
                         k += 1;
                         let j = j0 + (q * L) as isize;
@@ -407,20 +405,19 @@ mod x86 {
         }
     }
 
-    /// How many blocks ahead [`walk`] prefetches the source lines of a block, where it
-    /// does ([`prefetch_into`]).
+    /// How many blocks ahead [`walk`] prefetches the source lines of a block
+    /// ([`prefetch_into`]).
     const AHEAD: usize = 2;
 
-    /// Whether, and into which cache, [`walk`] prefetches the source lines of the block
+    /// Into which cache [`walk`] prefetches the source lines of the block
     /// [`AHEAD`] blocks on, for blocks of `l` lanes whose source rows are `sb` bytes apart
     /// and `run` bytes long in the corner:
     /// - into [`CacheLevel::near`] (L1, or L2 on AMD CPUs) for 1-byte blocks (64 source
     ///   rows each, more than the hardware prefetchers follow), for rows within a page of
     ///   each other (NHWC -> NCHW, the 3-d permute) and for runs shorter than a page (the
     ///   4-d reversal's 512-byte rows);
-    /// - into L2 for the other 2-byte blocks (the f16 transpose: 4 KiB runs, rows 64 KiB
-    ///   apart);
-    /// - else not at all (4- and 8-byte blocks over rows and runs of a page or more).
+    /// - into L2 for the other blocks of 2, 4 and 8 bytes (the f16, f32 and f64
+    ///   transposes: runs of a page or more, rows 32-64 KiB apart).
     ///
     /// Measured at 1 GiB on the development Xeon, A/B in one process (`benches/cpu_1gib.rs`
     /// with a temporary switch, 5 rounds, 1 and 2 threads, each pair twice), share of the
@@ -434,13 +431,18 @@ mod x86 {
     /// instead of L1 for the other cases moved them within the noise or down (the 6-d
     /// permute at 2 threads 33-38% -> 29-31%); on the AMD EPYC (Zen 4) host of session 18
     /// they gained 10-35 points ([`CacheLevel::near`]).
-    fn prefetch_into(l: usize, sb: isize, run: usize) -> Option<CacheLevel> {
+    ///
+    /// Session 24, the 4- and 8-byte blocks into L2 (until then not prefetched), on the AMD
+    /// EPYC (Zen 4) host: A/B in one build (a temporary switch, processes alternated, 7
+    /// rounds, two runs), CPU ms at 1 thread: f32 16384 x 16384 112-116 -> 104, 16380 x
+    /// 16388 140-144 -> 124, 15013 x 17863 120-124 -> 112, 16380 x 16384 132 -> 124; at 2
+    /// threads (CPU ms of both) 120-133 -> 118-119, 148-152 -> 131-133; f64 level (96-100
+    /// ms both ways).
+    fn prefetch_into(l: usize, sb: isize, run: usize) -> CacheLevel {
         if l == LINE || sb.unsigned_abs() < PAGE || run < PAGE {
-            Some(CacheLevel::near())
-        } else if l == LINE / 2 {
-            Some(CacheLevel::L2)
+            CacheLevel::near()
         } else {
-            None
+            CacheLevel::L2
         }
     }
 
