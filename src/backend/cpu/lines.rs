@@ -153,9 +153,22 @@ pub(super) unsafe fn tile(
 /// of 64 or 256 rows, prefetched into L2), 146 ms for one line per row, 110-118 ms for 4
 /// (117 for 2, 180 for 8: 512 source rows per group). The u8 transpose itself, A/B of the
 /// release builds alternated (`cpu_1gib`, 1 thread, 5 rounds, three runs): 37-42% -> 44-51%
-/// of the same run's memcpy rate. Wider lanes gained nothing (measured where they are
+/// of the same run's memcpy rate. Blocks of 4 and 8 bytes go in groups too where their
+/// bands are long ([`GROUP_FROM_BLOCKS`]); 2-byte blocks never (measured where they are
 /// walked, in the x86 module's `band`).
 pub(super) const GROUP: usize = 4;
+
+/// Blocks of 4 and 8 bytes go in groups of [`GROUP`] bands where each band has at least
+/// this many blocks along `a` (16 lines of each source row: runs of at least 1 KiB), and
+/// their walk then prefetches [`AHEAD_LINES`] ahead. Measured at 1 GiB, 1 thread, on the AMD
+/// EPYC (Zen 4) development host, session 24 (`cpu_1gib`, one build with a temporary switch,
+/// processes alternated, CPU ms): f32 transpose 100-104 -> 88, f64 94-96 -> 88-90, the 3-d
+/// permute (16 blocks a band) 100-104 -> 89-90, NHWC -> NCHW f32 with 64 channels 96 -> 80,
+/// 16384 x 16380 f32 (source rows off the grid) 112 -> 96; with the old distance of 2 blocks
+/// (half a group's place) the groups lost (f32 104 -> 120-132). Shorter bands lose: the 4-d
+/// reversals (8 blocks a band) 128-168 -> 184-200, the packed 6-d permute (2) 96 -> 128-132.
+/// The 2-byte blocks lost in groups with either distance (f16 transpose 108-116 -> 128-136).
+pub(super) const GROUP_FROM_BLOCKS: usize = 16;
 
 /// Destination rows off the line grid ([`super::realign`]) are moved in pieces of at most
 /// this many rows along `a`, each piece with its own carries (64 KiB of them, where a
@@ -163,7 +176,7 @@ pub(super) const GROUP: usize = 4;
 /// GiB, 1 thread, on the AMD EPYC (Zen 4) development host (`cpu_1gib`, builds
 /// alternated, by CPU time): the f16 transpose 21011 x 25551 202-211 -> 136-144 ms (32% ->
 /// 47-50% of the memcpy rate), u8 30011 x 35777 212-220 -> 188-196 ms; f32 level.
-const REALIGN_ROWS: usize = 1024;
+pub(super) const REALIGN_ROWS: usize = 1024;
 
 /// Where block `n` of a corner lies in the order the walk moves them, for blocks of `l`
 /// lanes, `per_band` blocks along `a`, `bands` bands of `l` source rows along `b` and
@@ -196,7 +209,7 @@ mod x86 {
     use super::super::contiguous::{CacheLevel, PAGE, prefetch_rows};
     use super::super::isa;
     use super::super::realign::x86::{Realigned, Rows, Sink, carries, flush as realign_flush};
-    use super::{Corner as Tile, GROUP, LINE, Layers, block_at};
+    use super::{Corner as Tile, GROUP, GROUP_FROM_BLOCKS, LINE, Layers, block_at};
 
     pub fn supports(width: usize) -> bool {
         let f = isa::features();
@@ -256,7 +269,11 @@ mod x86 {
         unsafe { walk::<64, GROUP, true>(d, s, t, fa, fb) }
     }
 
-    /// [`realigned`] for `L` lanes of 2, 4 or 8 bytes.
+    /// [`realigned`] for `L` lanes of 2, 4 or 8 bytes: 4- and 8-byte blocks in groups where
+    /// [`grouped`] and the source rows are on the line grid. With source rows off it
+    /// (each block row spans two lines, the second read again by the next place's block),
+    /// groups lost: 15013 x 17863 f32 106-108 -> 115-116 ms, 16380 x 16388 level; with them
+    /// on it, 16380 x 16384 f32 116-128 -> 100 (1 GiB, 1 thread, session 24).
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn realigned_in<const L: usize>(
         d: *mut u8,
@@ -265,8 +282,21 @@ mod x86 {
         fa: usize,
         fb: usize,
     ) {
+        let source_on_lines = (s as usize | t.sb.unsigned_abs()).is_multiple_of(LINE);
         // SAFETY: forwarded.
-        unsafe { walk::<L, 1, true>(d, s, t, fa, fb) }
+        unsafe {
+            if grouped(L, fa) && source_on_lines {
+                walk::<L, GROUP, true>(d, s, t, fa, fb)
+            } else {
+                walk::<L, 1, true>(d, s, t, fa, fb)
+            }
+        }
+    }
+
+    /// Whether blocks of `l` lanes of 4 or 8 bytes go in groups of bands, for a corner of
+    /// `fa` elements along `a` ([`GROUP_FROM_BLOCKS`]).
+    fn grouped(l: usize, fa: usize) -> bool {
+        l <= LINE / 4 && fa / l >= GROUP_FROM_BLOCKS
     }
 
     /// [`blocks`] for 1-byte elements (`vpermt2b` needs VBMI).
@@ -276,15 +306,18 @@ mod x86 {
         unsafe { walk::<64, GROUP, false>(d, s, t, fa, fb) }
     }
 
-    /// [`blocks`] for 2-, 4- and 8-byte elements.
+    /// [`blocks`] for 2-, 4- and 8-byte elements: in groups where [`grouped`], else each
+    /// block's lines straight to the destination.
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn band<const L: usize>(d: *mut u8, s: *const u8, t: Tile, fa: usize, fb: usize) {
-        // Wider lanes gained nothing from groups (A/B at 1 GiB, 1 thread, on the AMD
-        // host: f16, f32 and f64 transposes level or 5-15 points lower with groups of 2 or
-        // 4, with and without their source lines prefetched into L2): each of their
-        // blocks goes straight to the destination.
         // SAFETY: forwarded.
-        unsafe { walk::<L, 1, false>(d, s, t, fa, fb) }
+        unsafe {
+            if grouped(L, fa) {
+                walk::<L, GROUP, false>(d, s, t, fa, fb)
+            } else {
+                walk::<L, 1, false>(d, s, t, fa, fb)
+            }
+        }
     }
 
     /// The loop over blocks, inlined into each entry point (and so compiled with its
@@ -317,6 +350,7 @@ mod x86 {
         // the line it began (one layer).
         let mut carries = carries(if REALIGN { fa } else { 0 });
         let mut k = 0;
+        let ahead = if G > 1 { AHEAD_LINES / L } else { AHEAD };
         for l in 0..layers as isize {
             // SAFETY: layer l is one of the caller's tiles.
             let (d, s0) = unsafe { (d.offset(l * dl), s.offset(l * sl)) };
@@ -329,9 +363,9 @@ mod x86 {
                     // inside the tiles.
                     let d = unsafe { d.offset(i * t.da + j0 * w) };
                     for q in 0..in_group {
-                        if k + AHEAD < total {
-                            // The source lines of the block `AHEAD` blocks on.
-                            let (pl, pj, pi) = block_at(k + AHEAD, L, G, per_band, bands);
+                        if k + ahead < total {
+                            // The source lines of the block `ahead` blocks on.
+                            let (pl, pj, pi) = block_at(k + ahead, L, G, per_band, bands);
                             let at = pl as isize * sl + pj as isize * t.sb + pi as isize * w;
                             prefetch_rows(s.wrapping_offset(at), L, t.sb, LINE, prefetch);
                         }
@@ -406,8 +440,13 @@ mod x86 {
     }
 
     /// How many blocks ahead [`walk`] prefetches the source lines of a block
-    /// ([`prefetch_into`]).
+    /// ([`prefetch_into`]), blocks one by one.
     const AHEAD: usize = 2;
+
+    /// How many source lines ahead [`walk`] prefetches, blocks in groups: `AHEAD_LINES / L`
+    /// blocks, two places along `a` for 4-byte blocks, four for 8-byte ones, half a place
+    /// for bytes (2 blocks, as [`AHEAD`]). [`GROUP_FROM_BLOCKS`] has the figures.
+    const AHEAD_LINES: usize = 128;
 
     /// Into which cache [`walk`] prefetches the source lines of the block
     /// [`AHEAD`] blocks on, for blocks of `l` lanes whose source rows are `sb` bytes apart
@@ -659,107 +698,5 @@ mod x86 {
             r = next;
         }
         r
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn block_at_follows_the_walks_loops() {
-        for (l, g, per_band, bands, layers) in [
-            (64, GROUP, 3, 6, 2),
-            (64, GROUP, 1, 4, 1),
-            (64, GROUP, 2, 3, 3),
-            (16, 1, 5, 7, 2),
-        ] {
-            let mut n = 0;
-            for layer in 0..layers {
-                for b0 in (0..bands).step_by(g) {
-                    for i in 0..per_band {
-                        for q in 0..g.min(bands - b0) {
-                            let want = (layer, (b0 + q) * l, i * l);
-                            assert_eq!(block_at(n, l, g, per_band, bands), want, "block {n}");
-                            n += 1;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// `tile` on a corner of every width against a plain transpose: bands in whole groups
-    /// and a shorter last group (bytes), blocks along `a` and a partial one, two layers,
-    /// the destination 0 or 2 lines past its buffer's start plus an element skew; and one
-    /// layer whose destination rows are an element off the line grid (the realigned lines:
-    /// first, middle and last bands or groups).
-    #[test]
-    fn whole_line_corners_match_a_plain_transpose() {
-        for width in [1usize, 2, 4, 8] {
-            if !available(width) {
-                continue;
-            }
-            let lanes = LINE / width;
-            // `off`: destination rows an element off the line grid (realign.rs, from
-            // column 0; one layer; more rows along `a` than one piece of REALIGN_ROWS).
-            for (skew, off) in [(0usize, false), (1, false), (0, true), (1, true)] {
-                let blocks_a = if off { REALIGN_ROWS / lanes + 1 } else { 3 };
-                let (na, nb) = (blocks_a * lanes + 5, 9 * lanes + 7);
-                // Source: element (i, j) of layer l at i*width + j*sb + l*sl.
-                let sb = (na * width + 24) as isize;
-                let sl = sb * nb as isize + 8;
-                let src: Vec<u8> = (0..sl as usize * 2)
-                    .map(|v| (v * 7 + v / 253) as u8)
-                    .collect();
-                // Destination: element (i, j) of layer l at i*da + j*width + l*dl, from a
-                // start `skew` elements before a line, so that column `skew` starts one.
-                let n = if off { 1 } else { 2 };
-                let da = (nb * width).next_multiple_of(LINE) as isize
-                    + 2 * LINE as isize
-                    + if off { width as isize } else { 0 };
-                let dl = da * na as isize;
-                let mut buf = vec![0u8; dl as usize * n + 2 * LINE];
-                let base = buf.as_ptr().align_offset(LINE) + LINE - skew * width;
-                let layers = Layers { n, dl, sl };
-                let corner = Corner {
-                    na,
-                    nb,
-                    da,
-                    sb,
-                    layers,
-                };
-                // SAFETY: every element of the corner is inside `src` and `buf` (the
-                // extents above); nothing else writes `buf`.
-                let (fa, j0, j1) = unsafe {
-                    let moved = tile(width, buf.as_mut_ptr().add(base), src.as_ptr(), corner);
-                    super::super::contiguous::store_fence();
-                    moved
-                };
-                let first = if off { 0 } else { skew };
-                assert_eq!((fa, j0), (blocks_a * lanes, first), "width {width}");
-                assert_eq!(j1 - j0, (nb - first) / lanes * lanes);
-                for l in 0..n {
-                    for i in 0..na {
-                        for j in 0..nb {
-                            let at =
-                                base + (l as isize * dl + i as isize * da) as usize + j * width;
-                            let from = (l as isize * sl + j as isize * sb) as usize + i * width;
-                            let moved = i < fa && (j0..j1).contains(&j);
-                            let want = if moved {
-                                &src[from..from + width]
-                            } else {
-                                &[0u8; 8][..width]
-                            };
-                            assert_eq!(
-                                &buf[at..at + width],
-                                want,
-                                "width {width} skew {skew} off {off} ({l}, {i}, {j})"
-                            );
-                        }
-                    }
-                }
-            }
-        }
     }
 }

@@ -151,4 +151,6 @@ impl MoverFn<()> for Job<'_> {
 }
 
 #[cfg(test)]
+mod lines_tests;
+#[cfg(test)]
 mod tests;
