@@ -150,15 +150,22 @@ __device__ __forceinline__ void sk_tilev_rows(T* __restrict__ dst, const T* __re
     });
 }
 
-#define SK_TILEV_KERNELS(W)                                                                    \
-    extern "C" __global__ void SK_TILEV_BOUNDS_##W                                             \
-        sk_tilev_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
-        sk_tilev_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
-    }                                                                                          \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tilev_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
-        sk_tilev_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
+/* A tile family's entry point sk_<NAME>_w<W>_<IDX> (W-byte words, index type I, launch
+ * bounds BOUNDS): the Rust launcher looks it up by that name (src/backend/cuda/kernels.rs). */
+#define SK_TILE_KERNEL(NAME, W, I, IDX, BOUNDS)                                                \
+    extern "C" __global__ void BOUNDS sk_##NAME##_w##W##_##IDX(char* dst, const char* src,     \
+                                                               SkTile p) {                     \
+        sk_##NAME##_body<SkWord<W>::T, I>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);    \
     }
+
+/* Both index widths of a family whose entry points all take __launch_bounds__(SK_BLOCK). */
+#define SK_TILE_KERNELS(NAME, W)                                                               \
+    SK_TILE_KERNEL(NAME, W, int, i32, __launch_bounds__(SK_BLOCK))                             \
+    SK_TILE_KERNEL(NAME, W, long long, i64, __launch_bounds__(SK_BLOCK))
+
+#define SK_TILEV_KERNELS(W)                                                                    \
+    SK_TILE_KERNEL(tilev, W, int, i32, SK_TILEV_BOUNDS_##W)                                    \
+    SK_TILE_KERNEL(tilev, W, long long, i64, __launch_bounds__(SK_BLOCK))
 
 SK_TILEV_KERNELS(1)
 SK_TILEV_KERNELS(2)
@@ -174,20 +181,10 @@ SK_TILEV_KERNELS(8)
 SK_TILEVS_KERNEL(4)
 SK_TILEVS_KERNEL(8)
 
-#define SK_TILE_KERNELS(W)                                                                     \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tile_w##W##_i32(char* dst, const char* src, SkTile p) {                           \
-        sk_tile_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);      \
-    }                                                                                          \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tile_w##W##_i64(char* dst, const char* src, SkTile p) {                           \
-        sk_tile_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
-    }
-
-SK_TILE_KERNELS(1)
-SK_TILE_KERNELS(2)
-SK_TILE_KERNELS(4)
-SK_TILE_KERNELS(8)
+SK_TILE_KERNELS(tile, 1)
+SK_TILE_KERNELS(tile, 2)
+SK_TILE_KERNELS(tile, 4)
+SK_TILE_KERNELS(tile, 8)
 
 /* The packed tile (sk_tilep_*, cuTT's Packed idea): when the dimensions next to both sides'
  * innermost ones are small, the block takes whole dimensions on both sides. Group A is the
@@ -362,20 +359,10 @@ __device__ __forceinline__ void sk_tilep_body(T* __restrict__ dst, const T* __re
     }
 }
 
-#define SK_TILEP_KERNELS(W)                                                                    \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tilep_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
-        sk_tilep_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
-    }                                                                                          \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tilep_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
-        sk_tilep_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
-    }
-
-SK_TILEP_KERNELS(1)
-SK_TILEP_KERNELS(2)
-SK_TILEP_KERNELS(4)
-SK_TILEP_KERNELS(8)
+SK_TILE_KERNELS(tilep, 1)
+SK_TILE_KERNELS(tilep, 2)
+SK_TILE_KERNELS(tilep, 4)
+SK_TILE_KERNELS(tilep, 8)
 
 /* The narrow transpose (sk_tilen_*: 4- and 8-byte elements): the destination's rows are
  * shorter than a sector (n_a * width < 32 bytes, n_a odd: 7 x 33554432, channels_last with
@@ -449,18 +436,8 @@ __device__ __forceinline__ void sk_tilen_body(T* __restrict__ dst, const T* __re
     });
 }
 
-#define SK_TILEN_KERNELS(W)                                                                    \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tilen_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
-        sk_tilen_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
-    }                                                                                          \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tilen_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
-        sk_tilen_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
-    }
-
-SK_TILEN_KERNELS(4)
-SK_TILEN_KERNELS(8)
+SK_TILE_KERNELS(tilen, 4)
+SK_TILE_KERNELS(tilen, 8)
 
 /* The narrow tile's mirror (sk_tilem_*): source rows shorter than a sector that follow each
  * other (src_stride_a = n_b, n_b odd, n_b * width < 32 bytes: nhwc2nchw with C = 3) into
@@ -528,15 +505,5 @@ __device__ __forceinline__ void sk_tilem_body(T* __restrict__ dst, const T* __re
     });
 }
 
-#define SK_TILEM_KERNELS(W)                                                                    \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tilem_w##W##_i32(char* dst, const char* src, SkTile p) {                          \
-        sk_tilem_body<SkWord<W>::T, int>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p);     \
-    }                                                                                          \
-    extern "C" __global__ void __launch_bounds__(SK_BLOCK)                                     \
-        sk_tilem_w##W##_i64(char* dst, const char* src, SkTile p) {                          \
-        sk_tilem_body<SkWord<W>::T, long long>((SkWord<W>::T*)dst, (const SkWord<W>::T*)src, p); \
-    }
-
-SK_TILEM_KERNELS(4)
-SK_TILEM_KERNELS(8)
+SK_TILE_KERNELS(tilem, 4)
+SK_TILE_KERNELS(tilem, 8)

@@ -126,6 +126,25 @@ fn compare_64bit(
     kernel
 }
 
+/// Runs each case (what, dtype, source bytes, source and destination layouts) through
+/// `compare` and `compare_64bit`, and checks that the kernels of `families` ran for every
+/// word width of `ws` in both index widths (tests/gpu/narrow.rs, tests/gpu/realign.rs).
+fn cases_match_the_cpu_backend(
+    cases: impl IntoIterator<Item = (String, DType, Vec<u8>, Layout, Layout)>,
+    families: &[&str],
+    ws: &[usize],
+) {
+    let mut used = BTreeSet::new();
+    for (what, dt, bytes, src, dst) in cases {
+        let storages = twin(bytes);
+        used.insert(compare(&storages, &src, dt, &dst, dt, &what));
+        let what = format!("{what} (64-bit)");
+        used.insert(compare_64bit(&storages, &src, dt, &dst, dt, &what));
+    }
+    eprintln!("kernels used: {used:?}");
+    assert_ran(&used, families, &widths(ws), &["i32", "i64"]);
+}
+
 /// One random copy: a random view of random data into a random destination layout.
 fn check_copy(rng: &mut Rng, case: usize, st: DType, dt: DType, used: &mut BTreeSet<&str>) {
     let base = random_base(rng);

@@ -11,22 +11,8 @@ fn narrow_transposes_match_the_cpu_backend() {
         return;
     };
     let mut rng = Rng::new(0x5EED_0026);
-    let mut used = BTreeSet::new();
-    for c in narrow_cases::narrow_cases(&mut rng) {
-        let storages = twin(c.bytes);
-        used.insert(compare(
-            &storages, &c.src, c.dtype, &c.dst, c.dtype, &c.what,
-        ));
-        let what = format!("{} (64-bit)", c.what);
-        used.insert(compare_64bit(
-            &storages, &c.src, c.dtype, &c.dst, c.dtype, &what,
-        ));
-    }
-    eprintln!("kernels used: {used:?}");
-    assert_ran(
-        &used,
-        &["tilen", "tilem"],
-        &widths(&[4, 8]),
-        &["i32", "i64"],
-    );
+    let cases = narrow_cases::narrow_cases(&mut rng)
+        .into_iter()
+        .map(|c| (c.what, c.dtype, c.bytes, c.src, c.dst));
+    cases_match_the_cpu_backend(cases, &["tilen", "tilem"], &[4, 8]);
 }

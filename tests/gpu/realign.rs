@@ -11,17 +11,8 @@ fn realigned_runs_match_the_cpu_backend() {
         return;
     };
     let mut rng = Rng::new(0x5EED_0025);
-    let mut used = BTreeSet::new();
-    for c in realign_cases::realign_cases(&mut rng) {
-        let storages = twin(c.bytes);
-        used.insert(compare(
-            &storages, &c.src, c.dtype, &c.dst, c.dtype, &c.what,
-        ));
-        let what = format!("{} (64-bit)", c.what);
-        used.insert(compare_64bit(
-            &storages, &c.src, c.dtype, &c.dst, c.dtype, &what,
-        ));
-    }
-    eprintln!("kernels used: {used:?}");
-    assert_ran(&used, &["realign"], &widths(&[4, 8]), &["i32", "i64"]);
+    let cases = realign_cases::realign_cases(&mut rng)
+        .into_iter()
+        .map(|c| (c.what, c.dtype, c.bytes, c.src, c.dst));
+    cases_match_the_cpu_backend(cases, &["realign"], &[4, 8]);
 }

@@ -197,8 +197,9 @@ impl<'a> Program<'a> {
             }
             (Shape::Rows, LaunchParams::Rows(p)) => self.rows(bx, t, p, out),
             (Shape::Realign, p) => self.realign(bx, t, &Linear::of(p), out),
-            (Shape::TileNarrow, LaunchParams::Tile(p)) => self.tile_narrow(bx, by, t, p, out),
-            (Shape::TileMirror, LaunchParams::Tile(p)) => self.tile_mirror(bx, by, t, p, out),
+            (Shape::TileNarrow | Shape::TileMirror, LaunchParams::Tile(p)) => {
+                self.tile_narrow(bx, by, t, p, out)
+            }
             _ => {}
         }
     }
