@@ -135,12 +135,14 @@ fn cases() -> Vec<Case> {
         f32,
     ));
     // NCHW <-> NHWC: 64 channels (2 and 4 bytes), and image batches of 3 channels (an
-    // inference server's NHWC <-> NCHW on the host).
+    // inference server's NHWC <-> NCHW on the host); 223 x 223 images are not whole lines
+    // (596748 bytes of f32), so each image starts 12 bytes on from the last.
     for (dt, c, hw) in [
         (DType::F16, 64, 128),
         (f32, 64, 128),
         (DType::U8, 3, 224),
         (f32, 3, 224),
+        (f32, 3, 223),
     ] {
         let n = (GIB / dt.itemsize() / (c * hw * hw) as usize) as i64;
         let nchw = Layout::contiguous(&[n, c, hw, hw]);

@@ -41,12 +41,15 @@ pub(super) enum Way {
 
 /// A move between pixels at `px` (pixel `p`, channel `k` at `px + (p*c + k)*w`) and
 /// planes at `pl` (channel `k`, pixel `p` at `pl + k*step + p*w`), `n` pixels, as `way`
-/// says; `stream`: the walk is far larger than the caches, and a split's planes go out
-/// with non-temporal stores where aligned (the walk fences). Measured at 1 GiB (two A/B
-/// runs, 1 thread, 3-channel images): NHWC -> NCHW u8 and f32 57-69% -> 88-99% of the
-/// memcpy rate, 60% -> 65-74% under `avx2`; for joins (NCHW -> NHWC) non-temporal pixel
-/// stores gained nothing with AVX-512 and lost 8-15 points under `avx2`, so they stay
-/// plain.
+/// says; `stream`: the walk is far larger than the caches, and a split's planes, or with
+/// AVX-512 a join's pixels, go out with non-temporal stores where aligned (the walk
+/// fences). Measured at 1 GiB (two A/B runs, 1 thread, 3-channel images): NHWC -> NCHW u8
+/// and f32 57-69% -> 88-99% of the memcpy rate, 60% -> 65-74% under `avx2`. Joins (NCHW ->
+/// NHWC) gained nothing while the streamed tiles (1365 pixels of f32) started off the line
+/// grid but for one in 16, and lost 8-15 points under `avx2` (16-byte halves); with tiles
+/// of whole plane lines (session 24, [`super::walk`]), AVX-512, 1 / 2 threads, CPU ms: u8
+/// 100-104 -> 76-80 / 130-140 -> 84-108, f32 96 -> 72 / 128-135 -> 96-101 (the AVX2 joins
+/// stay plain).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Pixels {
     pub way: Way,

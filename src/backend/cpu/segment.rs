@@ -263,7 +263,7 @@ unsafe fn in_channels<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile) -> 
                 px: d,
                 pl: s.cast_mut(),
                 step: t.sb,
-                stream: false,
+                stream,
             };
             let done = channels::move_pixels(m, wu, t.nb);
             if done > 0 {

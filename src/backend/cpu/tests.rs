@@ -607,3 +607,46 @@ fn few_channel_pixels_and_planes_match_the_reference() {
         }
     }
 }
+
+/// [`check`] into a destination buffer that starts on a 64-byte line (and `lead` bytes
+/// after it), so that the non-temporal paths, which take only aligned lines, are reached.
+fn check_on_a_line(dst: &Layout, dt: DType, src: &Layout, input: &[u8], lead: usize) {
+    let plan = CopyPlan::copy(dst, dt, src, dt);
+    let len = view::required_storage_bytes(dst, dt.itemsize()) as usize;
+    let mut want = vec![0xA5; len];
+    reference::copy(&plan, &mut want, input);
+    for par in settings() {
+        let mut buf = vec![0xA5u8; len + 64 + lead];
+        let at = buf.as_ptr().align_offset(64) + lead;
+        let got = &mut buf[at..at + len];
+        copy_with(&plan, got, input, par);
+        assert_eq!(
+            got,
+            &want[..],
+            "{dst:?} <- {src:?} ({dt:?}), lead {lead}, {par:?}"
+        );
+    }
+}
+
+#[test]
+fn streamed_pixels_and_planes_match_the_reference() {
+    // NHWC <-> NCHW of 2-4 channels in the streamed tiles (forced from 0 bytes), the
+    // destination on a line or not: 11100 pixels an image are several tiles of whole plane
+    // lines at every width (u8 5440, f64 680), and the images are not whole lines, so the
+    // joins' pixels (non-temporal where on a line, with AVX-512) and the splits' planes
+    // start on lines in some tiles and not in others.
+    walk::LINES_FROM.store(0, std::sync::atomic::Ordering::Relaxed);
+    for dt in [DType::U8, DType::I16, DType::F32, DType::F64] {
+        for c in 2..=4 {
+            let (n, h, w) = (2, 100, 111);
+            let nchw = Layout::contiguous(&[n, c, h, w]);
+            let nhwc = view::permute(&Layout::contiguous(&[n, h, w, c]), &[0, 3, 1, 2]).unwrap();
+            let input = counting((n * c * h * w) as usize * 2 + 16);
+            for lead in [0, dt.itemsize(), 12 * dt.itemsize()] {
+                check_on_a_line(&nhwc, dt, &nchw, &input, lead);
+                check_on_a_line(&nchw, dt, &nhwc, &input, lead);
+            }
+        }
+    }
+    walk::LINES_FROM.store(contiguous::STREAM_MIN, std::sync::atomic::Ordering::Relaxed);
+}

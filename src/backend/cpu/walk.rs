@@ -152,8 +152,17 @@ impl Tiling {
         // its source is staged in too). Measured at 1 GiB on the development Xeon (1
         // thread, share of memcpy by CPU time, NCHW -> NHWC with 64 channels, A/B in one
         // binary): f32 48-54% -> 56-60% (64 rows, as the square tiles); f16 45-47% ->
-        // 37-38% with the square tiles' 64 rows (8 KiB), 49-52% with 128 (16 KiB).
+        // 37-38% with the square tiles' 64 rows (8 KiB), 49-52% with 128 (16 KiB). The
+        // rows are whole lines of a plane (a multiple of 64 / `wide`), so that each tile's
+        // planes and pixels start on a line where the first tile's do, and their
+        // non-temporal stores apply to all of them or none ([`super::channels::Pixels`]).
         let stream_rows = STAGE_BYTES / (tb * wide);
+        let per_line = (lines::LINE / wide).max(1);
+        let stream_rows = if stream_rows >= per_line {
+            stream_rows / per_line * per_line
+        } else {
+            stream_rows
+        };
         let stream = !lines
             && w.sw == w.dw
             && w.dst[b] == wide as isize
