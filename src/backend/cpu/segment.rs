@@ -257,23 +257,32 @@ unsafe fn in_channels<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile) -> 
             }
         }
         if channels::CHANNELS.contains(&t.nb) && t.da == t.nb as isize * w {
+            // Streamed, the groups start at the first pixel on a line (their non-temporal
+            // stores take whole lines only); the pixels before it go as runs.
+            let head = if stream {
+                pixels_to_line(d, t.da as usize, t.na)
+            } else {
+                0
+            };
             let m = Pixels {
                 way: Way::Join,
-                n: t.na,
-                px: d,
-                pl: s.cast_mut(),
+                n: t.na - head,
+                px: d.add(head * t.da as usize),
+                pl: s.add(head * wu).cast_mut(),
                 step: t.sb,
                 stream,
             };
             let done = channels::move_pixels(m, wu, t.nb);
             if done > 0 {
-                let (dd, ss) = (d.offset(done as isize * t.da), s.add(done * wu));
+                tile_in_runs(op, d, s, Tile { na: head, ..t });
+                let moved = head + done;
+                let (dd, ss) = (d.offset(moved as isize * t.da), s.add(moved * wu));
                 tile_in_runs(
                     op,
                     dd,
                     ss,
                     Tile {
-                        na: t.na - done,
+                        na: t.na - moved,
                         ..t
                     },
                 );
@@ -282,6 +291,15 @@ unsafe fn in_channels<S: Segment>(op: &S, d: *mut u8, s: *const u8, t: Tile) -> 
         }
     }
     false
+}
+
+/// How many of `n` pixels of `bytes` each, from `d`, come before the first that starts on
+/// a 64-byte line; 0 where none of the first 64 does (then none does: pixel offsets
+/// repeat every 64 pixels).
+fn pixels_to_line(d: *const u8, bytes: usize, n: usize) -> usize {
+    (0..n.min(64))
+        .find(|&k| (d as usize).wrapping_add(k * bytes).is_multiple_of(64))
+        .unwrap_or(0)
 }
 
 /// Source steps that are multiples of this many bytes stage a tile through a buffer.
