@@ -47,9 +47,9 @@ pub(super) enum Way {
 /// and f32 57-69% -> 88-99% of the memcpy rate, 60% -> 65-74% under `avx2`. Joins (NCHW ->
 /// NHWC) gained nothing while the streamed tiles (1365 pixels of f32) started off the line
 /// grid but for one in 16, and lost 8-15 points under `avx2` (16-byte halves); with tiles
-/// of whole plane lines (session 24, [`super::walk`]), AVX-512, 1 / 2 threads, CPU ms: u8
-/// 100-104 -> 76-80 / 130-140 -> 84-108, f32 96 -> 72 / 128-135 -> 96-101 (the AVX2 joins
-/// stay plain).
+/// of whole plane lines (session 24, [`super::walk`]) and AVX-512, 224 x 224 images at 1
+/// thread, CPU ms: u8 92-132 -> 60-64, f32 88-148 -> 56-60, the memcpy's rate (the AVX2
+/// joins stay plain; bench/cpu_1gib_s24_images.md).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Pixels {
     pub way: Way,
