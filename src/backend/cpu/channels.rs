@@ -88,6 +88,7 @@ mod x86 {
     use std::arch::x86_64::*;
 
     use super::super::lines::LINE;
+    use super::super::realign::x86::{Carry, Realigned, Sink};
     use super::{Pixels, Way};
 
     /// For each output register of a group of `B`-byte registers (`C` of them): the byte
@@ -300,25 +301,20 @@ mod x86 {
         // SAFETY: the tables are 64 bytes a row.
         let idx: [__m512i; C] =
             std::array::from_fn(|o| unsafe { _mm512_loadu_si512(t.idx[o].as_ptr().cast()) });
-        // A streamed split's planes that start off a line (planes not whole lines apart,
-        // or a tile starting mid-line): each group's 64 bytes of the plane straddle two
-        // lines; the line they complete with the previous group's goes out whole (one
-        // `vpermt2b`, a non-temporal store), the first and last partial lines plainly.
-        let skew: [usize; C] = std::array::from_fn(|o| {
-            let first = (pl as usize).wrapping_add((o as isize * step) as usize);
-            if stream && matches!(way, Way::Split) {
-                first % LINE
-            } else {
-                0
-            }
-        });
-        let rot: [__m512i; C] = std::array::from_fn(|o| unsafe { lines_from(skew[o]) });
-        let mut prev = [_mm512_setzero_si512(); C];
+        // A streamed split's planes go out as the realigned lines of the whole-line blocks
+        // do ([`Realigned`], planes as rows): a plane that starts off a line (planes not
+        // whole lines apart, or a tile starting mid-line) gets each line that a group's 64
+        // bytes complete with the previous group's (its carry) whole, with one `vpermt2b`
+        // and a non-temporal store, its first and last partial lines plainly.
+        let planes = stream && matches!(way, Way::Split);
+        let mut carries = [Carry::ZERO; C];
         for g in 0..groups {
             // SAFETY: group g's pixels (C*64 bytes from px + g*C*64) and its 64 bytes of
             // each plane (from pl + k*step + g*64) are inside the caller's slices.
             unsafe {
                 let (gx, gl) = (px.add(g * C * LINE), pl.add(g * LINE));
+                let mut realigned =
+                    Realigned::<LINE>::new(gl, step, carries.as_mut_ptr(), g == 0, g + 1 == groups);
                 let input: [__m512i; C] = std::array::from_fn(|r| match way {
                     Way::Split => _mm512_loadu_si512(gx.add(r * LINE).cast()),
                     Way::Join => _mm512_loadu_si512(gl.offset(r as isize * step).cast()),
@@ -331,20 +327,15 @@ mod x86 {
                             out = _mm512_mask_permutexvar_epi8(out, m, *ix, *v);
                         }
                     }
+                    if planes {
+                        realigned.line(o, out);
+                        continue;
+                    }
                     let at: *mut u8 = match way {
                         Way::Split => gl.offset(o as isize * step),
                         Way::Join => gx.add(o * LINE),
                     };
-                    let k = skew[o];
-                    if k != 0 {
-                        if g == 0 {
-                            _mm512_mask_storeu_epi8(at.cast(), u64::MAX >> k, out);
-                        } else {
-                            let line = _mm512_permutex2var_epi8(prev[o], rot[o], out);
-                            _mm512_stream_si512(at.sub(k).cast(), line);
-                        }
-                        prev[o] = out;
-                    } else if stream && (at as usize).is_multiple_of(LINE) {
+                    if stream && (at as usize).is_multiple_of(LINE) {
                         _mm512_stream_si512(at.cast(), out);
                     } else {
                         _mm512_storeu_si512(at.cast(), out);
@@ -352,26 +343,6 @@ mod x86 {
                 }
             }
         }
-        if groups > 0 {
-            for (o, &k) in skew.iter().enumerate() {
-                if k != 0 {
-                    // SAFETY: the last group's 64 bytes of plane o are the caller's (above).
-                    unsafe {
-                        let at = pl.add((groups - 1) * LINE).offset(o as isize * step);
-                        _mm512_mask_storeu_epi8(at.cast(), !(u64::MAX >> k), prev[o]);
-                    }
-                }
-            }
-        }
         groups * per
-    }
-
-    /// The byte permutation that takes, from the pair (previous 64 bytes, next 64 bytes),
-    /// the line that starts `k` bytes before the next: byte `i` is pair byte `64 - k + i`.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn lines_from(k: usize) -> __m512i {
-        let ix: [u8; LINE] = std::array::from_fn(|i| (LINE - k + i) as u8);
-        // SAFETY: 64 bytes.
-        unsafe { _mm512_loadu_si512(ix.as_ptr().cast()) }
     }
 }

@@ -78,6 +78,11 @@ pub(super) mod x86 {
     #[repr(C, align(64))]
     pub struct Carry([u8; LINE]);
 
+    impl Carry {
+        /// A carry before anything was kept in it.
+        pub const ZERO: Carry = Carry([0; LINE]);
+    }
+
     /// A block's lines (`L` lanes of `64 / L` bytes) into destination rows `da` bytes apart
     /// from `d`, which need not start on lines (but on elements): row `i`'s 64 bytes
     /// complete the line that the row's carry (its previous band's block, `carry[i]`)
@@ -104,7 +109,7 @@ pub(super) mod x86 {
 
     /// One carry per destination row of a tile of `rows` rows along `a`.
     pub fn carries(rows: usize) -> Vec<Carry> {
-        vec![Carry([0; LINE]); rows]
+        vec![Carry::ZERO; rows]
     }
 
     impl<const L: usize> Realigned<L> {
