@@ -17,14 +17,33 @@ fn settings() -> impl Iterator<Item = Parallelism> {
 }
 
 fn check(dst: &Layout, dt: DType, src: &Layout, st: DType, input: &[u8]) {
+    check_placed(dst, dt, src, st, input, None);
+}
+
+/// [`check`], the destination a buffer of its own (`lead` None) or starting `lead` bytes
+/// after a 64-byte line (the non-temporal paths take only aligned lines).
+fn check_placed(
+    dst: &Layout,
+    dt: DType,
+    src: &Layout,
+    st: DType,
+    input: &[u8],
+    lead: Option<usize>,
+) {
     let plan = CopyPlan::copy(dst, dt, src, st);
     let len = view::required_storage_bytes(dst, dt.itemsize()) as usize;
     let mut want = vec![0xA5; len];
     reference::copy(&plan, &mut want, input);
     for par in settings() {
-        let mut got = vec![0xA5; len];
-        copy_with(&plan, &mut got, input, par);
-        assert_eq!(got, want, "{dst:?} <- {src:?} ({st:?} -> {dt:?}), {par:?}");
+        let mut buf = vec![0xA5u8; len + lead.map_or(0, |l| 64 + l)];
+        let at = lead.map_or(0, |l| buf.as_ptr().align_offset(64) + l);
+        let got = &mut buf[at..at + len];
+        copy_with(&plan, got, input, par);
+        assert_eq!(
+            got,
+            &want[..],
+            "{dst:?} <- {src:?} ({st:?} -> {dt:?}), lead {lead:?}, {par:?}"
+        );
     }
 }
 
@@ -608,26 +627,6 @@ fn few_channel_pixels_and_planes_match_the_reference() {
     }
 }
 
-/// [`check`] into a destination buffer that starts on a 64-byte line (and `lead` bytes
-/// after it), so that the non-temporal paths, which take only aligned lines, are reached.
-fn check_on_a_line(dst: &Layout, dt: DType, src: &Layout, input: &[u8], lead: usize) {
-    let plan = CopyPlan::copy(dst, dt, src, dt);
-    let len = view::required_storage_bytes(dst, dt.itemsize()) as usize;
-    let mut want = vec![0xA5; len];
-    reference::copy(&plan, &mut want, input);
-    for par in settings() {
-        let mut buf = vec![0xA5u8; len + 64 + lead];
-        let at = buf.as_ptr().align_offset(64) + lead;
-        let got = &mut buf[at..at + len];
-        copy_with(&plan, got, input, par);
-        assert_eq!(
-            got,
-            &want[..],
-            "{dst:?} <- {src:?} ({dt:?}), lead {lead}, {par:?}"
-        );
-    }
-}
-
 #[test]
 fn streamed_pixels_and_planes_match_the_reference() {
     // NHWC <-> NCHW of 2-4 channels in the streamed tiles (forced from 0 bytes), the
@@ -643,8 +642,8 @@ fn streamed_pixels_and_planes_match_the_reference() {
             let nhwc = view::permute(&Layout::contiguous(&[n, h, w, c]), &[0, 3, 1, 2]).unwrap();
             let input = counting((n * c * h * w) as usize * 2 + 16);
             for lead in [0, dt.itemsize(), 12 * dt.itemsize()] {
-                check_on_a_line(&nhwc, dt, &nchw, &input, lead);
-                check_on_a_line(&nchw, dt, &nhwc, &input, lead);
+                check_placed(&nhwc, dt, &nchw, dt, &input, Some(lead));
+                check_placed(&nchw, dt, &nhwc, dt, &input, Some(lead));
             }
         }
     }
