@@ -378,10 +378,20 @@ SK_TILE_KERNELS(tilep, 8)
  * n_a on both phases (a word's V slots stay in its 16-byte group). The plan takes it when
  * V divides n_b, the source stride of A, both offsets and every batch stride, and the
  * base pointers are 16-byte aligned (the scalar tile otherwise): src/backend/cuda/narrow.rs. */
+/* The narrow tiles' shared-memory swizzle: element f of the run (sk_tilen: destination order,
+ * sk_tilem: source order) sits at slot f ^ sk_narrow_group<T>(f), the group being
+ * (f / R) & (V - 1) with R = 128 / width and V = 16 / width; a 16-byte word of V elements
+ * from f0 (a multiple of V) keeps one group, its elements at f0 + (j ^ group). */
+template <typename T>
+__device__ __forceinline__ int sk_narrow_group(int f) {
+    constexpr int V = 16 / (int)sizeof(T);
+    constexpr int RS = sizeof(T) == 4 ? 5 : 4; /* log2(R) */
+    return (f >> RS) & (V - 1);
+}
+
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tilen_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     constexpr int V = 16 / (int)sizeof(T);
-    constexpr int RS = sizeof(T) == 4 ? 5 : 4; /* log2(R) */
     constexpr int FILL = 4;
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
@@ -414,7 +424,7 @@ __device__ __forceinline__ void sk_tilen_body(T* __restrict__ dst, const T* __re
 #pragma unroll
                 for (int j = 0; j < V; ++j) {
                     const int f = at[k] + j * na;
-                    SK_ST(&tile[f ^ ((f >> RS) & (V - 1))], sk_lane<T>(w[k], j));
+                    SK_ST(&tile[f ^ sk_narrow_group<T>(f)], sk_lane<T>(w[k], j));
                 }
             }
         }
@@ -423,7 +433,7 @@ __device__ __forceinline__ void sk_tilen_body(T* __restrict__ dst, const T* __re
         T* out = dst + d;
         for (int e = threadIdx.x; e < na * nbv; e += nt) {
             const int f0 = e * V;
-            const int x = (f0 >> RS) & (V - 1);
+            const int x = sk_narrow_group<T>(f0);
             sk_v16 w;
             w.lo = 0;
             w.hi = 0;
@@ -450,7 +460,6 @@ SK_TILE_KERNELS(tilen, 8)
 template <typename T, typename I>
 __device__ __forceinline__ void sk_tilem_body(T* __restrict__ dst, const T* __restrict__ src, const SkTile& p) {
     constexpr int V = 16 / (int)sizeof(T);
-    constexpr int RS = sizeof(T) == 4 ? 5 : 4; /* log2(R) */
     constexpr int FILL = 4;
     extern __shared__ sk_v16 sk_smem_raw[];
     T* tile = (T*)sk_smem_raw;
@@ -478,7 +487,7 @@ __device__ __forceinline__ void sk_tilem_body(T* __restrict__ dst, const T* __re
                 const int e = e0 + k * nt;
                 if (e >= words) continue;
                 const int g0 = e * V;
-                const int x = (g0 >> RS) & (V - 1);
+                const int x = sk_narrow_group<T>(g0);
 #pragma unroll
                 for (int j = 0; j < V; ++j) SK_ST(&tile[g0 + (j ^ x)], sk_lane<T>(w[k], j));
             }
@@ -496,7 +505,7 @@ __device__ __forceinline__ void sk_tilem_body(T* __restrict__ dst, const T* __re
 #pragma unroll
             for (int j = 0; j < V; ++j) {
                 const int g = (q * V + j) * nb + b;
-                sk_set_lane<T>(w, j, SK_LD(&tile[g ^ ((g >> RS) & (V - 1))]));
+                sk_set_lane<T>(w, j, SK_LD(&tile[g ^ sk_narrow_group<T>(g)]));
             }
             SK_ST((sk_v16*)(dst + d + (I)b * dst_stride_b + (I)(q * V)), w);
         }
